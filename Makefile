@@ -1,0 +1,54 @@
+# Two commands matter: `make run` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: run test setup browser lint format bench worker beat clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+# Debian's Chromium for the browser tests (Playwright never downloads a browser here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Installing Debian's chromium for the browser tests…"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+run: setup
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py demo_data
+	@echo "Open http://127.0.0.1:$(PORT)/ and sign in as alice / tavern-demo"
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+test: setup browser
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/pytest
+
+lint:
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+worker: setup
+	$(BIN)/celery -A config worker --loglevel=info
+
+beat: setup
+	$(BIN)/celery -A config beat --loglevel=info
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache

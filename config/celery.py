@@ -1,0 +1,11 @@
+"""The Celery application. Tasks are thin shells over services; see memory/tasks.py."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("tavernkeep")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

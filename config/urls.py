@@ -1,0 +1,13 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from servers.urls import auth_patterns
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    *auth_patterns,
+    path("", include("servers.urls")),
+    path("", include("presets.urls")),
+    path("", include("memory.urls")),
+    path("", include("assembly.urls")),
+]

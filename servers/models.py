@@ -1,0 +1,126 @@
+"""Servers (Discord guilds), who belongs to them in which role, API tokens and the audit trail."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Role(models.TextChoices):
+    ADMIN = "admin", "Admin"
+    MODERATOR = "moderator", "Moderator"
+    SUPPORT = "support", "Support"
+
+
+class Server(models.Model):
+    id = models.BigIntegerField(primary_key=True, help_text="The Discord guild id (a snowflake).")
+    name = models.CharField(max_length=100)
+    stm_privacy_bypass = models.BooleanField(
+        default=False, help_text="Let memories of private channels surface in every channel of this server."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.id})"
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "server"], name="one_membership_per_user_and_server")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} is {self.role} of {self.server}"
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A bearer token for the bot. Only its SHA-256 digest is stored; the token is shown once."""
+
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12, help_text="The first characters, to tell tokens apart.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @staticmethod
+    def generate() -> str:
+        return "tk_" + secrets.token_urlsafe(32)
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class AuditEvent(models.Model):
+    """Who did what, when, on which server. Written by every service that changes state."""
+
+    server = models.ForeignKey(
+        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="audit_events"
+    )
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    actor_label = models.CharField(
+        max_length=150, blank=True, help_text="'api token …', 'cli', or the username."
+    )
+    action = models.CharField(max_length=64)
+    target_type = models.CharField(max_length=64, blank=True)
+    target_id = models.CharField(max_length=64, blank=True)
+    target_label = models.CharField(max_length=200, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["server", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.actor_label} {self.action} {self.target_label}".strip()
+
+    @classmethod
+    def record(
+        cls,
+        *,
+        server: Server | int | None,
+        actor: Any = None,
+        action: str,
+        target: models.Model | None = None,
+        detail: dict[str, Any] | None = None,
+        actor_label: str = "",
+    ) -> AuditEvent:
+        """Store one audit entry. `actor` is a user, or None for the bot/CLI (then say who in actor_label)."""
+        user = actor if getattr(actor, "is_authenticated", False) else None
+        label = actor_label or (user.get_username() if user else "system")
+        server_id = server.pk if isinstance(server, Server) else server
+        return cls.objects.create(
+            server_id=server_id,
+            actor=user,
+            actor_label=label[:150],
+            action=action,
+            target_type=target._meta.model_name if target is not None else "",
+            target_id=str(target.pk) if target is not None else "",
+            target_label=str(target)[:200] if target is not None else "",
+            detail=detail or {},
+        )

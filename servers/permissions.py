@@ -1,0 +1,92 @@
+"""Who may do what on a server: the role table of SPEC §4, in one place.
+
+Every rule has two spellings: `user_can` (a boolean, for templates) and `check_user_can` (raises,
+for views). `get_server_for` is the getter views use: 404 to non-members, 403 to members whose role
+lacks the action.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from .models import Membership, Role, Server
+
+
+class Action(StrEnum):
+    READ_PRESETS = "read_presets"  # presets, nodes, import summaries
+    READ_AUDIT = "read_audit"
+    MANAGE_PRESETS = (
+        "manage_presets"  # upload, replace, (de)activate, rename, delete, toggle, style, download
+    )
+    MANAGE_TOKENS = "manage_tokens"
+    REVIEW_STM = "review_stm"
+    MANAGE_PRIVACY = "manage_privacy"  # private channels, privacy bypass
+    SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
+    VIEW_PREVIEW = "view_preview"  # preview, sample buckets and conversations (read)
+    EDIT_SAMPLES = "edit_samples"  # sample buckets and sample conversations (edit)
+
+
+_ALL = frozenset(Role)
+ROLE_TABLE: dict[Action, frozenset[Role]] = {
+    Action.READ_PRESETS: _ALL,
+    Action.READ_AUDIT: _ALL,
+    Action.MANAGE_PRESETS: frozenset({Role.ADMIN}),
+    Action.MANAGE_TOKENS: frozenset({Role.ADMIN}),
+    Action.REVIEW_STM: _ALL,
+    Action.MANAGE_PRIVACY: frozenset({Role.ADMIN, Role.MODERATOR}),
+    Action.SEE_OPT_IN: _ALL,
+    Action.VIEW_PREVIEW: _ALL,
+    Action.EDIT_SAMPLES: frozenset({Role.ADMIN, Role.SUPPORT}),
+}
+
+
+def role_of(user: Any, server: Server | int) -> Role | None:
+    """The user's role on the server, or None when they are not a member. Cached per request user."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    server_id = server.pk if isinstance(server, Server) else server
+    roles: dict[int, Role | None] = user.__dict__.setdefault("_tk_roles", {})
+    if server_id not in roles:
+        row = Membership.objects.filter(user=user, server_id=server_id).values_list("role", flat=True).first()
+        roles[server_id] = Role(row) if row else None
+    return roles[server_id]
+
+
+def is_member(user: Any, server: Server | int) -> bool:
+    return bool(getattr(user, "is_superuser", False)) or role_of(user, server) is not None
+
+
+def user_can(user: Any, server: Server | int, action: Action) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_superuser:
+        return True
+    role = role_of(user, server)
+    return role is not None and role in ROLE_TABLE[action]
+
+
+def check_user_can(user: Any, server: Server | int, action: Action) -> None:
+    """Raise Http404 for a non-member (no hint the server exists) and PermissionDenied for a missing role."""
+    if not is_member(user, server):
+        raise Http404("No such server.")
+    if not user_can(user, server, action):
+        raise PermissionDenied("Your role on this server does not allow that.")
+
+
+def get_server_for(user: Any, server_id: int, *, needs: Action) -> Server:
+    """The server, once the user is known to be allowed `needs` on it (404 / 403 otherwise)."""
+    server = Server.objects.filter(pk=server_id).first()
+    if server is None:
+        raise Http404("No such server.")
+    check_user_can(user, server, needs)
+    return server
+
+
+def servers_for(user: Any) -> list[Server]:
+    if getattr(user, "is_superuser", False):
+        return list(Server.objects.all())
+    return list(Server.objects.filter(memberships__user=user).order_by("name", "id"))

@@ -1,0 +1,60 @@
+"""Writes for servers: API tokens and memberships. Every write leaves an audit entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from .api_auth import forget_token
+from .models import ApiToken, AuditEvent, Membership, Role, Server, token_digest
+
+
+def api_token_create(*, server: Server, name: str, by: Any) -> tuple[ApiToken, str]:
+    """Create a token; returns the row and the plain token, which is never stored and shown only once."""
+    plain = ApiToken.generate()
+    with transaction.atomic():
+        token = ApiToken.objects.create(
+            server=server,
+            name=name.strip()[:100] or "bot",
+            digest=token_digest(plain),
+            prefix=plain[:10],
+            created_by=by,
+        )
+        AuditEvent.record(
+            server=server, actor=by, action="token.create", target=token, detail={"name": token.name}
+        )
+    return token, plain
+
+
+def api_token_revoke(*, token: ApiToken, by: Any) -> None:
+    with transaction.atomic():
+        updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+        if updated:
+            AuditEvent.record(server=token.server_id, actor=by, action="token.revoke", target=token)
+    transaction.on_commit(lambda: forget_token(token.digest))
+
+
+def server_ensure(*, server_id: int, name: str | None = None) -> Server:
+    """The server with this id, created (named after its id) when it does not exist yet."""
+    server, created = Server.objects.get_or_create(
+        pk=server_id, defaults={"name": name or f"Server {server_id}"}
+    )
+    if created:
+        AuditEvent.record(server=server, action="server.create", target=server, actor_label="system")
+    return server
+
+
+def membership_set(*, server: Server, user: Any, role: Role, by: Any = None) -> Membership:
+    membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
+    AuditEvent.record(
+        server=server,
+        actor=by,
+        action="membership.set",
+        target=membership,
+        detail={"user": user.get_username(), "role": role},
+    )
+    return membership

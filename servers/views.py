@@ -1,0 +1,85 @@
+"""Dashboard pages every role shares: sign-in, the server list, a server's home, tokens and audit."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from . import login_throttle, selectors, services
+from .permissions import Action, get_server_for, servers_for, user_can
+
+
+class ThrottledAuthenticationForm(AuthenticationForm):
+    def clean(self):  # type: ignore[no-untyped-def]
+        username = self.data.get("username", "")
+        if login_throttle.is_locked_out(self.request, username):
+            raise self.get_invalid_login_error().__class__(
+                "Too many failed sign-ins. Wait 15 minutes and try again.", code="throttled"
+            )
+        try:
+            cleaned = super().clean()
+        except Exception:
+            login_throttle.note_failure(self.request, username)
+            raise
+        login_throttle.note_success(self.request, username)
+        return cleaned
+
+
+class LoginView(auth_views.LoginView):
+    authentication_form = ThrottledAuthenticationForm
+    redirect_authenticated_user = True
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "servers/home.html", {"servers": servers_for(request.user)})
+
+
+@login_required
+def server_home(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    can = {action.value: user_can(request.user, server, action) for action in Action}
+    return render(request, "servers/server.html", {"server": server, "can": can})
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_TOKENS)
+    new_token = None
+    if request.method == "POST":
+        _, new_token = services.api_token_create(
+            server=server, name=request.POST.get("name", ""), by=request.user
+        )
+        messages.success(request, "Token created. Copy it now: it will not be shown again.")
+    context = {"server": server, "tokens": selectors.tokens_for(server), "new_token": new_token}
+    if request.htmx:
+        return render(request, "servers/tokens.html#token-panel", context)
+    return render(request, "servers/tokens.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def token_revoke(request: HttpRequest, server_id: int, token_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_TOKENS)
+    token = get_object_or_404(server.api_tokens, pk=token_id)
+    services.api_token_revoke(token=token, by=request.user)
+    if request.htmx:
+        context = {"server": server, "tokens": selectors.tokens_for(server), "new_token": None}
+        return render(request, "servers/tokens.html#token-panel", context)
+    messages.success(request, f"Token {token.name} revoked.")
+    return redirect("servers:tokens", server_id=server.id)
+
+
+@login_required
+def audit(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_AUDIT)
+    return render(request, "servers/audit.html", {"server": server, "events": selectors.audit_for(server)})

@@ -1,0 +1,84 @@
+"""Personas and servers every test can use: alice the admin, bob the moderator, carol the support
+agent (all of the Lantern Guild), and charlie, admin of Harbor Hall only."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.core.cache import cache
+
+from servers.models import Role, Server
+from servers.services import api_token_create, membership_set
+
+REAL_SERVICES = os.environ.get("DATABASE_URL", "").startswith("postgres") and bool(
+    os.environ.get("REDIS_URL")
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if REAL_SERVICES or os.environ.get("RUN_BROWSER_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="runs only in the real-services pass (PostgreSQL + Redis), see .ci/run")
+    for item in items:
+        if "browser" in item.keywords or "services" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def lantern(db) -> Server:
+    return Server.objects.create(id=1001, name="The Lantern Guild")
+
+
+@pytest.fixture
+def harbor(db) -> Server:
+    return Server.objects.create(id=2002, name="Harbor Hall")
+
+
+def _member(django_user_model, username: str, server: Server, role: Role):
+    user = django_user_model.objects.create_user(username=username, password="correct horse battery")
+    membership_set(server=server, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def alice(django_user_model, lantern):
+    return _member(django_user_model, "alice", lantern, Role.ADMIN)
+
+
+@pytest.fixture
+def bob(django_user_model, lantern):
+    return _member(django_user_model, "bob", lantern, Role.MODERATOR)
+
+
+@pytest.fixture
+def carol(django_user_model, lantern):
+    return _member(django_user_model, "carol", lantern, Role.SUPPORT)
+
+
+@pytest.fixture
+def charlie(django_user_model, harbor):
+    return _member(django_user_model, "charlie", harbor, Role.ADMIN)
+
+
+@pytest.fixture
+def superuser(django_user_model):
+    return django_user_model.objects.create_superuser("root", "root@example.invalid", "correct horse battery")
+
+
+@pytest.fixture
+def api_token(lantern, alice) -> str:
+    """A live bearer token for the Lantern Guild."""
+    _, plain = api_token_create(server=lantern, name="bot", by=alice)
+    return plain
+
+
+@pytest.fixture
+def harbor_token(harbor, charlie) -> str:
+    _, plain = api_token_create(server=harbor, name="bot", by=charlie)
+    return plain
