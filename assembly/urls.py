@@ -1,4 +1,5 @@
-from django.urls import path  # noqa: F401
+from .urls_conversations import urlpatterns as conversation_patterns
+from .urls_preview import urlpatterns as preview_patterns
 
 app_name = "assembly"
-urlpatterns: list = []
+urlpatterns = [*preview_patterns, *conversation_patterns]

@@ -1,0 +1,1 @@
+"""Sample bucket documents kept per server for the preview (SPEC §3.2)."""

@@ -1,0 +1,1 @@
+"""Sample conversations with swipes and per-message variable ops (SPEC §6)."""

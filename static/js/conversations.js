@@ -1,0 +1,1 @@
+// conversations behaviour
