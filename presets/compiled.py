@@ -1,0 +1,56 @@
+"""A preset ready for assembly: nodes in prompt order with their macro templates pre-compiled.
+
+Pure (no Django); this is what the preset cache stores and the assembler consumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from presets.st_format.model import PresetNode, PromptSettings
+
+INJECTION_STYLES = ("merge", "standalone")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledNode:
+    """A node plus its compiled macro template (None for markers and comments)."""
+
+    node: PresetNode
+    template: Any  # presets.macros.CompiledText | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPreset:
+    """A preset as the assembler sees it; picklable."""
+
+    preset_id: int
+    name: str
+    injection_style: str  # "merge" | "standalone"
+    settings: PromptSettings
+    nodes: tuple[CompiledNode, ...]  # in prompt order
+
+
+def compile_preset(
+    *,
+    preset_id: int,
+    name: str,
+    injection_style: str,
+    settings: PromptSettings,
+    nodes: Sequence[PresetNode],
+) -> CompiledPreset:
+    """The preset with every content node's text compiled by the macro engine, order kept."""
+    from presets.macros import compile_text  # the macro engine lands in parallel
+
+    compiled = tuple(
+        CompiledNode(node=n, template=compile_text(n.content) if n.kind == "content" else None) for n in nodes
+    )
+    return CompiledPreset(
+        preset_id=preset_id,
+        name=name,
+        injection_style=injection_style,
+        settings=settings,
+        nodes=compiled,
+    )

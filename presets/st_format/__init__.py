@@ -1,0 +1,25 @@
+"""SillyTavern preset import: pure parsing of an uploaded file into nodes, settings and a summary.
+
+No Django here; the presets app stores what this package returns.
+"""
+
+from presets.st_format.model import (
+    ImportRefused,
+    ImportSummary,
+    ParsedPreset,
+    PresetNode,
+    PromptSettings,
+)
+from presets.st_format.parse import parse_preset, preset_name_from_filename
+from presets.st_format.summary import summarize
+
+__all__ = [
+    "ImportRefused",
+    "ImportSummary",
+    "ParsedPreset",
+    "PresetNode",
+    "PromptSettings",
+    "parse_preset",
+    "preset_name_from_filename",
+    "summarize",
+]

@@ -1,0 +1,149 @@
+"""The data an import produces: nodes, prompt settings, the summary and the parsed preset.
+
+Pure dataclasses: no Django, no I/O. Everything here is picklable and JSON-friendly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+SHAPES = ("prompt_manager", "pre_prompt_manager", "text_completion", "system_prompt")
+KINDS = ("marker", "content", "comment")
+ROLES = ("system", "user", "assistant")
+
+
+class ImportRefused(Exception):
+    """The upload is not an importable preset; `message` is one sentence to show the user as is."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class PresetNode:
+    """One entry of the preset's prompt order."""
+
+    identifier: str
+    name: str
+    kind: str  # "marker" | "content" | "comment"
+    role: str  # "system" | "user" | "assistant"
+    content: str
+    enabled: bool
+    injection_position: int  # 0 relative, 1 depth
+    injection_depth: int
+    injection_order: int
+    injection_trigger: tuple[str, ...]
+    forbid_overrides: bool
+    prefix: str = ""  # legacy markers: emitted around the block only when it is non-empty
+    suffix: str = ""
+
+    @property
+    def toggleable(self) -> bool:
+        """True for every node a user may switch on or off: all but comments and chatHistory."""
+        return self.kind != "comment" and self.identifier != "chatHistory"
+
+    @property
+    def is_depth_injection(self) -> bool:
+        """True for a non-marker node placed relative to the end of the chat history."""
+        return self.kind != "marker" and self.injection_position == 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The node as a JSON-serialisable dict (the trigger becomes a list)."""
+        d = asdict(self)
+        d["injection_trigger"] = list(self.injection_trigger)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PresetNode:
+        """A node from `to_dict()` output; unknown keys are ignored."""
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["injection_trigger"] = tuple(kw.get("injection_trigger") or ())
+        return cls(**kw)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSettings:
+    """Top-level preset settings that shape the prompt; defaults are SillyTavern's."""
+
+    squash_system_messages: bool = False
+    personality_format: str = "{{personality}}"
+    scenario_format: str = "{{scenario}}"
+    wi_format: str = "{0}"
+    new_example_chat_prompt: str = "[Example Chat]"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a plain dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> PromptSettings:
+        """Settings from a dict; missing or unknown keys fall back to the defaults."""
+        if not d:
+            return cls()
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+_TUPLE_FIELDS = (
+    "hidden_blocks",
+    "unsupported_macros",
+    "html_nodes",
+    "kept_not_applied",
+    "secrets_blanked",
+    "warnings",
+    "notes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    """What an import found (SPEC §1.6); JSON-serialisable via to_dict()/from_dict()."""
+
+    shape: str
+    nodes: int
+    markers: int
+    content: int
+    comments: int
+    toggleable: int
+    enabled: int
+    depth_injections: int
+    not_in_order: int
+    hidden_blocks: tuple[str, ...] = ()
+    unsupported_macros: tuple[str, ...] = ()
+    html_nodes: tuple[str, ...] = ()
+    kept_not_applied: tuple[str, ...] = ()
+    secrets_blanked: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as a JSON-serialisable dict (tuples become lists)."""
+        d = asdict(self)
+        for key in _TUPLE_FIELDS:
+            d[key] = list(d[key])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ImportSummary:
+        """A summary from `to_dict()` output; unknown keys are ignored."""
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        for key in _TUPLE_FIELDS:
+            kw[key] = tuple(kw.get(key) or ())
+        return cls(**kw)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedPreset:
+    """A successfully imported preset, ready to store."""
+
+    name: str  # from the file name (SPEC §1.1); the caller may override
+    shape: str
+    nodes: tuple[PresetNode, ...]
+    settings: PromptSettings
+    summary: ImportSummary
+    stored_text: str  # the upload as text, secrets blanked, key order preserved
