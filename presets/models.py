@@ -1,0 +1,98 @@
+"""Stored presets: the upload as it came (secrets blanked), its parsed nodes, settings and summary."""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+
+from servers.models import Server
+
+NAME_MAX_LENGTH = 100
+
+
+class InjectionStyle(models.TextChoices):
+    MERGE = "merge", "Merge into history messages"
+    STANDALONE = "standalone", "Standalone messages (SillyTavern)"
+
+
+class NodeKind(models.TextChoices):
+    MARKER = "marker", "Marker"
+    CONTENT = "content", "Content"
+    COMMENT = "comment", "Comment"
+
+
+class Preset(models.Model):
+    """One imported SillyTavern preset of a server. At most one per server is active."""
+
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="presets")
+    name = models.CharField(max_length=NAME_MAX_LENGTH)
+    shape = models.CharField(max_length=32)
+    is_active = models.BooleanField(default=False)
+    injection_style = models.CharField(
+        max_length=16, choices=InjectionStyle.choices, default=InjectionStyle.MERGE
+    )
+    stored_text = models.TextField(help_text="The upload as text, secrets blanked, key order preserved.")
+    settings = models.JSONField(default=dict, blank=True, help_text="Settings that shape the prompt.")
+    summary = models.JSONField(default=dict, blank=True, help_text="The import summary (SPEC §1.6).")
+    carried_over = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Node choices carried over from the preset this one replaced."
+    )
+    node_count = models.PositiveIntegerField(default=0)
+    source_filename = models.CharField(max_length=255, blank=True)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "name"], name="preset_name_unique_per_server"),
+            models.UniqueConstraint(
+                fields=["server"], condition=Q(is_active=True), name="one_active_preset_per_server"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PresetNode(models.Model):
+    """One entry of a preset's prompt order, in `position` order."""
+
+    preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="nodes")
+    position = models.PositiveIntegerField()
+    # Text, not varchar: real presets carry long identifiers and names, and one odd file must not fail.
+    identifier = models.TextField()
+    name = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=NodeKind.choices)
+    role = models.CharField(max_length=16, default="system")
+    content = models.TextField(blank=True)
+    enabled = models.BooleanField(default=True)
+    injection_position = models.IntegerField(default=0)
+    injection_depth = models.IntegerField(default=4)
+    injection_order = models.IntegerField(default=100)
+    injection_trigger = models.JSONField(default=list, blank=True)
+    forbid_overrides = models.BooleanField(default=False)
+    prefix = models.TextField(blank=True)
+    suffix = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["preset", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["preset", "position"], name="preset_node_position_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.identifier
+
+    @property
+    def toggleable(self) -> bool:
+        """Every node but comments and chatHistory may be switched on and off."""
+        return self.kind != NodeKind.COMMENT and self.identifier != "chatHistory"
+
+    @property
+    def is_depth_injection(self) -> bool:
+        return self.kind != NodeKind.MARKER and self.injection_position == 1

@@ -1,0 +1,93 @@
+"""Reads for presets: lists, node lists with filters, and the rows the compiled preset is built from."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from servers.models import Server
+
+from .models import NodeKind, Preset, PresetNode
+from .st_format import PresetNode as StNode
+from .st_format import PromptSettings
+
+# What the node list can be narrowed to, besides the three node kinds.
+NODE_FILTERS = ("marker", "content", "comment", "depth", "enabled", "disabled")
+_ST_NODE_FIELDS = (
+    "identifier",
+    "name",
+    "kind",
+    "role",
+    "content",
+    "enabled",
+    "injection_position",
+    "injection_depth",
+    "injection_order",
+    "injection_trigger",
+    "forbid_overrides",
+    "prefix",
+    "suffix",
+)
+
+
+def presets_for(server: Server | int) -> list[Preset]:
+    """The server's presets by name, without their (possibly megabyte-sized) stored text."""
+    server_id = server.pk if isinstance(server, Server) else server
+    return list(Preset.objects.filter(server_id=server_id).defer("stored_text").order_by("name", "id"))
+
+
+def preset_of(server: Server, preset_id: int) -> Preset | None:
+    """One preset of the server (stored text deferred), or None."""
+    return server.presets.defer("stored_text").filter(pk=preset_id).first()
+
+
+def nodes_for(preset: Preset, *, query: str = "", kind: str = "") -> QuerySet[PresetNode]:
+    """The preset's nodes in prompt order, narrowed by a name/identifier search and a kind filter."""
+    nodes = PresetNode.objects.filter(preset=preset).order_by("position")
+    query = query.strip()
+    if query:
+        nodes = nodes.filter(Q(name__icontains=query) | Q(identifier__icontains=query))
+    if kind in (NodeKind.MARKER, NodeKind.CONTENT, NodeKind.COMMENT):
+        nodes = nodes.filter(kind=kind)
+    elif kind == "depth":
+        nodes = nodes.filter(injection_position=1).exclude(kind=NodeKind.MARKER)
+    elif kind == "enabled":
+        nodes = nodes.filter(enabled=True)
+    elif kind == "disabled":
+        nodes = nodes.filter(enabled=False)
+    return nodes
+
+
+def toggleable(nodes: QuerySet[PresetNode]) -> QuerySet[PresetNode]:
+    """The nodes of `nodes` a user may switch on or off (not comments, not chatHistory)."""
+    return nodes.exclude(kind=NodeKind.COMMENT).exclude(identifier="chatHistory")
+
+
+def node_counts(preset: Preset) -> dict[str, int]:
+    """Live counts for the node list header: nodes, toggleable and enabled-toggleable."""
+    rows = list(PresetNode.objects.filter(preset=preset).values_list("kind", "identifier", "enabled"))
+    switchable = [
+        enabled for kind, identifier, enabled in rows if kind != "comment" and identifier != "chatHistory"
+    ]
+    return {"nodes": len(rows), "toggleable": len(switchable), "enabled": sum(switchable)}
+
+
+def st_nodes(preset_id: int) -> list[StNode]:
+    """The stored nodes of a preset as the importer's dataclasses, in prompt order."""
+    rows = PresetNode.objects.filter(preset_id=preset_id).order_by("position").values_list(*_ST_NODE_FIELDS)
+    return [_st_node(row) for row in rows]
+
+
+def _st_node(row: tuple) -> StNode:
+    values = dict(zip(_ST_NODE_FIELDS, row, strict=True))
+    values["injection_trigger"] = tuple(values["injection_trigger"] or ())
+    return StNode(**values)
+
+
+def active_preset_row(server_id: int) -> Preset | None:
+    """The server's active preset (stored text deferred), or None when assembly is native."""
+    return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()
+
+
+def prompt_settings(preset: Preset) -> PromptSettings:
+    """The preset's prompt-shaping settings as the importer's dataclass."""
+    return PromptSettings.from_dict(preset.settings)

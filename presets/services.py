@@ -1,0 +1,344 @@
+"""Writes for presets. Each runs in one transaction, leaves an audit entry and invalidates the
+active-preset cache once the transaction has committed.
+
+`by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
+Activation and imports lock the server row first, so two admins clicking at once are serialised;
+the partial unique constraint (one active preset per server) is the guarantee behind it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from servers.models import AuditEvent, Server
+
+from . import cache as preset_cache
+from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
+from .st_format import ImportSummary, ParsedPreset, parse_preset
+from .st_format import PresetNode as StNode
+
+OnClash = Literal["ask", "replace", "keep_both"]
+FALLBACK_NAME = "Untitled preset"
+
+
+class PresetError(Exception):
+    """A write that cannot be done as asked; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class PresetNameClash(PresetError):
+    """An import or rename would reuse a name already taken on the server."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"A preset named “{name}” already exists on this server.")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import stored: the preset row, its summary, and what happened to a replaced one."""
+
+    preset: Preset
+    summary: ImportSummary
+    replaced: bool
+    carried_over: int | None  # choices carried over by identifier when replacing, else None
+
+
+def preset_import(
+    *,
+    server: Server,
+    raw: bytes,
+    filename: str,
+    name: str | None = None,
+    on_clash: OnClash = "ask",
+    activate: bool = True,
+    by: Any = None,
+    actor_label: str = "",
+) -> ImportResult:
+    """Parse and store an upload. Raises ImportRefused (not a preset / too large) or PresetNameClash.
+
+    A fresh import becomes active when `activate`; a replacement keeps the replaced preset's active
+    flag and its enabled/disabled choices (matched by identifier). Nothing is written on any error.
+    """
+    parsed = parse_preset(raw, filename=filename, max_bytes=settings.PRESET_MAX_BYTES)
+    wanted = clean_name(name) or clean_name(parsed.name) or FALLBACK_NAME
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=server.pk).first()
+        existing = server.presets.filter(name=wanted).first()
+        replaced, carried_over, nodes = False, None, parsed.nodes
+        is_active = activate
+        if existing is not None and on_clash == "replace":
+            nodes, carried_over = _carry_choices_over(existing, parsed.nodes)
+            is_active = existing.is_active
+            replaced = True
+            existing.delete()
+        elif existing is not None and on_clash == "keep_both":
+            wanted = _free_name(server, wanted)
+        elif existing is not None:
+            raise PresetNameClash(wanted)
+        if is_active:
+            server.presets.filter(is_active=True).update(is_active=False)
+        summary = parsed.summary
+        if replaced:
+            summary = replace(summary, enabled=sum(n.toggleable and n.enabled for n in nodes))
+        preset = _store(
+            server,
+            parsed,
+            name=wanted,
+            filename=filename,
+            nodes=nodes,
+            summary=summary,
+            is_active=is_active,
+            carried_over=carried_over,
+            by=by,
+        )
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.replace" if replaced else "preset.import",
+            target=preset,
+            detail={"shape": parsed.shape, "nodes": len(nodes), "active": is_active},
+        )
+    _invalidate_on_commit(server.pk)
+    return ImportResult(preset=preset, summary=summary, replaced=replaced, carried_over=carried_over)
+
+
+def clean_name(name: str | None) -> str:
+    """A preset name as stored: whitespace trimmed, cut to the column's length."""
+    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
+
+
+def _free_name(server: Server, name: str) -> str:
+    taken = set(
+        server.presets.filter(name__startswith=name[: NAME_MAX_LENGTH - 8]).values_list("name", flat=True)
+    )
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
+        if candidate not in taken:
+            return candidate
+        number += 1
+
+
+def _carry_choices_over(old: Preset, nodes: tuple[StNode, ...]) -> tuple[tuple[StNode, ...], int]:
+    previous = dict(old.nodes.values_list("identifier", "enabled"))
+    carried, result = 0, []
+    for node in nodes:
+        if node.toggleable and node.identifier in previous:
+            carried += 1
+            if previous[node.identifier] != node.enabled:
+                node = _with_enabled(node, previous[node.identifier])
+        result.append(node)
+    return tuple(result), carried
+
+
+def _with_enabled(node: StNode, enabled: bool) -> StNode:
+    values = node.to_dict()
+    values["enabled"] = enabled
+    return StNode.from_dict(values)
+
+
+def _store(
+    server: Server,
+    parsed: ParsedPreset,
+    *,
+    name: str,
+    filename: str,
+    nodes: tuple[StNode, ...],
+    summary: ImportSummary,
+    is_active: bool,
+    carried_over: int | None,
+    by: Any,
+) -> Preset:
+    user = by if getattr(by, "is_authenticated", False) else None
+    preset = Preset.objects.create(
+        server=server,
+        name=name,
+        shape=parsed.shape,
+        is_active=is_active,
+        stored_text=parsed.stored_text,
+        settings=parsed.settings.to_dict(),
+        summary=summary.to_dict(),
+        carried_over=carried_over,
+        node_count=len(nodes),
+        source_filename=filename[:255],
+        created_by=user,
+    )
+    PresetNode.objects.bulk_create(
+        [
+            PresetNode(
+                preset=preset,
+                position=position,
+                identifier=node.identifier,
+                name=node.name,
+                kind=node.kind,
+                role=node.role,
+                content=node.content,
+                enabled=node.enabled,
+                injection_position=node.injection_position,
+                injection_depth=node.injection_depth,
+                injection_order=node.injection_order,
+                injection_trigger=list(node.injection_trigger),
+                forbid_overrides=node.forbid_overrides,
+                prefix=node.prefix,
+                suffix=node.suffix,
+            )
+            for position, node in enumerate(nodes)
+        ],
+        batch_size=250,
+    )
+    return preset
+
+
+def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+    """Make `preset` the server's only active preset."""
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=preset.server_id).first()
+        Preset.objects.filter(server_id=preset.server_id, is_active=True).exclude(pk=preset.pk).update(
+            is_active=False
+        )
+        Preset.objects.filter(pk=preset.pk).update(is_active=True)
+        AuditEvent.record(
+            server=preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.activate",
+            target=preset,
+        )
+    preset.is_active = True
+    _invalidate_on_commit(preset.server_id)
+
+
+def preset_deactivate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+    """Switch `preset` off: the server goes back to native assembly."""
+    with transaction.atomic():
+        Preset.objects.filter(pk=preset.pk).update(is_active=False)
+        AuditEvent.record(
+            server=preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.deactivate",
+            target=preset,
+        )
+    preset.is_active = False
+    _invalidate_on_commit(preset.server_id)
+
+
+def preset_rename(*, preset: Preset, name: str, by: Any, actor_label: str = "") -> None:
+    """Rename `preset`; raises PresetError for an empty name and PresetNameClash for a taken one."""
+    new_name = clean_name(name)
+    if not new_name:
+        raise PresetError("A preset needs a name.")
+    if new_name == preset.name:
+        return
+    if Preset.objects.filter(server_id=preset.server_id, name=new_name).exclude(pk=preset.pk).exists():
+        raise PresetNameClash(new_name)
+    old_name = preset.name
+    try:
+        with transaction.atomic():
+            Preset.objects.filter(pk=preset.pk).update(name=new_name)
+            preset.name = new_name
+            AuditEvent.record(
+                server=preset.server_id,
+                actor=by,
+                actor_label=actor_label,
+                action="preset.rename",
+                target=preset,
+                detail={"from": old_name, "to": new_name},
+            )
+    except IntegrityError:  # another admin took the name between the check and the update
+        preset.name = old_name
+        raise PresetNameClash(new_name) from None
+    _invalidate_on_commit(preset.server_id)
+
+
+def preset_delete(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+    """Delete `preset` and its nodes. Deleting the active preset reverts the server to native assembly."""
+    server_id = preset.server_id
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.delete",
+            target=preset,
+            detail={"was_active": preset.is_active},
+        )
+        preset.delete()
+    _invalidate_on_commit(server_id)
+
+
+def preset_set_injection_style(*, preset: Preset, style: str, by: Any, actor_label: str = "") -> None:
+    """Choose how the preset's depth injections are placed ("merge" or "standalone")."""
+    if style not in InjectionStyle.values:
+        raise PresetError("The depth-injection style must be “merge” or “standalone”.")
+    with transaction.atomic():
+        Preset.objects.filter(pk=preset.pk).update(injection_style=style)
+        preset.injection_style = style
+        AuditEvent.record(
+            server=preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.style",
+            target=preset,
+            detail={"style": style},
+        )
+    _invalidate_on_commit(preset.server_id)
+
+
+def node_set_enabled(*, node: PresetNode, enabled: bool, by: Any, actor_label: str = "") -> None:
+    """Switch one node on or off; raises PresetError for comments and chatHistory."""
+    if not node.toggleable:
+        raise PresetError("Comments and the chat history cannot be switched off.")
+    with transaction.atomic():
+        PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
+        node.enabled = enabled
+        AuditEvent.record(
+            server=node.preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.node.enable" if enabled else "preset.node.disable",
+            target=node.preset,
+            detail={"identifier": node.identifier, "name": node.name[:100]},
+        )
+    _invalidate_on_commit(node.preset.server_id)
+
+
+def nodes_set_enabled(
+    *, preset: Preset, node_ids: list[int], enabled: bool, by: Any, actor_label: str = ""
+) -> int:
+    """Switch many nodes of `preset` on or off at once (comments and chatHistory are left alone).
+
+    Returns how many nodes changed.
+    """
+    with transaction.atomic():
+        changed = (
+            PresetNode.objects.filter(preset=preset, pk__in=node_ids)
+            .exclude(kind="comment")
+            .exclude(identifier="chatHistory")
+            .exclude(enabled=enabled)
+            .update(enabled=enabled)
+        )
+        AuditEvent.record(
+            server=preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="preset.nodes.enable" if enabled else "preset.nodes.disable",
+            target=preset,
+            detail={"changed": changed},
+        )
+    _invalidate_on_commit(preset.server_id)
+    return changed
+
+
+def _invalidate_on_commit(server_id: int) -> None:
+    transaction.on_commit(lambda: preset_cache.invalidate(server_id))
