@@ -1,0 +1,29 @@
+"""The macro engine: SillyTavern-style `{{macros}}` parsed once, rendered per request.
+
+Pure Python (no Django). Entry points:
+- `compile_text(text)` parses once into a picklable `CompiledText`;
+- `render_segments(...)` / `render_text(...)` apply SPEC §2 (two passes, variables, limits);
+- `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms;
+- `find_unsupported_macros(text)` lists macro names the engine does not know (import summary).
+"""
+
+from .catalog import KNOWN_MACROS, find_unsupported_macros
+from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
+from .identity import resolve_identity
+from .parser import CompiledText, compile_text
+from .render import render_segments, render_text
+
+__all__ = [
+    "CONTENT_BLOCKS",
+    "KNOWN_MACROS",
+    "CompiledText",
+    "MacroEnv",
+    "RenderOutput",
+    "Segment",
+    "SegmentOutput",
+    "compile_text",
+    "find_unsupported_macros",
+    "render_segments",
+    "render_text",
+    "resolve_identity",
+]

@@ -1,0 +1,104 @@
+"""The clock macros: {{time}} {{date}} {{weekday}} {{isotime}} {{isodate}} {{datetimeformat}} {{idle_duration}}."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+_TOKENS = re.compile(r"\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DD|D|dddd|ddd|HH|H|hh|h|mm|ss|A")
+
+
+def local_now(now: datetime | None, timezone: str) -> tuple[datetime, str]:
+    """Return `now` (or the real time) in `timezone`, plus a warning when the zone is unknown."""
+    moment = now or datetime.now(UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        zone = ZoneInfo(timezone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(UTC), f"The time zone {timezone!r} is unknown; UTC was used."
+    return moment.astimezone(zone), ""
+
+
+def _hour12(moment: datetime) -> int:
+    return moment.hour % 12 or 12
+
+
+def format_moment(moment: datetime, pattern: str) -> str:
+    """Format `moment` with moment.js-style tokens (YYYY YY MMMM MMM MM M DD D dddd ddd HH H hh h mm ss A);
+    `[text]` is literal."""
+
+    def token(match: re.Match[str]) -> str:
+        tok = match.group(0)
+        if tok.startswith("["):
+            return tok[1:-1]
+        return {
+            "YYYY": f"{moment.year:04d}",
+            "YY": f"{moment.year % 100:02d}",
+            "MMMM": _MONTHS[moment.month - 1],
+            "MMM": _MONTHS[moment.month - 1][:3],
+            "MM": f"{moment.month:02d}",
+            "M": str(moment.month),
+            "DD": f"{moment.day:02d}",
+            "D": str(moment.day),
+            "dddd": _DAYS[moment.weekday()],
+            "ddd": _DAYS[moment.weekday()][:3],
+            "HH": f"{moment.hour:02d}",
+            "H": str(moment.hour),
+            "hh": f"{_hour12(moment):02d}",
+            "h": str(_hour12(moment)),
+            "mm": f"{moment.minute:02d}",
+            "ss": f"{moment.second:02d}",
+            "A": "AM" if moment.hour < 12 else "PM",
+        }[tok]
+
+    return _TOKENS.sub(token, pattern)
+
+
+def clock_macro(name: str, moment: datetime) -> str:
+    """Return {{time}} (`8:07 PM`), {{date}} (`November 21, 2026`), {{weekday}}, {{isotime}} or {{isodate}}."""
+    if name == "time":
+        return format_moment(moment, "h:mm A")
+    if name == "date":
+        return format_moment(moment, "MMMM D, YYYY")
+    if name == "weekday":
+        return format_moment(moment, "dddd")
+    if name == "isotime":
+        return format_moment(moment, "HH:mm")
+    return format_moment(moment, "YYYY-MM-DD")
+
+
+def idle_duration(times: tuple[datetime, ...]) -> str:
+    """Return the time between the two most recent user messages in words ("5 minutes"), as moment.js
+    humanizes it; "just now" with fewer than two messages."""
+    if len(times) < 2:
+        return "just now"
+    latest, previous = sorted(times)[-1], sorted(times)[-2]
+    seconds = abs((latest - previous).total_seconds())
+    minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
+    if seconds < 45:
+        return "a few seconds"
+    if seconds < 90:
+        return "a minute"
+    if minutes < 45:
+        return f"{round(minutes)} minutes"
+    if minutes < 90:
+        return "an hour"
+    if hours < 22:
+        return f"{round(hours)} hours"
+    if hours < 36:
+        return "a day"
+    if days < 26:
+        return f"{round(days)} days"
+    if days < 45:
+        return "a month"
+    if days < 320:
+        return f"{round(days / 30.4)} months"
+    if days < 548:
+        return "a year"
+    return f"{round(days / 365)} years"

@@ -1,0 +1,90 @@
+"""Seeded draws: `{{random}}`/`{{pick}}` choices and `{{roll}}` dice."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+MAX_DICE = 100
+MAX_SIDES = 1000
+
+_ROLL = re.compile(r"\s*(\d*)\s*(?:[dD]\s*(\d+))?\s*(?:([+-])\s*(\d+))?\s*")
+
+
+def rng_for(*seed_parts: object) -> random.Random:
+    """Return a generator determined only by `seed_parts` (same parts, same draws, in any process)."""
+    return random.Random("|".join(str(part) for part in seed_parts))
+
+
+def split_choices(args: list[str]) -> list[str]:
+    """Return the trimmed items of a random/pick argument list.
+
+    Several `::`-separated arguments are the items; a single argument is split on `::` when it holds
+    one, else on commas (`\\,` is a literal comma).
+    """
+    if len(args) == 1:
+        text = args[0]
+        if "::" in text:
+            args = text.split("::")
+        else:
+            args = [item.replace("\x00", ",") for item in text.replace("\\,", "\x00").split(",")]
+    return [item.strip() for item in args]
+
+
+def choose(items: list[str], *seed_parts: object) -> str:
+    """Return one of `items` drawn with the generator for `seed_parts` ("" for no items)."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return items[rng_for(*seed_parts).randrange(len(items))]
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A parsed dice formula; `problem` is a warning sentence when it was clamped."""
+
+    dice: int
+    sides: int
+    modifier: int
+    problem: str = ""
+
+
+def parse_roll(formula: str) -> Roll | None:
+    """Parse `XdY`, `dY`, `XdY+M`, `XdY-M` or bare `N` (= 1dN); None when it is not a formula.
+
+    More than MAX_DICE dice or MAX_SIDES sides are clamped, with `problem` saying so.
+    """
+    match = _ROLL.fullmatch(formula)
+    if match is None:
+        return None
+    count, sides, sign, modifier = match.groups()
+    if sides is None:
+        if not count or sign is not None and not count:
+            return None
+        count, sides = "1", count
+    dice = int(count) if count else 1
+    faces = int(sides)
+    if dice < 1 or faces < 1:
+        return None
+    problems = []
+    if dice > MAX_DICE:
+        problems.append(f"more than {MAX_DICE} dice")
+        dice = MAX_DICE
+    if faces > MAX_SIDES:
+        problems.append(f"more than {MAX_SIDES} sides")
+        faces = MAX_SIDES
+    shift = int(modifier) if modifier else 0
+    if sign == "-":
+        shift = -shift
+    problem = ""
+    if problems:
+        problem = f"The roll {formula.strip()!r} asks for {' and '.join(problems)}; it was clamped to {dice}d{faces}."
+    return Roll(dice, faces, shift, problem)
+
+
+def roll(spec: Roll, *seed_parts: object) -> int:
+    """Return the seeded sum of the dice plus the modifier."""
+    rng = rng_for(*seed_parts)
+    return sum(rng.randint(1, spec.sides) for _ in range(spec.dice)) + spec.modifier

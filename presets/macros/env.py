@@ -1,0 +1,63 @@
+"""What a render reads (MacroEnv, Segment) and what it returns (SegmentOutput, RenderOutput)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .parser import CompiledText
+
+# The content macros whose non-empty expansion the assembler uses to drop duplicate native blocks.
+CONTENT_BLOCKS = ("description", "personality", "mesExamples", "summary")
+
+
+@dataclass(frozen=True, slots=True)
+class MacroEnv:
+    """Everything the content and clock macros read; every field defaults to empty."""
+
+    personality: str = ""  # {{personality}}
+    description: str = ""  # {{description}}
+    mes_examples: str = ""  # {{mesExamples}}
+    mes_examples_raw: str = ""  # {{mesExamplesRaw}}
+    last_user_message: str = ""  # {{lastUserMessage}} and {{lastChatMessage}}
+    last_message: str = ""  # {{lastMessage}}
+    last_char_message: str = ""  # {{lastCharMessage}}
+    summary: str = ""  # {{summary}}
+    now: datetime | None = None  # aware; None = the real time at render
+    timezone: str = "UTC"
+    user_message_times: tuple[datetime, ...] = ()  # for {{idle_duration}}
+    server_id: int = 0  # seeds {{pick}}
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One unit to render, e.g. one preset node; `key` is its identifier (it seeds {{pick}})."""
+
+    key: str
+    template: CompiledText
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentOutput:
+    """The rendered text of one segment, deferred identity macros still in place."""
+
+    key: str
+    text: str
+    expanded: frozenset[str] = frozenset()  # subset of CONTENT_BLOCKS that produced non-empty text
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOutput:
+    """The result of a two-pass render: segment texts, variable state after pass 2, warnings."""
+
+    segments: tuple[SegmentOutput, ...]
+    variables: dict[str, Any] = field(default_factory=dict)
+    global_variables: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    unknown_macros: frozenset[str] = frozenset()
+
+    @property
+    def text(self) -> str:
+        """All segment texts joined with newlines (the whole of a one-segment render)."""
+        return "\n".join(segment.text for segment in self.segments)

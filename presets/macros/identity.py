@@ -1,0 +1,68 @@
+"""The last step of a render: deferred identity macros and single-brace `{random}` forms."""
+
+from __future__ import annotations
+
+import re
+
+from .dice import choose, split_choices
+
+_IDENTITY = re.compile(r"\{\{\s*(user|char|bot|group|charifnotgroup)\s*\}\}|<USER>|<BOT>", re.IGNORECASE)
+_SINGLE_RANDOM = re.compile(r"(?<!\{)\{random(?:\s*::?|\s+)", re.IGNORECASE)
+
+
+def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
+    """Return `text` with {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the
+    display names, then each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item.
+
+    `<USER>` and `<BOT>` are matched in upper case only (lower-case `<user>` may be markup).
+    """
+    if "{" not in text and "<" not in text:
+        return text
+
+    def name_for(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "<USER>":
+            return user
+        if token == "<BOT>":
+            return char
+        if token.startswith("<"):  # <user> / <bot> in another case: not ours
+            return token
+        return user if match.group(1).lower() == "user" else char
+
+    text = _IDENTITY.sub(name_for, text)
+    if "{" in text:
+        text = _resolve_single_random(text, seed)
+    return text
+
+
+def _resolve_single_random(text: str, seed: int) -> str:
+    out: list[str] = []
+    pos = 0
+    draw = 0
+    while True:
+        match = _SINGLE_RANDOM.search(text, pos)
+        if match is None:
+            break
+        end = _matching_close(text, match.end())
+        if end < 0:
+            break
+        out.append(text[pos : match.start()])
+        out.append(choose(split_choices([text[match.end() : end]]), seed, "identity", match.start(), draw))
+        draw += 1
+        pos = end + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _matching_close(text: str, pos: int) -> int:
+    """Index of the `}` closing a single-brace form whose content starts at `pos`, or -1."""
+    depth = 0
+    for index in range(pos, len(text)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return index
+            depth -= 1
+    return -1

@@ -1,0 +1,504 @@
+"""Evaluate compiled texts: SPEC §2.2's two passes over the segments, in order, with the §2.3 limits."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from .catalog import IDENTITY_MACROS, VARIABLE_MACROS
+from .clock import clock_macro, format_moment, idle_duration, local_now
+from .dice import choose, parse_roll, roll, split_choices
+from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
+from .parser import MAX_NESTING, MAX_TEXT_CHARS, CompiledText, EachBlock, Macro, Parts, compile_text
+from .paths import PathError, get_path, split_path
+from .values import as_collection, js_number, js_number_text, to_text
+
+MAX_EACH_ITERATIONS = 1000
+MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest uses ~3,000)
+MAX_WARNINGS = 200
+
+_TRIM = "\x00trim\x00"  # placeholder: {{trim}} removes itself and the newlines next to it after the render
+_TRIM_AROUND = re.compile(r"(?:\r?\n)*\x00trim\x00(?:\r?\n)*")
+_READS = frozenset({"getvar", "getglobalvar", "each"})
+_WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
+
+
+def render_text(
+    text: str,
+    *,
+    env: MacroEnv | None = None,
+    seed: int = 0,
+    variables: Mapping[str, Any] | None = None,
+    global_variables: Mapping[str, Any] | None = None,
+) -> RenderOutput:
+    """Render one text as a single segment with key "text" (see `render_segments`)."""
+    return render_segments(
+        [Segment("text", compile_text(text))],
+        env=env or MacroEnv(),
+        seed=seed,
+        variables=variables,
+        global_variables=global_variables,
+    )
+
+
+def render_segments(
+    segments: Sequence[Segment],
+    *,
+    env: MacroEnv,
+    seed: int,
+    variables: Mapping[str, Any] | None = None,
+    global_variables: Mapping[str, Any] | None = None,
+) -> RenderOutput:
+    """Render `segments` in order from the variable state S0 (`variables`, `global_variables`).
+
+    Pass 1 runs from S0 to find S1; pass 2 runs from S0 again and gives the output, where a read of
+    a key that S0 lacks and pass 2 has not written yet sees its S1 value. Random, roll and pick
+    draw the same values in both passes. Deferred identity macros stay in the texts.
+    """
+    moment, zone_warning = local_now(env.now, env.timezone)
+    start_local = dict(variables or {})
+    start_global = dict(global_variables or {})
+    names: set[str] = set()
+    for segment in segments:
+        names |= segment.template.macro_names
+    forward_local: dict[str, Any] | None = None
+    forward_global: dict[str, Any] | None = None
+    if names & _READS and names & _WRITES:  # otherwise S1 could not change a read
+        first = _Pass(env, seed, moment, start_local, start_global, None, None, report=False)
+        for segment in segments:
+            first.render(segment)
+        forward_local, forward_global = first.local.values, first.global_.values
+    final = _Pass(env, seed, moment, start_local, start_global, forward_local, forward_global, report=True)
+    if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
+        final.warnings.append(zone_warning)
+    outputs = tuple(final.render(segment) for segment in segments)
+    warnings = tuple(dict.fromkeys(final.warnings))
+    if len(warnings) > MAX_WARNINGS:
+        warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
+    return RenderOutput(
+        segments=outputs,
+        variables=final.local.values,
+        global_variables=final.global_.values,
+        warnings=warnings,
+        unknown_macros=frozenset(final.unknown),
+    )
+
+
+class _Namespace:
+    """One variable namespace during a pass; `forward` (S1) answers reads of keys not yet known."""
+
+    __slots__ = ("forward", "initial", "values", "written")
+
+    def __init__(self, start: dict[str, Any], forward: dict[str, Any] | None) -> None:
+        self.values = dict(start)
+        self.initial = frozenset(start)
+        self.written: set[str] = set()
+        self.forward = forward
+
+    def read(self, key: str) -> tuple[bool, Any]:
+        if key in self.values:
+            return True, self.values[key]
+        forward = self.forward
+        if forward is not None and key in forward and key not in self.initial and key not in self.written:
+            return True, forward[key]
+        return False, None
+
+    def write(self, key: str, value: Any) -> None:
+        self.values[key] = value
+        self.written.add(key)
+
+    def delete(self, key: str) -> None:
+        self.values.pop(key, None)
+        self.written.add(key)
+
+
+class _Pass:
+    """One walk over the segments; holds the variables, the draw counters and what was reported."""
+
+    def __init__(
+        self,
+        env: MacroEnv,
+        seed: int,
+        moment: datetime,
+        start_local: dict[str, Any],
+        start_global: dict[str, Any],
+        forward_local: dict[str, Any] | None,
+        forward_global: dict[str, Any] | None,
+        *,
+        report: bool,
+    ) -> None:
+        self.env = env
+        self.seed = seed
+        self.moment = moment
+        self.local = _Namespace(start_local, forward_local)
+        self.global_ = _Namespace(start_global, forward_global)
+        self.report = report
+        self.warnings: list[str] = []
+        self.unknown: set[str] = set()
+        self.evaluations = 0
+        self.exhausted = False
+        self.loops: list[tuple[Any, Any]] = []
+        self.each_depth = 0
+        self.key = ""
+        self.source = ""
+        self.draws: dict[int, int] = {}
+        self.expanded: set[str] = set()
+
+    # -- driving ---------------------------------------------------------------------------------
+
+    def render(self, segment: Segment) -> SegmentOutput:
+        template: CompiledText = segment.template
+        for warning in template.warnings:
+            self.warn(warning, segment.key)
+        if not template.has_macros:
+            return SegmentOutput(segment.key, template.source)
+        self.key, self.source = segment.key, template.source
+        self.draws, self.expanded = {}, set()
+        text = self.parts(template.parts)
+        if _TRIM in text:
+            text = _TRIM_AROUND.sub("", text)
+        if len(text) > MAX_TEXT_CHARS:
+            self.warn("The rendered text is longer than the 1 MiB limit; the node was left verbatim.")
+            return SegmentOutput(segment.key, template.source)
+        return SegmentOutput(segment.key, text, frozenset(self.expanded))
+
+    def warn(self, message: str, key: str | None = None) -> None:
+        if self.report:
+            self.warnings.append(f"{key if key is not None else self.key}: {message}")
+
+    def parts(self, parts: Parts) -> str:
+        if len(parts) == 1 and parts[0].__class__ is str:
+            return parts[0]  # type: ignore[return-value]
+        out = []
+        for part in parts:
+            kind = part.__class__
+            if kind is str:
+                out.append(part)
+            elif kind is Macro:
+                out.append(self.macro(part))  # type: ignore[arg-type]
+            else:
+                out.append(self.each(part))  # type: ignore[arg-type]
+        return "".join(out)
+
+    def raw(self, node: Macro | EachBlock) -> str:
+        return self.source[node.start : node.end]
+
+    def spend(self) -> bool:
+        """Count one evaluation; False (after one warning) once the pass's budget is used up."""
+        self.evaluations += 1
+        if self.evaluations <= MAX_EVALUATIONS:
+            return True
+        if not self.exhausted:
+            self.exhausted = True
+            self.warn(f"More than {MAX_EVALUATIONS} macro evaluations; the rest were left verbatim.")
+        return False
+
+    def macro(self, macro: Macro) -> str:
+        if not self.spend():
+            return self.raw(macro)
+        handler = _HANDLERS.get(macro.name)
+        if handler is not None:
+            return handler(self, macro)
+        if macro.name in IDENTITY_MACROS:
+            return self.raw(macro)
+        if macro.name:
+            if self.report:
+                self.unknown.add(macro.name)
+        if macro.single:
+            return "{" + self.parts(macro.body) + "}"
+        return "{{" + self.parts(macro.body) + "}}"
+
+    def arg(self, macro: Macro, index: int) -> str:
+        args = macro.args
+        return self.parts(args[index]) if index < len(args) else ""
+
+    def rest(self, macro: Macro, index: int) -> str:
+        """Arguments from `index` on, joined back with `::` (a value may itself contain `::`)."""
+        return "::".join(self.parts(arg) for arg in macro.args[index:])
+
+    # -- each ------------------------------------------------------------------------------------
+
+    def each(self, block: EachBlock) -> str:
+        if not self.spend():
+            return self.raw(block)
+        if self.each_depth >= MAX_NESTING:
+            self.warn(f"`each` loops nested deeper than {MAX_NESTING} levels were left verbatim.")
+            return self.raw(block)
+        items = self.collection(self.arg(block.opener, 0).strip())
+        if len(items) > MAX_EACH_ITERATIONS:
+            self.warn(
+                f"An `each` loop over {len(items)} items exceeds the {MAX_EACH_ITERATIONS}-iteration limit; "
+                "it was left verbatim."
+            )
+            return self.raw(block)
+        out: list[str] = []
+        total = 0
+        self.each_depth += 1
+        try:
+            for item in items:
+                if not self.spend():
+                    return self.raw(block)
+                self.loops.append(item)
+                try:
+                    piece = self.parts(block.body)
+                finally:
+                    self.loops.pop()
+                total += len(piece)
+                if total > MAX_TEXT_CHARS:
+                    self.warn("An `each` loop produced more than 1 MiB of text; it was left verbatim.")
+                    return self.raw(block)
+                out.append(piece)
+        finally:
+            self.each_depth -= 1
+        return "".join(out)
+
+    def collection(self, spec: str) -> list[tuple[Any, Any]]:
+        """The (key, value) pairs an `each` iterates: an inline JSON literal or a variable's value."""
+        if spec[:1] in ("[", "{"):
+            value: Any = as_collection(spec)
+        else:
+            value = as_collection(self.lookup(self.local, spec)) if spec else None
+        if isinstance(value, dict):
+            return list(value.items())
+        if isinstance(value, list):
+            return list(enumerate(value))
+        return []
+
+    # -- variables -------------------------------------------------------------------------------
+
+    def lookup(self, namespace: _Namespace, key: str) -> Any:
+        """A read: a dotted path into a JSON value when the head holds one, else the flat key."""
+        if "." in key:
+            head = key.split(".", 1)[0].strip()
+            found, root = namespace.read(head)
+            collection = as_collection(root) if found else None
+            if collection is not None:
+                try:
+                    found, value = get_path(collection, split_path(key)[1:])
+                except PathError as error:
+                    self.warn(str(error))
+                    return ""
+                if found:
+                    return value
+        return namespace.read(key)[1]
+
+    def key_of(self, macro: Macro) -> str:
+        key = self.arg(macro, 0).strip()
+        if not key:
+            self.warn(f"`{macro.name}` without a variable name was ignored.")
+        return key
+
+
+# -- handlers: each takes the pass and the macro, returns the text the macro renders as ------------
+
+
+def _namespace(state: _Pass, macro: Macro) -> _Namespace:
+    return state.global_ if "global" in macro.name else state.local
+
+
+def _clean(value: str) -> str:
+    return value.replace(_TRIM, "") if _TRIM in value else value
+
+
+def _setvar(state: _Pass, macro: Macro) -> str:
+    key = state.key_of(macro)
+    value = _clean(state.rest(macro, 1))
+    if key:
+        _namespace(state, macro).write(key, value)
+    return ""
+
+
+def _addvar(state: _Pass, macro: Macro) -> str:
+    key = state.key_of(macro)
+    addition = _clean(state.rest(macro, 1))
+    if not key:
+        return ""
+    namespace = _namespace(state, macro)
+    current = namespace.values.get(key)
+    array = current if isinstance(current, list) else None
+    if array is None and isinstance(current, str):
+        parsed = as_collection(current)
+        array = parsed if isinstance(parsed, list) else None
+    if array is not None:
+        namespace.write(key, [*array, addition])
+        return ""
+    if current in (None, "", 0):  # JavaScript's `current || 0`, then `String(current || '')`
+        current = 0
+    increment = js_number(addition)
+    base = None if isinstance(current, dict | list | bool) else js_number(current)
+    if increment is None or base is None:
+        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
+        namespace.write(key, prefix + addition)
+    else:
+        namespace.write(key, _tidy(base + increment))
+    return ""
+
+
+def _tidy(number: float | int) -> float | int:
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
+        return int(number)
+    return number
+
+
+def _incvar(state: _Pass, macro: Macro) -> str:
+    key = state.key_of(macro)
+    if not key:
+        return ""
+    namespace = _namespace(state, macro)
+    current = namespace.values.get(key)
+    number = None if isinstance(current, dict | list | bool) else js_number(current)
+    if number is None:
+        state.warn(
+            f"`{macro.name}` on {key!r}, which holds text rather than a number; it was left unchanged."
+        )
+        return ""
+    new = _tidy(number + (-1 if macro.name.startswith("dec") else 1))
+    namespace.write(key, new)
+    return js_number_text(new)
+
+
+def _getvar(state: _Pass, macro: Macro) -> str:
+    key = state.arg(macro, 0).strip()
+    return to_text(state.lookup(_namespace(state, macro), key)) if key else ""
+
+
+def _deletevar(state: _Pass, macro: Macro) -> str:
+    key = state.key_of(macro)
+    if key:
+        _namespace(state, macro).delete(key)
+    return ""
+
+
+def _comment(state: _Pass, macro: Macro) -> str:
+    state.parts(macro.body)  # nested macros still run, silently (as in SillyTavern)
+    return ""
+
+
+def _draw_index(state: _Pass, macro: Macro) -> int:
+    count = state.draws.get(macro.start, 0)
+    state.draws[macro.start] = count + 1
+    return count
+
+
+def _random(state: _Pass, macro: Macro) -> str:
+    items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
+    return choose(items, "random", state.seed, state.key, macro.start, _draw_index(state, macro))
+
+
+def _pick(state: _Pass, macro: Macro) -> str:
+    items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
+    return choose(items, "pick", state.env.server_id, state.key, macro.start)
+
+
+def _roll(state: _Pass, macro: Macro) -> str:
+    formula = state.rest(macro, 0)
+    spec = parse_roll(formula)
+    if spec is None:
+        state.warn(f"The roll {formula.strip()!r} is not a dice formula such as 2d6+1; it rendered as nothing.")
+        return ""
+    if spec.problem:
+        state.warn(spec.problem)
+    return str(roll(spec, "roll", state.seed, state.key, macro.start, _draw_index(state, macro)))
+
+
+def _content(field: str, label: str | None = None) -> Callable[[_Pass, Macro], str]:
+    def handler(state: _Pass, macro: Macro) -> str:
+        text = getattr(state.env, field)
+        if text and label:
+            state.expanded.add(label)
+        return text
+
+    return handler
+
+
+def _clock(state: _Pass, macro: Macro) -> str:
+    return clock_macro(macro.name, state.moment)
+
+
+def _datetimeformat(state: _Pass, macro: Macro) -> str:
+    return format_moment(state.moment, state.rest(macro, 0).strip())
+
+
+def _idle_duration(state: _Pass, macro: Macro) -> str:
+    return idle_duration(state.env.user_message_times)
+
+
+def _loop_key(state: _Pass, macro: Macro) -> str:
+    if not state.loops:
+        return state.raw(macro)
+    return to_text(state.loops[-1][0])
+
+
+def _loop_value(state: _Pass, macro: Macro) -> str:
+    if not state.loops:
+        return state.raw(macro)
+    value = state.loops[-1][1]
+    path = state.arg(macro, 0).strip()
+    if not path:
+        return to_text(value)
+    collection = as_collection(value)
+    if collection is None:
+        return ""
+    try:
+        found, inner = get_path(collection, split_path(path))
+    except PathError as error:
+        state.warn(str(error))
+        return ""
+    return to_text(inner) if found else ""
+
+
+def _unpaired(state: _Pass, macro: Macro) -> str:
+    other = "{{/each}}" if macro.name == "each" else "{{each}}"
+    state.warn(f"`{{{{{macro.name}}}}}` without a matching {other} was left verbatim.")
+    return state.raw(macro)
+
+
+def _constant(text: str) -> Callable[[_Pass, Macro], str]:
+    return lambda _state, _macro: text
+
+
+_HANDLERS: dict[str, Callable[[_Pass, Macro], str]] = {
+    "//": _comment,
+    "setvar": _setvar,
+    "setglobalvar": _setvar,
+    "addvar": _addvar,
+    "addglobalvar": _addvar,
+    "incvar": _incvar,
+    "incglobalvar": _incvar,
+    "decvar": _incvar,
+    "decglobalvar": _incvar,
+    "getvar": _getvar,
+    "getglobalvar": _getvar,
+    "deletevar": _deletevar,
+    "deleteglobalvar": _deletevar,
+    "random": _random,
+    "pick": _pick,
+    "roll": _roll,
+    "trim": _constant(_TRIM),
+    "newline": _constant("\n"),
+    "noop": _constant(""),
+    "scenario": _constant(""),
+    "persona": _constant(""),
+    "personality": _content("personality", "personality"),
+    "description": _content("description", "description"),
+    "mesexamples": _content("mes_examples", "mesExamples"),
+    "mesexamplesraw": _content("mes_examples_raw", "mesExamples"),
+    "summary": _content("summary", "summary"),
+    "lastchatmessage": _content("last_user_message"),
+    "lastusermessage": _content("last_user_message"),
+    "lastmessage": _content("last_message"),
+    "lastcharmessage": _content("last_char_message"),
+    "time": _clock,
+    "date": _clock,
+    "weekday": _clock,
+    "isotime": _clock,
+    "isodate": _clock,
+    "datetimeformat": _datetimeformat,
+    "idle_duration": _idle_duration,
+    "loop_key": _loop_key,
+    "loop_value": _loop_value,
+    "each": _unpaired,
+    "/each": _unpaired,
+}

@@ -1,0 +1,95 @@
+"""Variable values as SillyTavern sees them: text, numbers, JSON collections; printed as JavaScript prints them."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_JS_INTEGER_PREFIXED = re.compile(r"0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
+
+
+def js_number(value: Any) -> float | int | None:
+    """Return `Number(value)` as JavaScript computes it, or None where JavaScript gives NaN.
+
+    Text is trimmed; empty text is 0; `Infinity`, hex/octal/binary literals and exponents are accepted.
+    """
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return None if isinstance(value, float) and math.isnan(value) else value
+    if value is None:
+        return 0
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return 0
+    if _JS_DECIMAL.fullmatch(text):
+        number = float(text)
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
+    if _JS_INTEGER_PREFIXED.fullmatch(text):
+        return int(text, 0)
+    if text in ("Infinity", "+Infinity"):
+        return math.inf
+    if text == "-Infinity":
+        return -math.inf
+    return None
+
+
+def js_number_text(number: float | int) -> str:
+    """Print a number as JavaScript's String(number) would (`3`, `2.5`, `1e+21`, `1e-7`)."""
+    if isinstance(number, bool):
+        number = int(number)
+    if isinstance(number, int):
+        if abs(number) < 10**21:
+            return str(number)
+        number = float(number)
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    if number.is_integer() and abs(number) < 1e21:
+        return str(int(number))
+    shortest = repr(number)  # Python and JavaScript both print the shortest round-trip digits
+    if 1e-7 <= abs(number) < 1e21:
+        return format(Decimal(shortest), "f")
+    mantissa, _, exponent = shortest.partition("e")
+    if not exponent:
+        mantissa, exponent = f"{Decimal(shortest):e}".split("e")
+    exp = int(exponent)
+    return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
+
+
+def to_text(value: Any) -> str:
+    """Render a variable value as `{{getvar}}` prints it (collections as compact JSON)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number_text(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def as_collection(value: Any) -> dict | list | None:
+    """Return `value` as a JSON object/array (parsing text that holds one), else None."""
+    if isinstance(value, dict | list):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                return None
+            if isinstance(parsed, dict | list):
+                return parsed
+    return None
