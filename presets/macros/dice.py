@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -12,9 +12,33 @@ MAX_SIDES = 1000
 _ROLL = re.compile(r"\s*(\d*)\s*(?:[dD]\s*(\d+))?\s*(?:([+-])\s*(\d+))?\s*")
 
 
-def rng_for(*seed_parts: object) -> random.Random:
+_MASK = (1 << 64) - 1
+
+
+class Stream:
+    """A small deterministic generator (SplitMix64): cheap to create, so every draw can have its own."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _MASK
+
+    def next64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A number in [0, n) (n is small, so the multiply-shift bias is negligible)."""
+        return (self.next64() * n) >> 64
+
+
+def rng_for(*seed_parts: object) -> Stream:
     """Return a generator determined only by `seed_parts` (same parts, same draws, in any process)."""
-    return random.Random("|".join(str(part) for part in seed_parts))
+    digest = hashlib.blake2b("|".join(map(str, seed_parts)).encode(), digest_size=8).digest()
+    return Stream(int.from_bytes(digest, "little"))
 
 
 def split_choices(args: list[str]) -> list[str]:
@@ -38,7 +62,7 @@ def choose(items: list[str], *seed_parts: object) -> str:
         return ""
     if len(items) == 1:
         return items[0]
-    return items[rng_for(*seed_parts).randrange(len(items))]
+    return items[rng_for(*seed_parts).below(len(items))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +85,7 @@ def parse_roll(formula: str) -> Roll | None:
         return None
     count, sides, sign, modifier = match.groups()
     if sides is None:
-        if not count or sign is not None and not count:
+        if not count:
             return None
         count, sides = "1", count
     dice = int(count) if count else 1
@@ -87,4 +111,4 @@ def parse_roll(formula: str) -> Roll | None:
 def roll(spec: Roll, *seed_parts: object) -> int:
     """Return the seeded sum of the dice plus the modifier."""
     rng = rng_for(*seed_parts)
-    return sum(rng.randint(1, spec.sides) for _ in range(spec.dice)) + spec.modifier
+    return sum(rng.below(spec.sides) + 1 for _ in range(spec.dice)) + spec.modifier

@@ -93,7 +93,9 @@ def compile_text(text: str) -> CompiledText:
         return CompiledText(
             source=text,
             parts=(text,),
-            warnings=(f"A text of {len(text)} characters is longer than the 1 MiB limit; it was left verbatim.",),
+            warnings=(
+                f"A text of {len(text)} characters is longer than the 1 MiB limit; it was left verbatim.",
+            ),
         )
     nocount: set[int] = set()
     count_all = True

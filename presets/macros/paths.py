@@ -96,7 +96,7 @@ def delete_path(value: Any, path: str) -> Any:
     found, _ = get_path(value, segments)
     if not found:
         return value
-    parent_found, parent = get_path(value, segments[:-1])
+    _parent_found, parent = get_path(value, segments[:-1])
     leaf = segments[-1]
     if isinstance(parent, dict):
         trimmed: Any = {key: item for key, item in parent.items() if key != leaf}

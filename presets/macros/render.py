@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from .catalog import IDENTITY_MACROS, VARIABLE_MACROS
 from .clock import clock_macro, format_moment, idle_duration, local_now
-from .dice import choose, parse_roll, roll, split_choices
+from .dice import choose, parse_roll, rng_for, roll, split_choices
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .parser import MAX_NESTING, MAX_TEXT_CHARS, CompiledText, EachBlock, Macro, Parts, compile_text
 from .paths import PathError, get_path, split_path
@@ -20,7 +19,6 @@ MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest u
 MAX_WARNINGS = 200
 
 _TRIM = "\x00trim\x00"  # placeholder: {{trim}} removes itself and the newlines next to it after the render
-_TRIM_AROUND = re.compile(r"(?:\r?\n)*\x00trim\x00(?:\r?\n)*")
 _READS = frozenset({"getvar", "getglobalvar", "each"})
 _WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
 
@@ -63,14 +61,18 @@ def render_segments(
     names: set[str] = set()
     for segment in segments:
         names |= segment.template.macro_names
+    draws: dict[tuple, int] = {}  # shared by both passes: the same macro draws the same value
     forward_local: dict[str, Any] | None = None
     forward_global: dict[str, Any] | None = None
     if names & _READS and names & _WRITES:  # otherwise S1 could not change a read
-        first = _Pass(env, seed, moment, start_local, start_global, None, None, report=False)
+        first = _Pass(env, seed, moment, start_local, start_global, None, None, draws, report=False)
         for segment in segments:
-            first.render(segment)
+            if segment.template.macro_names & _WRITES:  # a segment without writes cannot change S1
+                first.render(segment)
         forward_local, forward_global = first.local.values, first.global_.values
-    final = _Pass(env, seed, moment, start_local, start_global, forward_local, forward_global, report=True)
+    final = _Pass(
+        env, seed, moment, start_local, start_global, forward_local, forward_global, draws, report=True
+    )
     if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
         final.warnings.append(zone_warning)
     outputs = tuple(final.render(segment) for segment in segments)
@@ -84,6 +86,23 @@ def render_segments(
         warnings=warnings,
         unknown_macros=frozenset(final.unknown),
     )
+
+
+def _apply_trim(text: str) -> str:
+    """Remove each {{trim}} placeholder with the line breaks (`\n` or `\r\n`) right before and after it."""
+    pieces = text.split(_TRIM)
+    for index in range(len(pieces) - 1):
+        left = pieces[index]
+        end = len(left)
+        while end and left[end - 1] == "\n":
+            end -= 2 if end >= 2 and left[end - 2] == "\r" else 1
+        pieces[index] = left[:end]
+        right = pieces[index + 1]
+        start = 0
+        while right.startswith(("\n", "\r\n"), start):
+            start += 1 if right[start] == "\n" else 2
+        pieces[index + 1] = right[start:]
+    return "".join(pieces)
 
 
 class _Namespace:
@@ -126,6 +145,7 @@ class _Pass:
         start_global: dict[str, Any],
         forward_local: dict[str, Any] | None,
         forward_global: dict[str, Any] | None,
+        drawn: dict[tuple, int],
         *,
         report: bool,
     ) -> None:
@@ -144,6 +164,7 @@ class _Pass:
         self.key = ""
         self.source = ""
         self.draws: dict[int, int] = {}
+        self.drawn = drawn
         self.expanded: set[str] = set()
 
     # -- driving ---------------------------------------------------------------------------------
@@ -158,7 +179,7 @@ class _Pass:
         self.draws, self.expanded = {}, set()
         text = self.parts(template.parts)
         if _TRIM in text:
-            text = _TRIM_AROUND.sub("", text)
+            text = _apply_trim(text)
         if len(text) > MAX_TEXT_CHARS:
             self.warn("The rendered text is longer than the 1 MiB limit; the node was left verbatim.")
             return SegmentOutput(segment.key, template.source)
@@ -203,9 +224,8 @@ class _Pass:
             return handler(self, macro)
         if macro.name in IDENTITY_MACROS:
             return self.raw(macro)
-        if macro.name:
-            if self.report:
-                self.unknown.add(macro.name)
+        if macro.name and self.report:
+            self.unknown.add(macro.name)
         if macro.single:
             return "{" + self.parts(macro.body) + "}"
         return "{{" + self.parts(macro.body) + "}}"
@@ -384,7 +404,13 @@ def _draw_index(state: _Pass, macro: Macro) -> int:
 
 def _random(state: _Pass, macro: Macro) -> str:
     items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
-    return choose(items, "random", state.seed, state.key, macro.start, _draw_index(state, macro))
+    if len(items) < 2:
+        return items[0] if items else ""
+    draw = ("random", state.key, macro.start, _draw_index(state, macro), len(items))
+    index = state.drawn.get(draw)
+    if index is None:
+        index = state.drawn[draw] = rng_for("random", state.seed, *draw[1:]).below(len(items))
+    return items[index]
 
 
 def _pick(state: _Pass, macro: Macro) -> str:
@@ -396,11 +422,17 @@ def _roll(state: _Pass, macro: Macro) -> str:
     formula = state.rest(macro, 0)
     spec = parse_roll(formula)
     if spec is None:
-        state.warn(f"The roll {formula.strip()!r} is not a dice formula such as 2d6+1; it rendered as nothing.")
+        state.warn(
+            f"The roll {formula.strip()!r} is not a dice formula such as 2d6+1; it rendered as nothing."
+        )
         return ""
     if spec.problem:
         state.warn(spec.problem)
-    return str(roll(spec, "roll", state.seed, state.key, macro.start, _draw_index(state, macro)))
+    draw = ("roll", state.key, macro.start, _draw_index(state, macro), spec)
+    total = state.drawn.get(draw)
+    if total is None:
+        total = state.drawn[draw] = roll(spec, "roll", state.seed, *draw[1:4])
+    return str(total)
 
 
 def _content(field: str, label: str | None = None) -> Callable[[_Pass, Macro], str]:

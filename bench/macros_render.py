@@ -1,0 +1,78 @@
+"""Benchmark the macro engine on every corpus preset: compile once, then render all nodes (median of runs).
+
+Run: .venv/bin/python bench/macros_render.py [--runs N] [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from presets.macros import MacroEnv, Segment, compile_text, render_segments
+
+DEFAULT_CORPUS = Path("/work/shared/corpus/pm")
+
+
+def node_texts(path: Path) -> list[tuple[str, str]]:
+    """(identifier, content) of every prompt with string content; [] when the file does not parse."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return []
+    prompts = data.get("prompts") if isinstance(data, dict) else None
+    if not isinstance(prompts, list):
+        return []
+    out = []
+    for index, prompt in enumerate(prompts):
+        if isinstance(prompt, dict) and isinstance(prompt.get("content"), str):
+            out.append((str(prompt.get("identifier") or index), prompt["content"]))
+    return out
+
+
+def median_ms(action, runs: int) -> float:
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    options = parser.parse_args()
+    env = MacroEnv(personality="curious\nkind", description="A lantern keeper.", server_id=1001)
+    total_chars = 0
+    total_ms = 0.0
+    print(f"{'preset':45} {'nodes':>5} {'chars':>9} {'compile ms':>10} {'render ms':>9} {'MB/s':>7}")
+    for path in sorted(options.corpus.glob("*.json")):
+        texts = node_texts(path)
+        if not texts:
+            continue
+        chars = sum(len(text) for _, text in texts)
+        compile_ms = median_ms(
+            lambda texts=texts: [compile_text(text) for _, text in texts], max(3, options.runs // 3)
+        )
+        segments = [Segment(key, compile_text(text)) for key, text in texts]
+        render_ms = median_ms(
+            lambda segments=segments: render_segments(segments, env=env, seed=7), options.runs
+        )
+        total_chars += chars
+        total_ms += render_ms
+        mbps = chars / 1e6 / (render_ms / 1000) if render_ms else float("inf")
+        print(f"{path.name:45} {len(texts):5} {chars:9} {compile_ms:10.2f} {render_ms:9.2f} {mbps:7.1f}")
+    print(
+        f"all presets: {total_chars} chars rendered in {total_ms:.1f} ms ({total_chars / 1e6 / (total_ms / 1000):.1f} MB/s)"
+    )
+
+
+if __name__ == "__main__":
+    main()
