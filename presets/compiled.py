@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from presets.macros import CompiledText, compile_text
 from presets.st_format.model import PresetNode, PromptSettings
 
 INJECTION_STYLES = ("merge", "standalone")
@@ -19,7 +19,7 @@ class CompiledNode:
     """A node plus its compiled macro template (None for markers and comments)."""
 
     node: PresetNode
-    template: Any  # presets.macros.CompiledText | None
+    template: CompiledText | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +42,6 @@ def compile_preset(
     nodes: Sequence[PresetNode],
 ) -> CompiledPreset:
     """The preset with every content node's text compiled by the macro engine, order kept."""
-    from presets.macros import compile_text  # the macro engine lands in parallel
-
     compiled = tuple(
         CompiledNode(node=n, template=compile_text(n.content) if n.kind == "content" else None) for n in nodes
     )

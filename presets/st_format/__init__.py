@@ -11,7 +11,7 @@ from presets.st_format.model import (
     PromptSettings,
 )
 from presets.st_format.parse import parse_preset, preset_name_from_filename
-from presets.st_format.summary import summarize
+from presets.st_format.summary import resummarize, summarize
 
 __all__ = [
     "ImportRefused",
@@ -21,5 +21,6 @@ __all__ = [
     "PromptSettings",
     "parse_preset",
     "preset_name_from_filename",
+    "resummarize",
     "summarize",
 ]

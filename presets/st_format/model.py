@@ -96,6 +96,7 @@ _TUPLE_FIELDS = (
     "secrets_blanked",
     "warnings",
     "notes",
+    "import_warnings",
 )
 
 
@@ -119,6 +120,9 @@ class ImportSummary:
     secrets_blanked: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # The warnings found while parsing the file; `warnings` adds those derived from the nodes' current
+    # state, so a recount after toggling nodes (summarize/resummarize) starts again from these.
+    import_warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as a JSON-serialisable dict (tuples become lists)."""

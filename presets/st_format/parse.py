@@ -1,20 +1,152 @@
-"""Entry point: bytes in, ParsedPreset out (or ImportRefused)."""
+"""Entry point: an uploaded file's bytes in, a ParsedPreset out, or ImportRefused with one sentence."""
 
 from __future__ import annotations
 
-from presets.st_format.model import ImportRefused, ParsedPreset
+import json
+from typing import Any
+
+from presets.st_format.decode import decode_upload
+from presets.st_format.legacy import (
+    convert_story_string,
+    convert_system_prompt,
+    story_string_of,
+    system_prompt_text,
+)
+from presets.st_format.model import ParsedPreset, PromptSettings
+from presets.st_format.post_history import post_history_nodes
+from presets.st_format.prompt_manager import (
+    PRE_PM_KEYS,
+    Converted,
+    parse_pre_prompt_manager,
+    parse_prompt_manager,
+)
+from presets.st_format.shapes import detect_shape, lone_system_prompt
+from presets.st_format.summary import summarize
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+NAME_LIMIT = 100
+SECRET_KEYS = (
+    "reverse_proxy",
+    "proxy_password",
+    "custom_url",
+    "custom_include_headers",
+    "custom_include_body",
+    "custom_exclude_body",
+)
+SETTING_KEYS = (
+    "squash_system_messages",
+    "personality_format",
+    "scenario_format",
+    "wi_format",
+    "new_example_chat_prompt",
+)
+# Keys the conversion itself reads, or that only name the file: neither applied settings nor "kept".
+_CONSUMED = {
+    "prompt_manager": {"prompts", "prompt_order"},
+    "pre_prompt_manager": set(PRE_PM_KEYS) | {"prompts"},
+    "text_completion": {"story_string", "content", "system_prompt"},
+    "system_prompt": {"content", "system_prompt"},
+}
+_ALWAYS_CONSUMED = {"name", "post_history", *SETTING_KEYS, *SECRET_KEYS}
+_SECTION_CONSUMED = {
+    "context": {"story_string", "post_history", "name"},
+    "sysprompt": {"content", "post_history", "name"},
+    "instruct": {"system_prompt", "name"},
+}
 
 
 def preset_name_from_filename(filename: str) -> str:
-    """The preset name for an upload: file name without a trailing .json, trimmed, at most 100 chars."""
+    """The preset name for an upload: the file name without a trailing .json, trimmed, at most 100 chars."""
     name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
     if name.lower().endswith(".json"):
         name = name[:-5]
-    return name.strip()[:100].strip()
+    return name.strip()[:NAME_LIMIT].strip()
+
+
+def _blank_secrets(data: dict[str, Any]) -> tuple[str, ...]:
+    """Blank every secret that has a value, in place; the names of those blanked."""
+    blanked = []
+    for key in SECRET_KEYS:
+        value = data.get(key)
+        if value not in (None, "", [], {}, False):
+            data[key] = type(value)() if isinstance(value, (dict, list)) else ""
+            blanked.append(key)
+    return tuple(blanked)
+
+
+def _settings(data: dict[str, Any]) -> tuple[PromptSettings, list[str]]:
+    """The prompt-shaping settings the file sets (wrong types fall back to the default, warned)."""
+    defaults = PromptSettings()
+    values: dict[str, Any] = {}
+    bad = []
+    for key in SETTING_KEYS:
+        if key not in data or data[key] is None:
+            continue
+        expected = type(getattr(defaults, key))
+        if isinstance(data[key], expected):
+            values[key] = data[key]
+        else:
+            bad.append(key)
+    warnings = (
+        [f"Settings of the wrong type were ignored and the defaults used: {', '.join(bad)}."] if bad else []
+    )
+    return PromptSettings(**values), warnings
+
+
+def _kept_not_applied(data: dict[str, Any], shape: str) -> tuple[str, ...]:
+    """Top-level data stored with the preset but not applied (sampler settings, regex scripts, models)."""
+    consumed = _CONSUMED[shape] | _ALWAYS_CONSUMED
+    kept = []
+    for key, value in data.items():
+        if key in consumed:
+            continue
+        if key in _SECTION_CONSUMED and isinstance(value, dict):
+            kept.extend(f"{key}.{inner}" for inner in value if inner not in _SECTION_CONSUMED[key])
+        elif key == "extensions" and isinstance(value, dict) and value:
+            kept.extend(f"extensions.{inner}" for inner in value)
+        else:
+            kept.append(key)
+    return tuple(kept)
+
+
+def _convert(data: dict[str, Any], shape: str) -> Converted:
+    if shape == "prompt_manager":
+        return parse_prompt_manager(data)
+    if shape == "pre_prompt_manager":
+        return parse_pre_prompt_manager(data)
+    if shape == "text_completion":
+        return convert_story_string(data, story_string_of(data) or "")
+    text = lone_system_prompt(data) or system_prompt_text(data) or ""
+    return convert_system_prompt(data, text)
 
 
 def parse_preset(raw: bytes, *, filename: str, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedPreset:
-    """Parse an uploaded SillyTavern file; raises ImportRefused with one sentence when it is not a preset."""
-    raise ImportRefused("The importer is not finished yet.")
+    """The preset in an uploaded SillyTavern file (SPEC §1); raises ImportRefused with one sentence if none."""
+    decoded = decode_upload(raw, max_bytes=max_bytes)
+    data = decoded.data
+    shape = detect_shape(data)
+    converted = _convert(data, shape)
+    nodes = converted.nodes + post_history_nodes(data, converted.nodes)
+    settings, setting_warnings = _settings(data)
+    secrets = _blank_secrets(data)
+    if secrets or decoded.nul_removed:
+        stored_text = json.dumps(data, ensure_ascii=False, indent=4)
+    else:
+        stored_text = decoded.text
+    summary = summarize(
+        nodes,
+        shape=shape,
+        not_in_order=converted.not_in_order,
+        import_warnings=(*decoded.warnings, *converted.warnings, *setting_warnings),
+        notes=converted.notes,
+        secrets_blanked=secrets,
+        kept_not_applied=_kept_not_applied(data, shape),
+    )
+    return ParsedPreset(
+        name=preset_name_from_filename(filename),
+        shape=shape,
+        nodes=nodes,
+        settings=settings,
+        summary=summary,
+        stored_text=stored_text,
+    )

@@ -1,14 +1,112 @@
-"""Counting and describing a preset's nodes (SPEC §1.6)."""
+"""SPEC §1.6: the counts and sentences shown after an import, recomputable after nodes are toggled."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 
 from presets.st_format.model import ImportSummary, PresetNode
+from presets.st_format.wording import short_list
+
+# Markers whose disabling hides one of the server's own blocks, and what that block is called here.
+HIDING_MARKERS = {
+    "charDescription": "persona prompt",
+    "charPersonality": "personality",
+    "dialogueExamples": "sample dialogues",
+}
+WORLD_INFO_MARKERS = ("worldInfoBefore", "worldInfoAfter")
+
+# Real HTML element names only: prompt authors use XML-ish tags (<rules>, <task>) as structure for the
+# model, which is fine; HTML elements are what ends up shown as raw text in Discord.
+_HTML_TAG = re.compile(
+    r"<\s*/?\s*(?:a|abbr|audio|b|big|blockquote|br|button|caption|center|code|col|del|details|div|dl|dd|dt"
+    r"|em|figure|figcaption|font|footer|h[1-6]|header|hr|i|iframe|img|input|ins|label|li|mark|nav|ol|p"
+    r"|pre|q|ruby|rt|section|small|span|strong|style|sub|summary|sup|svg|table|tbody|td|th|thead|tr|u|ul"
+    r"|video)(?:\s[^<>]*)?/?\s*>",
+    re.IGNORECASE,
+)
 
 
-def summarize(nodes: Sequence[PresetNode], *, shape: str, not_in_order: int = 0) -> ImportSummary:
-    """The summary counts for `nodes` (placeholder until the parser lands)."""
+def has_html(text: str) -> bool:
+    """True when `text` contains an HTML element tag."""
+    return "<" in text and _HTML_TAG.search(text) is not None
+
+
+def _rendered_text(node: PresetNode) -> str:
+    """The preset-authored text a node contributes when enabled: content, or a marker's prefix/suffix."""
+    if node.kind == "content":
+        return node.content
+    if node.kind == "marker":
+        return node.prefix + node.suffix
+    return ""
+
+
+def unsupported_macros(nodes: Iterable[PresetNode]) -> tuple[str, ...]:
+    """Names of macros the engine does not know, used by enabled nodes, in first-use order."""
+    from presets.macros import find_unsupported_macros  # the macro engine owns the list of names
+
+    names: dict[str, None] = {}
+    for node in nodes:
+        text = _rendered_text(node)
+        if node.enabled and "{" in text:
+            for name in sorted(find_unsupported_macros(text)):
+                names.setdefault(name, None)
+    return tuple(names)
+
+
+def hidden_blocks(nodes: Sequence[PresetNode]) -> tuple[str, ...]:
+    """The server blocks the preset hides with disabled markers, as `block: marker is disabled`."""
+    markers = {n.identifier: n for n in nodes if n.kind == "marker"}
+    hidden = [
+        f"{label}: {identifier} is disabled"
+        for identifier, label in HIDING_MARKERS.items()
+        if identifier in markers and not markers[identifier].enabled
+    ]
+    world = [markers[i] for i in WORLD_INFO_MARKERS if i in markers]
+    if world and not any(n.enabled for n in world):
+        names = " and ".join(n.identifier for n in world)
+        hidden.append(f"documents: {names} {'is' if len(world) == 1 else 'are'} disabled")
+    return tuple(hidden)
+
+
+def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: Sequence[str]) -> list[str]:
+    warnings = []
+    if macros:
+        warnings.append(
+            f"Enabled nodes use macros that are not supported and stay as written: {short_list(macros)}."
+        )
+    if html:
+        warnings.append(
+            f"Enabled nodes contain HTML tags, which Discord shows as plain text: {short_list(html)}."
+        )
+    other_types = [
+        n.name
+        for n in nodes
+        if n.enabled and n.kind != "comment" and n.injection_trigger and "normal" not in n.injection_trigger
+    ]
+    if other_types:
+        warnings.append(
+            f"Enabled nodes that only run for other generation types are skipped at assembly: {short_list(other_types)}."
+        )
+    if any(n.identifier == "chatHistory" and n.kind == "marker" and not n.enabled for n in nodes):
+        warnings.append("The chatHistory marker is disabled, but the chat history is never left out.")
+    return warnings
+
+
+def summarize(
+    nodes: Sequence[PresetNode],
+    *,
+    shape: str,
+    not_in_order: int = 0,
+    import_warnings: Sequence[str] = (),
+    notes: Sequence[str] = (),
+    secrets_blanked: Sequence[str] = (),
+    kept_not_applied: Sequence[str] = (),
+) -> ImportSummary:
+    """The full summary for `nodes` in their current state, plus what the import itself found."""
+    macros = unsupported_macros(nodes)
+    html = tuple(n.name for n in nodes if n.enabled and has_html(_rendered_text(n)))
+    derived = _derived_warnings(nodes, macros, html)
     return ImportSummary(
         shape=shape,
         nodes=len(nodes),
@@ -19,4 +117,25 @@ def summarize(nodes: Sequence[PresetNode], *, shape: str, not_in_order: int = 0)
         enabled=sum(n.toggleable and n.enabled for n in nodes),
         depth_injections=sum(n.is_depth_injection for n in nodes),
         not_in_order=not_in_order,
+        hidden_blocks=hidden_blocks(nodes),
+        unsupported_macros=macros,
+        html_nodes=html,
+        kept_not_applied=tuple(kept_not_applied),
+        secrets_blanked=tuple(secrets_blanked),
+        warnings=(*import_warnings, *derived),
+        notes=tuple(notes),
+        import_warnings=tuple(import_warnings),
+    )
+
+
+def resummarize(summary: ImportSummary, nodes: Sequence[PresetNode]) -> ImportSummary:
+    """`summary` recounted for `nodes` (e.g. after toggling), keeping what the import found in the file."""
+    return summarize(
+        nodes,
+        shape=summary.shape,
+        not_in_order=summary.not_in_order,
+        import_warnings=summary.import_warnings,
+        notes=summary.notes,
+        secrets_blanked=summary.secrets_blanked,
+        kept_not_applied=summary.kept_not_applied,
     )

@@ -1,0 +1,228 @@
+"""SPEC §1.2 shapes 3–4 and §1.4: text-completion presets (story strings) and lone system prompts to nodes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from presets.st_format.chat_template import TokenStripper, instruct_sequences
+from presets.st_format.model import PresetNode
+from presets.st_format.prompt_manager import Converted, synthetic_node
+from presets.st_format.wording import Findings, short_list
+
+# Story-string block name -> the marker it becomes ("main" is the system prompt slot).
+BLOCK_TARGETS = {
+    "system": "main",
+    "wibefore": "worldInfoBefore",
+    "lorebefore": "worldInfoBefore",
+    "wiafter": "worldInfoAfter",
+    "loreafter": "worldInfoAfter",
+    "description": "charDescription",
+    "personality": "charPersonality",
+    "scenario": "scenario",
+    "persona": "personaDescription",
+    "mesexamples": "dialogueExamples",
+}
+DROPPED_BLOCKS = frozenset({"anchorbefore", "anchorafter"})
+_PLACEHOLDER_NAMES = "|".join(
+    (
+        "system",
+        "wiBefore",
+        "loreBefore",
+        "wiAfter",
+        "loreAfter",
+        "description",
+        "personality",
+        "scenario",
+        "persona",
+        "mesExamples",
+        "anchorBefore",
+        "anchorAfter",
+    )
+)
+_TOKEN = re.compile(
+    r"\{\{\s*#if\s+([^{}]*?)\s*\}\}"  # 1: block open
+    r"|\{\{\s*/if\s*\}\}"  # block close
+    rf"|\{{\{{\s*({_PLACEHOLDER_NAMES})\s*\}}\}}",  # 2: a bare placeholder outside any block
+    re.IGNORECASE,
+)
+_NESTED_TAG = re.compile(r"\{\{\s*(?:#if\s+[^{}]*?|/if)\s*\}\}", re.IGNORECASE)
+STORY_TEXT = "Story text"
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A top-level part of a story string: plain text, or a block (`name` set) with its inner text."""
+
+    text: str
+    name: str | None = None
+
+
+def split_story_string(story: str, findings: Findings) -> list[Piece]:
+    """The story string as top-level text and outermost `{{#if}}` blocks, in order."""
+    pieces: list[Piece] = []
+    depth = 0
+    text_start = 0
+    block_name = ""
+    block_start = 0
+    for match in _TOKEN.finditer(story):
+        opened, bare = match.group(1), match.group(2)
+        if bare is not None:
+            if depth == 0:
+                pieces.append(Piece(story[text_start : match.start()]))
+                pieces.append(Piece(match.group(0), name=bare))
+                text_start = match.end()
+            continue
+        if opened is not None:
+            if depth == 0:
+                pieces.append(Piece(story[text_start : match.start()]))
+                block_name, block_start = opened.strip(), match.end()
+            depth += 1
+            continue
+        if depth == 0:
+            findings.add("A `{{/if}}` without its `{{#if}}` in the story string, removed", "story string")
+            pieces.append(Piece(story[text_start : match.start()]))
+            text_start = match.end()
+            continue
+        depth -= 1
+        if depth == 0:
+            pieces.append(Piece(story[block_start : match.start()], name=block_name))
+            text_start = match.end()
+    if depth > 0:
+        findings.add("A block that is never closed, taken to the end of the story string", block_name)
+        pieces.append(Piece(story[block_start:], name=block_name))
+    else:
+        pieces.append(Piece(story[text_start:]))
+    return [p for p in pieces if p.name is not None or p.text]
+
+
+def _split_at_placeholder(inner: str, name: str) -> tuple[str, str, bool]:
+    """(prefix, suffix, found): the block's text before and after its own `{{name}}` placeholder."""
+    match = re.search(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", inner, re.IGNORECASE)
+    if match is None:
+        return inner, "", False
+    return inner[: match.start()], inner[match.end() :], True
+
+
+class _Builder:
+    """Accumulates converted nodes; synthetic content nodes get stable identifiers legacy_1, legacy_2, …"""
+
+    def __init__(self, strip: TokenStripper) -> None:
+        self.nodes: list[PresetNode] = []
+        self.used: set[str] = set()
+        self.counter = 0
+        self.strip = strip
+
+    def content(self, text: str, name: str = STORY_TEXT) -> None:
+        text = self.strip.strip(text)
+        if not text.strip():
+            return
+        self.counter += 1
+        self.nodes.append(synthetic_node(f"legacy_{self.counter}", name=name, content=text))
+
+    def slot(self, identifier: str, **kwargs: Any) -> None:
+        self.used.add(identifier)
+        self.nodes.append(synthetic_node(identifier, **kwargs))
+
+
+def system_prompt_text(data: dict[str, Any]) -> str | None:
+    """The system prompt a text-completion preset carries: sysprompt, a root name+content, or instruct."""
+    sysprompt = data.get("sysprompt")
+    if isinstance(sysprompt, dict) and isinstance(sysprompt.get("content"), str):
+        return sysprompt["content"]
+    if isinstance(data.get("content"), str) and "name" in data:
+        return data["content"]
+    instruct = data.get("instruct")
+    if isinstance(instruct, dict) and isinstance(instruct.get("system_prompt"), str):
+        return instruct["system_prompt"]
+    if isinstance(data.get("system_prompt"), str):
+        return data["system_prompt"]
+    return None
+
+
+def story_string_of(data: dict[str, Any]) -> str | None:
+    """The story string at `context.story_string` or the root, if any."""
+    context = data.get("context")
+    if isinstance(context, dict) and isinstance(context.get("story_string"), str):
+        return context["story_string"]
+    if isinstance(data.get("story_string"), str):
+        return data["story_string"]
+    return None
+
+
+def _add_block(builder: _Builder, piece: Piece, system_text: str, findings: Findings) -> None:
+    key = (piece.name or "").lower()
+    if key in DROPPED_BLOCKS:
+        findings.add("Anchor blocks have no equivalent here and were dropped", piece.name or "")
+        return
+    inner = piece.text
+    if _NESTED_TAG.search(inner):
+        findings.add("Nested blocks flattened into their outer block", piece.name or "")
+        inner = _NESTED_TAG.sub("", inner)
+    target = BLOCK_TARGETS.get(key)
+    if target is None:
+        findings.add("Unknown story-string blocks kept as text", piece.name or "")
+        builder.content(inner, name=f"{piece.name} block")
+        return
+    if target in builder.used:
+        findings.add("Blocks that appear twice, the later one kept as text", piece.name or "")
+        builder.content(inner, name=f"{piece.name} block")
+        return
+    prefix, suffix, found = _split_at_placeholder(inner, piece.name or "")
+    if target == "main":
+        if found:
+            builder.content(prefix)
+            builder.slot("main", content=builder.strip.strip(system_text))
+            builder.content(suffix)
+        else:
+            builder.content(inner)
+            builder.slot("main", content=builder.strip.strip(system_text))
+        return
+    builder.slot(
+        target, kind="marker", prefix=builder.strip.strip(prefix), suffix=builder.strip.strip(suffix)
+    )
+
+
+def convert_story_string(data: dict[str, Any], story: str) -> Converted:
+    """Nodes for a text-completion preset: its story string's blocks in order, then chatHistory (SPEC §1.4)."""
+    findings = Findings()
+    strip = TokenStripper(instruct_sequences(data.get("instruct")))
+    builder = _Builder(strip)
+    system_text = system_prompt_text(data) or ""
+    for piece in split_story_string(story, findings):
+        if piece.name is None:
+            builder.content(piece.text)
+        else:
+            _add_block(builder, piece, system_text, findings)
+    warnings: list[str] = []
+    if "main" not in builder.used and system_text.strip():
+        builder.nodes.insert(0, synthetic_node("main", content=strip.strip(system_text)))
+        warnings.append("The story string has no system block, so the system prompt was placed first.")
+    if "chatHistory" not in builder.used:
+        builder.slot("chatHistory", kind="marker")
+    if strip.removed:
+        warnings.append(
+            f"Chat-template tokens were removed from the converted text: {short_list(strip.removed)}."
+        )
+    warnings.extend(findings.sentences())
+    return Converted(
+        nodes=tuple(builder.nodes),
+        not_in_order=0,
+        warnings=tuple(warnings),
+        notes=("converted from a text-completion preset",),
+    )
+
+
+def convert_system_prompt(data: dict[str, Any], text: str) -> Converted:
+    """Nodes for a lone system prompt (or an old instruct template's): `main`, then chatHistory."""
+    strip = TokenStripper(instruct_sequences(data.get("instruct")))
+    nodes = (synthetic_node("main", content=strip.strip(text)), synthetic_node("chatHistory", kind="marker"))
+    warnings = ()
+    if strip.removed:
+        warnings = (
+            f"Chat-template tokens were removed from the converted text: {short_list(strip.removed)}.",
+        )
+    return Converted(
+        nodes=nodes, not_in_order=0, warnings=warnings, notes=("converted from a system-prompt preset",)
+    )
