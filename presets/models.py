@@ -9,6 +9,12 @@ from django.db.models import Q
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
+SHAPE_LABELS = {
+    "prompt_manager": "Prompt Manager preset",
+    "pre_prompt_manager": "Old chat preset (before the Prompt Manager)",
+    "text_completion": "Text-completion preset (converted)",
+    "system_prompt": "System prompt preset",
+}
 
 
 class InjectionStyle(models.TextChoices):
@@ -57,6 +63,10 @@ class Preset(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def shape_label(self) -> str:
+        return SHAPE_LABELS.get(self.shape, self.shape)
 
 
 class PresetNode(models.Model):

@@ -1,0 +1,330 @@
+"""Preset library pages: list, upload with its summary, one preset's nodes, and the help page.
+
+Every page asks `get_server_for` first (404 for non-members, 403 for a role without the action).
+Writes are POST forms that redirect without JavaScript, and answer with a partial under htmx.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+
+from . import selectors, services
+from .models import InjectionStyle, Preset, PresetNode
+from .st_format import ImportRefused, ImportSummary
+
+# A multipart body carries a little more than the file: the boundary lines and the other fields.
+MULTIPART_SLACK_BYTES = 64 * 1024
+ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
+
+
+def too_large_message() -> str:
+    return (
+        f"The file is larger than the {settings.PRESET_MAX_BYTES // 1024 // 1024 or 1} MiB limit for presets."
+    )
+
+
+def body_too_large(request: HttpRequest) -> bool:
+    """True when the declared body is larger than any acceptable upload (checked before reading it)."""
+    length = request.headers.get("Content-Length", "")
+    return length.isdigit() and int(length) > settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_GET
+def preset_list(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    context = _list_context(request, server)
+    if request.htmx:
+        return render(request, "presets/list.html#preset-table", context)
+    return render(request, "presets/list.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_http_methods(["GET", "POST"])
+def preset_upload(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    form = {"name": "", "activate": True, "on_clash": "ask"}
+    if request.method == "GET":
+        return render(request, "presets/upload.html", _upload_context(server, form))
+    error, status, clash = None, 200, False
+    if body_too_large(request):
+        error, status = too_large_message(), 413
+    else:
+        form = {
+            "name": request.POST.get("name", "").strip(),
+            "activate": request.POST.get("activate") in ("1", "on", "true"),
+            "on_clash": request.POST.get("on_clash")
+            if request.POST.get("on_clash") in ON_CLASH_CHOICES
+            else "ask",
+        }
+        upload = request.FILES.get("file")
+        if upload is None:
+            error, status = "Choose a SillyTavern preset file (.json) to upload.", 400
+        elif upload.size is not None and upload.size > settings.PRESET_MAX_BYTES:
+            error, status = too_large_message(), 413
+        else:
+            try:
+                result = services.preset_import(
+                    server=server,
+                    raw=upload.read(settings.PRESET_MAX_BYTES + 1),
+                    filename=upload.name or "preset.json",
+                    name=form["name"] or None,
+                    on_clash=form["on_clash"],
+                    activate=form["activate"],
+                    by=request.user,
+                )
+            except ImportRefused as exc:
+                error, status = exc.message, exc.status
+            except services.PresetNameClash as exc:
+                error, status, clash = exc.message + " Choose whether to replace it or keep both.", 409, True
+            else:
+                url = reverse("presets:detail", args=[server.id, result.preset.pk]) + "?imported=1"
+                if request.htmx:
+                    return HttpResponse(status=204, headers={"HX-Redirect": url})
+                return redirect(url)
+    context = _upload_context(server, form, error=error, clash=clash)
+    if request.htmx:  # htmx swaps only 2xx answers; the error is in the partial
+        return render(request, "presets/upload.html#upload-result", context)
+    return render(request, "presets/upload.html", context, status=status)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_GET
+def preset_detail(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    context = _detail_context(request, server, preset)
+    if request.htmx and request.GET.get("partial") == "nodes":
+        return render(request, "presets/detail.html#node-list", context)
+    return render(request, "presets/detail.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def preset_activate(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    services.preset_activate(preset=preset, by=request.user)
+    return _after_list_action(request, server, f"“{preset.name}” is now the active preset.")
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def preset_deactivate(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    services.preset_deactivate(preset=preset, by=request.user)
+    return _after_list_action(request, server, "No preset is active: the bot uses its native prompt order.")
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def preset_delete(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    was_active = preset.is_active
+    services.preset_delete(preset=preset, by=request.user)
+    note = " It was active, so the bot is back to its native prompt order." if was_active else ""
+    if not request.htmx:
+        messages.success(request, f"Deleted “{preset.name}”.{note}")
+        return redirect("presets:list", server_id=server.id)
+    return _after_list_action(request, server, "")
+
+
+@login_required
+@require_POST
+def preset_rename(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    try:
+        services.preset_rename(preset=preset, name=request.POST.get("name", ""), by=request.user)
+    except services.PresetError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Renamed to “{preset.name}”.")
+    return redirect("presets:detail", server_id=server.id, preset_id=preset.pk)
+
+
+@login_required
+@require_POST
+def preset_style(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    try:
+        services.preset_set_injection_style(
+            preset=preset, style=request.POST.get("style", ""), by=request.user
+        )
+    except services.PresetError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request, f"Depth injections now use the “{preset.get_injection_style_display()}” style."
+        )
+    return redirect("presets:detail", server_id=server.id, preset_id=preset.pk)
+
+
+@login_required
+@require_GET
+def preset_download(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = server.presets.filter(pk=preset_id).only("name", "stored_text").first()
+    if preset is None:
+        raise Http404("No such preset.")
+    filename = f"{preset.name}.json"
+    return HttpResponse(
+        preset.stored_text.encode("utf-8"),
+        content_type="application/json; charset=utf-8",
+        headers={"Content-Disposition": content_disposition_header(True, filename)},
+    )
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def node_toggle(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    node = PresetNode.objects.filter(preset=preset, pk=node_id).first()
+    if node is None:
+        raise Http404("No such node.")
+    node.preset = preset
+    try:
+        services.node_set_enabled(node=node, enabled=request.POST.get("enabled") == "1", by=request.user)
+    except services.PresetError as exc:
+        if request.htmx:
+            return HttpResponse(exc.message, status=400)
+        messages.error(request, exc.message)
+    if request.htmx:
+        context = {
+            "server": server,
+            "preset": preset,
+            "node": node,
+            "can_manage": True,
+            **_filters(request.POST),
+        }
+        return render(request, "presets/detail.html#node-row", context)
+    return _back_to_nodes(server, preset, request.POST)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def nodes_bulk(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    filters = _filters(request.POST)
+    matching = selectors.toggleable(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
+    enabled = request.POST.get("enabled") == "1"
+    changed = services.nodes_set_enabled(
+        preset=preset, node_ids=list(matching.values_list("pk", flat=True)), enabled=enabled, by=request.user
+    )
+    if request.htmx:
+        context = _detail_context(request, server, preset, filters=filters)
+        context["bulk_message"] = (
+            f"{'Enabled' if enabled else 'Disabled'} {changed} node{'s' * (changed != 1)}."
+        )
+        return render(request, "presets/detail.html#node-list", context)
+    messages.success(request, f"{'Enabled' if enabled else 'Disabled'} {changed} node{'s' * (changed != 1)}.")
+    return _back_to_nodes(server, preset, request.POST)
+
+
+@login_required
+def help_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "help.html", {"max_mib": settings.PRESET_MAX_BYTES // 1024 // 1024 or 1})
+
+
+# --- context builders and small helpers --------------------------------------------------------
+
+
+def _preset_or_404(server: Server, preset_id: int) -> Preset:
+    preset = selectors.preset_of(server, preset_id)
+    if preset is None:
+        raise Http404("No such preset.")
+    preset.server = server
+    return preset
+
+
+def _upload_context(
+    server: Server, form: dict[str, Any], *, error: str | None = None, clash: bool = False
+) -> dict[str, Any]:
+    return {
+        "server": server,
+        "form": form,
+        "error": error,
+        "clash": clash,
+        "max_bytes": settings.PRESET_MAX_BYTES,
+        "max_mib": settings.PRESET_MAX_BYTES // 1024 // 1024 or 1,
+    }
+
+
+def _list_context(request: HttpRequest, server: Server) -> dict[str, Any]:
+    presets = selectors.presets_for(server)
+    return {
+        "server": server,
+        "presets": presets,
+        "active": next((p for p in presets if p.is_active), None),
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+    }
+
+
+def _filters(data: Any) -> dict[str, str]:
+    kind = data.get("kind", "")
+    return {"q": data.get("q", "").strip()[:200], "kind": kind if kind in selectors.NODE_FILTERS else ""}
+
+
+def _detail_context(
+    request: HttpRequest, server: Server, preset: Preset, *, filters: dict[str, str] | None = None
+) -> dict[str, Any]:
+    filters = filters or _filters(request.GET)
+    nodes = list(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
+    return {
+        "server": server,
+        "preset": preset,
+        "summary": ImportSummary.from_dict(preset.summary) if preset.summary else None,
+        "settings_rows": selectors.prompt_settings(preset).to_dict().items(),
+        "nodes": nodes,
+        "counts": selectors.node_counts(preset),
+        "just_imported": request.GET.get("imported") == "1",
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "styles": InjectionStyle.choices,
+        "node_filters": selectors.NODE_FILTERS,
+        "filtered": bool(filters["q"] or filters["kind"]),
+        **filters,
+    }
+
+
+def _after_list_action(request: HttpRequest, server: Server, message: str) -> HttpResponse:
+    if request.htmx:
+        return render(request, "presets/list.html#preset-table", _list_context(request, server))
+    if message:
+        messages.success(request, message)
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return redirect(target)
+    return redirect("presets:list", server_id=server.id)
+
+
+def _back_to_nodes(server: Server, preset: Preset, data: Any) -> HttpResponse:
+    url = reverse("presets:detail", args=[server.id, preset.pk])
+    query = urlencode({key: value for key, value in _filters(data).items() if value})
+    return redirect(f"{url}?{query}#nodes" if query else f"{url}#nodes")
