@@ -1,0 +1,249 @@
+"""Per-message variable ops (SPEC §6): what an op is, how one changes a state, and replay from empty.
+
+An op is one write a message made: `setvar`, `addvar`, `incvar`, `decvar` or `deletevar`, with a
+key and (for setvar/addvar) an already resolved value. Replaying never evaluates macros; it only
+applies the recorded values, so the same ops always give the same state.
+
+Keys may be dotted paths. A path write goes into the JSON value the head key holds (an object or
+array, or text that parses as one) — the same rule `{{getvar}}` uses to read — and otherwise the
+whole dotted key is a flat variable name, so whatever a write stores, `{{getvar::same.key}}` reads.
+Under a path, values are JSON values: text that parses as JSON is stored as what it parses to.
+Root values keep their form (text stays text). `addvar` with a path adds at the path; the segments
+`__proto__`, `constructor` and `prototype` are refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .paths import PathError, append_path, delete_path, get_path, increment_path, set_path, split_path
+from .values import as_collection, js_number, to_text
+
+WRITE_OPS = ("setvar", "addvar", "incvar", "decvar", "deletevar")
+VALUE_OPS = frozenset({"setvar", "addvar"})
+MAX_KEY_CHARS = 200
+MAX_VALUE_CHARS = 100_000
+
+
+class OpError(ValueError):
+    """An op that cannot be recorded; the message is one sentence for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One recorded write. `value` is empty for incvar, decvar and deletevar."""
+
+    op: str
+    key: str
+    value: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        """The op as stored in the database (`{"op", "key", "value"}`, value only when it has one)."""
+        if self.op in VALUE_OPS:
+            return {"op": self.op, "key": self.key, "value": self.value}
+        return {"op": self.op, "key": self.key}
+
+    def describe(self) -> str:
+        """A short human reading of the op, e.g. `setvar hp = 50`."""
+        return f"{self.op} {self.key} = {self.value}" if self.op in VALUE_OPS else f"{self.op} {self.key}"
+
+
+def make_op(op: str, key: str, value: str = "") -> Op:
+    """Return a validated op (name lower-cased, key trimmed); raise OpError with a sentence otherwise."""
+    name = (op or "").strip().lower()
+    if name not in WRITE_OPS:
+        raise OpError(f"{op!r} is not an op; use one of {', '.join(WRITE_OPS)}.")
+    key = (key or "").strip()
+    if not key:
+        raise OpError(f"A {name} op needs a variable name.")
+    if len(key) > MAX_KEY_CHARS:
+        raise OpError(f"The variable name is longer than {MAX_KEY_CHARS} characters.")
+    try:
+        split_path(key)
+    except PathError as error:
+        raise OpError(str(error)) from None
+    value = value if name in VALUE_OPS else ""
+    if len(value) > MAX_VALUE_CHARS:
+        raise OpError(f"The value of {key!r} is longer than {MAX_VALUE_CHARS} characters.")
+    return Op(name, key, value)
+
+
+def op_from_dict(data: Mapping[str, Any]) -> Op:
+    """Read a stored op (`{"op", "key", "value"}`); raise OpError when it is malformed."""
+    if not isinstance(data, Mapping):
+        raise OpError("An op must be an object with op, key and value.")
+    value = data.get("value", "")
+    return make_op(str(data.get("op", "")), str(data.get("key", "")), "" if value is None else str(value))
+
+
+def ops_from_json(items: Any) -> tuple[Op, ...]:
+    """Read a stored op list, skipping nothing: a malformed entry raises OpError."""
+    if not items:
+        return ()
+    if not isinstance(items, list):
+        raise OpError("The ops must be a list.")
+    return tuple(op_from_dict(item) for item in items)
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A variable state and the warnings met while producing it."""
+
+    variables: dict[str, Any]
+    warnings: tuple[str, ...] = ()
+
+
+def apply_ops(variables: Mapping[str, Any], ops: Iterable[Op]) -> Replay:
+    """Return the state after applying `ops` in order to `variables` (which is left untouched)."""
+    state = dict(variables)
+    warnings: list[str] = []
+    for op in ops:
+        warning = apply_op(state, op)
+        if warning:
+            warnings.append(warning)
+    return Replay(state, tuple(warnings))
+
+
+def replay(messages: Iterable[Sequence[Op]]) -> Replay:
+    """Return the state all the ops produce, message after message, starting from an empty state."""
+    state: dict[str, Any] = {}
+    warnings: list[str] = []
+    for ops in messages:
+        for op in ops:
+            warning = apply_op(state, op)
+            if warning:
+                warnings.append(warning)
+    return Replay(state, tuple(warnings))
+
+
+def replay_steps(messages: Iterable[Sequence[Op]]) -> list[Replay]:
+    """Return, for each message in order, the state after its ops (replayed from empty) and its warnings."""
+    state: dict[str, Any] = {}
+    steps: list[Replay] = []
+    for ops in messages:
+        warnings = [warning for op in ops if (warning := apply_op(state, op))]
+        # Values are never changed in place (path writes rebuild their containers), so a shallow copy
+        # is a true snapshot.
+        steps.append(Replay(dict(state), tuple(warnings)))
+    return steps
+
+
+def apply_op(state: dict[str, Any], op: Op) -> str | None:
+    """Apply one op to `state` in place; return a warning sentence when it was refused or had no effect."""
+    try:
+        target = _locate(state, op.key)
+        if target is None:
+            _apply_flat(state, op.key, op)
+        else:
+            head, rest, collection, was_text = target
+            changed = _apply_at_path(collection, rest, op)
+            state[head] = _encode(changed) if was_text else changed
+    except PathError as error:
+        return f"{op.describe()}: {error}"
+    except _Unchanged as reason:
+        return f"{op.describe()}: {reason}"
+    return None
+
+
+class _Unchanged(Exception):
+    """The op left the state as it was (e.g. incvar on text)."""
+
+
+def _locate(state: Mapping[str, Any], key: str) -> tuple[str, str, dict | list, bool] | None:
+    """For a dotted key whose head holds a JSON collection: (head, rest of the path, collection, was text)."""
+    segments = split_path(key)  # refuses forbidden segments before any write, flat or not
+    if len(segments) == 1:
+        return None
+    head = segments[0]
+    if head not in state:
+        return None
+    current = state[head]
+    collection = as_collection(current)
+    if collection is None:
+        return None
+    return head, ".".join(segments[1:]), collection, isinstance(current, str)
+
+
+def _encode(value: dict | list) -> str:
+    """A collection back to text, compact as JSON.stringify writes it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _json_value(text: str) -> Any:
+    """Text that is a JSON value becomes that value; anything else stays text."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return text
+
+
+def _tidy(number: float | int) -> float | int:
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
+        return int(number)
+    return number
+
+
+def _number_or_none(value: Any) -> float | int | None:
+    if isinstance(value, dict | list | bool):
+        return None
+    return js_number(value)
+
+
+def _added(current: Any, addition: Any, *, exists: bool) -> Any:
+    """SPEC §2.2's addvar on a value that is not an array: numbers add, anything else appends as text."""
+    if not exists or current in (None, ""):
+        current = 0
+    base = _number_or_none(current)
+    increment = _number_or_none(addition)
+    if base is None or increment is None:
+        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
+        return prefix + to_text(addition)
+    return _tidy(base + increment)
+
+
+def _stepped(current: Any, op: Op, *, exists: bool) -> float | int:
+    number = 0 if not exists or current in (None, "") else _number_or_none(current)
+    if number is None:
+        raise _Unchanged("the value is not a number, so it was left unchanged.")
+    return _tidy(number + (-1 if op.op == "decvar" else 1))
+
+
+def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
+    """An op on a plain variable (no path, or a dotted key whose head holds no JSON collection)."""
+    exists = key in state
+    current = state.get(key)
+    if op.op == "setvar":
+        state[key] = op.value
+    elif op.op == "deletevar":
+        state.pop(key, None)
+    elif op.op == "addvar":
+        array = as_collection(current) if exists else None
+        if isinstance(array, list):
+            state[key] = [*array, op.value] if isinstance(current, list) else _encode([*array, op.value])
+        else:
+            state[key] = _added(current, op.value, exists=exists)
+    else:
+        state[key] = _stepped(current, op, exists=exists)
+
+
+def _apply_at_path(collection: dict | list, path: str, op: Op) -> dict | list:
+    """An op inside a JSON collection at `path`; returns the rebuilt collection (the input is not changed)."""
+    if op.op == "setvar":
+        return set_path(collection, path, _json_value(op.value))
+    if op.op == "deletevar":
+        return delete_path(collection, path)
+    found, current = get_path(collection, split_path(path))
+    if op.op == "addvar":
+        addition = _json_value(op.value)
+        if found and isinstance(current, list):
+            return append_path(collection, path, addition)
+        return set_path(collection, path, _added(current, addition, exists=found))
+    if found and _number_or_none(current) is None:
+        raise _Unchanged("the value at the path is not a number, so it was left unchanged.")
+    return increment_path(collection, path, -1 if op.op == "decvar" else 1)
