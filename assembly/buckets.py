@@ -1,0 +1,374 @@
+"""The bucket document (SPEC §3.2, schema version 1): parsed and validated into frozen dataclasses.
+
+Pure: no Django. `parse_buckets(data)` takes the decoded JSON and returns a `BucketDocument`, or raises
+`BucketError` whose message is one sentence naming the field at fault. The schema is documented in
+docs/assembly.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+SCHEMA_VERSION = 1
+
+# The native tags in their fixed order (SPEC §3.1).
+TAGS = (
+    "SYSTEM_HUMANIZER_RULES",
+    "SYSTEM_CHANNEL_PROMPT",
+    "SYSTEM_PERSONA_PROMPT",
+    "SYSTEM_PERSONALITY",
+    "KNOWLEDGE_SERVER_INFO",
+    "KNOWLEDGE_SERVER_MEMORIES",
+    "KNOWLEDGE_SERVER_EMOJIS",
+    "KNOWLEDGE_SERVER_STICKERS",
+    "KNOWLEDGE_USERS_IN_CONVERSATION",
+    "KNOWLEDGE_SHORT_TERM_MEMORY",
+    "KNOWLEDGE_SERVER_DOCUMENTS",
+    "KNOWLEDGE_SERVER_CONDITIONING",
+    "DIALOGUE_SAMPLE",
+    "DIALOGUE_HISTORY",
+)
+ROLES = ("system", "user", "assistant")
+HISTORY_ROLES = ("user", "assistant")
+MAX_HISTORY = 5000
+
+
+class BucketError(ValueError):
+    """The document is not a valid bucket document; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryMessage:
+    role: str  # "user" | "assistant"
+    name: str
+    content: str
+    timestamp: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SampleDialogue:
+    user: str
+    char: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelPrompt:
+    mode: str  # "append" | "replace"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StmLine:
+    """One rendered short-term-memory item; `same_channel` marks the current channel's summary."""
+
+    role: str
+    text: str
+    same_channel: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TaggedItem:
+    """A pre-built native item, for a bot that builds its own blocks (`items` in the document)."""
+
+    tag: str
+    role: str
+    text: str
+    fallback: bool = False
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StmInputs:
+    channel: int
+    user: int
+    parent_channel: int | None = None
+    lineage: str = ""
+    has_tools: bool = False
+    provider: str = ""
+    long_term_intent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    context: int
+    reply: int = 0
+
+    @property
+    def prompt(self) -> int:
+        """Tokens the prompt may use: the context window minus the reply's reserve."""
+        return self.context - self.reply
+
+
+@dataclass(frozen=True, slots=True)
+class BucketDocument:
+    """A validated bucket document; every field has the empty default of SPEC §3.2."""
+
+    version: int = SCHEMA_VERSION
+    user_name: str = "User"
+    char_name: str = "Assistant"
+    system_prompt: str | None = None
+    channel_prompt: ChannelPrompt | None = None
+    persona_prompt: str = ""
+    personality: tuple[str, ...] = ()
+    server_info: str = ""
+    server_memories: tuple[str, ...] = ()
+    emojis: tuple[str, ...] = ()
+    stickers: tuple[str, ...] = ()
+    users_in_conversation: str = ""
+    documents: tuple[str, ...] = ()
+    conditioning: str = ""
+    sample_dialogues: tuple[SampleDialogue, ...] = ()
+    history: tuple[HistoryMessage, ...] = ()
+    short_term_memory: tuple[StmLine, ...] = ()
+    tail_directives: tuple[str, ...] = ()
+    stm_context: StmInputs | None = None
+    budget: Budget | None = None
+    impersonation: bool = False
+    now: datetime | None = None
+    timezone: str = "UTC"
+    seed: int | None = None
+    variables: dict[str, Any] = field(default_factory=dict)
+    global_variables: dict[str, Any] = field(default_factory=dict)
+    items: tuple[TaggedItem, ...] | None = None
+
+
+def parse_buckets(data: Any) -> BucketDocument:
+    """The validated document; raises BucketError (one sentence naming the field) when it is not valid."""
+    if not isinstance(data, dict):
+        raise BucketError("The bucket document must be a JSON object.")
+    version = data.get("version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise BucketError(f"Unsupported bucket document version {version!r}: this server reads version 1.")
+    names = _object(data, "names") or {}
+    history = _list(data, "history")
+    if len(history) > MAX_HISTORY:
+        raise BucketError(f"`history` has {len(history)} messages; at most {MAX_HISTORY} are accepted.")
+    items = data.get("items")
+    return BucketDocument(
+        user_name=_text(names, "user", "names.user") or "User",
+        char_name=_text(names, "char", "names.char") or "Assistant",
+        system_prompt=_optional_text(data, "system_prompt"),
+        channel_prompt=_channel_prompt(data.get("channel_prompt")),
+        persona_prompt=_text(data, "persona_prompt"),
+        personality=_texts(data, "personality"),
+        server_info=_text(data, "server_info"),
+        server_memories=_texts(data, "server_memories"),
+        emojis=_texts(data, "emojis"),
+        stickers=_texts(data, "stickers"),
+        users_in_conversation=_text(data, "users_in_conversation"),
+        documents=_texts(data, "documents"),
+        conditioning=_text(data, "conditioning"),
+        sample_dialogues=tuple(_sample(entry, i) for i, entry in enumerate(_list(data, "sample_dialogues"))),
+        history=tuple(_history(entry, i) for i, entry in enumerate(history)),
+        short_term_memory=tuple(
+            _stm_line(entry, i) for i, entry in enumerate(_list(data, "short_term_memory"))
+        ),
+        tail_directives=_texts(data, "tail_directives"),
+        stm_context=_stm_inputs(data.get("stm_context")),
+        budget=_budget(data.get("budget")),
+        impersonation=_bool(data, "impersonation"),
+        now=_moment(data.get("now"), "now"),
+        timezone=_timezone(data.get("timezone")),
+        seed=_seed(data.get("seed")),
+        variables=_object(data, "variables") or {},
+        global_variables=_object(data, "global_variables") or {},
+        items=None
+        if items is None
+        else tuple(_item(entry, i) for i, entry in enumerate(_list(data, "items"))),
+    )
+
+
+def _text(data: dict, key: str, label: str | None = None) -> str:
+    value = data.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BucketError(f"`{label or key}` must be a string.")
+    return value
+
+
+def _optional_text(data: dict, key: str) -> str | None:
+    return None if data.get(key) is None else _text(data, key)
+
+
+def _list(data: dict, key: str) -> list:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BucketError(f"`{key}` must be a list.")
+    return value
+
+
+def _texts(data: dict, key: str) -> tuple[str, ...]:
+    values = _list(data, key)
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise BucketError(f"`{key}[{index}]` must be a string.")
+    return tuple(values)
+
+
+def _object(data: dict, key: str) -> dict | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, dict):
+        raise BucketError(f"`{key}` must be an object.")
+    return value
+
+
+def _bool(data: dict, key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise BucketError(f"`{key}` must be true or false.")
+    return value
+
+
+def _entry(entry: Any, label: str) -> dict:
+    if not isinstance(entry, dict):
+        raise BucketError(f"`{label}` must be an object.")
+    return entry
+
+
+def _role(entry: dict, label: str, allowed: tuple[str, ...]) -> str:
+    role = entry.get("role")
+    if role not in allowed:
+        choices = " or ".join(f'"{r}"' for r in allowed)
+        raise BucketError(f"`{label}.role` must be {choices}.")
+    return role
+
+
+def _channel_prompt(value: Any) -> ChannelPrompt | None:
+    if value is None:
+        return None
+    entry = _entry(value, "channel_prompt")
+    mode = entry.get("mode", "append")
+    if mode not in ("append", "replace"):
+        raise BucketError('`channel_prompt.mode` must be "append" or "replace".')
+    return ChannelPrompt(mode=mode, text=_text(entry, "text", "channel_prompt.text"))
+
+
+def _sample(value: Any, index: int) -> SampleDialogue:
+    label = f"sample_dialogues[{index}]"
+    entry = _entry(value, label)
+    return SampleDialogue(
+        user=_text(entry, "user", f"{label}.user"), char=_text(entry, "char", f"{label}.char")
+    )
+
+
+def _history(value: Any, index: int) -> HistoryMessage:
+    label = f"history[{index}]"
+    entry = _entry(value, label)
+    return HistoryMessage(
+        role=_role(entry, label, HISTORY_ROLES),
+        name=_text(entry, "name", f"{label}.name"),
+        content=_text(entry, "content", f"{label}.content"),
+        timestamp=_moment(entry.get("timestamp"), f"{label}.timestamp"),
+    )
+
+
+def _stm_line(value: Any, index: int) -> StmLine:
+    label = f"short_term_memory[{index}]"
+    entry = _entry(value, label)
+    same = entry.get("same_channel", False)
+    if not isinstance(same, bool):
+        raise BucketError(f"`{label}.same_channel` must be true or false.")
+    return StmLine(
+        role=_role(entry, label, ROLES), text=_text(entry, "text", f"{label}.text"), same_channel=same
+    )
+
+
+def _item(value: Any, index: int) -> TaggedItem:
+    label = f"items[{index}]"
+    entry = _entry(value, label)
+    tag = entry.get("tag")
+    if tag not in TAGS:
+        raise BucketError(f"`{label}.tag` must be one of the native tags, such as SYSTEM_HUMANIZER_RULES.")
+    fallback = entry.get("fallback", False)
+    if not isinstance(fallback, bool):
+        raise BucketError(f"`{label}.fallback` must be true or false.")
+    return TaggedItem(
+        tag=tag,
+        role=_role(entry, label, ROLES),
+        text=_text(entry, "text", f"{label}.text"),
+        fallback=fallback,
+        name=_text(entry, "name", f"{label}.name"),
+    )
+
+
+def _int(value: Any, label: str, *, optional: bool = False) -> int | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BucketError(f"`{label}` must be a whole number.")
+    return value
+
+
+def _stm_inputs(value: Any) -> StmInputs | None:
+    if value is None:
+        return None
+    entry = _entry(value, "stm_context")
+    provider = entry.get("provider") or ""
+    if not isinstance(provider, str):
+        raise BucketError("`stm_context.provider` must be a string.")
+    lineage = entry.get("lineage") or ""
+    if not isinstance(lineage, str):
+        raise BucketError("`stm_context.lineage` must be a string.")
+    return StmInputs(
+        channel=_int(entry.get("channel"), "stm_context.channel"),
+        user=_int(entry.get("user"), "stm_context.user"),
+        parent_channel=_int(entry.get("parent_channel"), "stm_context.parent_channel", optional=True),
+        lineage=lineage,
+        has_tools=_bool(entry, "has_tools"),
+        provider=provider,
+        long_term_intent=_bool(entry, "long_term_intent"),
+    )
+
+
+def _budget(value: Any) -> Budget | None:
+    if value is None:
+        return None
+    entry = _entry(value, "budget")
+    context = _int(entry.get("context"), "budget.context")
+    reply = _int(entry.get("reply", 0), "budget.reply")
+    if context <= 0 or reply < 0 or reply >= context:
+        raise BucketError("`budget.context` must be positive and larger than `budget.reply`.")
+    return Budget(context=context, reply=reply)
+
+
+def _moment(value: Any, label: str) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BucketError(f"`{label}` must be an ISO 8601 date and time, such as 2026-11-21T20:07:30Z.")
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise BucketError(
+            f"`{label}` must be an ISO 8601 date and time, such as 2026-11-21T20:07:30Z."
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _timezone(value: Any) -> str:
+    if value is None or value == "":
+        return "UTC"
+    if not isinstance(value, str):
+        raise BucketError("`timezone` must be an IANA time zone name, such as Europe/Berlin.")
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise BucketError(f"`timezone` {value!r} is not a known IANA time zone name.") from None
+    return value
+
+
+def _seed(value: Any) -> int | None:
+    seed = _int(value, "seed", optional=True)
+    if seed is not None and not 0 <= seed < 2**63:
+        raise BucketError("`seed` must be a non-negative whole number below 2^63.")
+    return seed

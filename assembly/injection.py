@@ -1,0 +1,96 @@
+"""Depth injection (SPEC §3.4): place depth-injected texts relative to the end of the history.
+
+Two styles. `merge` appends each batch to an existing history item as `\\n[System: …]` (strict
+providers never see an extra message); `standalone` inserts new messages the way SillyTavern does.
+Tail directives (SPEC §3.2) are placed like a depth-1 injection that sorts after every node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .parts import Item, Part, assembler_source
+from .rearrange import Arrangement, Injection
+
+STYLES = ("merge", "standalone")
+ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
+TAIL_INDEX = 1 << 30
+
+
+def tail_injections(directives: Sequence[str]) -> list[Injection]:
+    """Tail directives as depth-1 injections that come after every preset node of that depth."""
+    return [
+        Injection(text, 1, 0, TAIL_INDEX + k, "system", assembler_source("tail_directive"))
+        for k, text in enumerate(directives)
+        if text.strip()
+    ]
+
+
+def place_injections(arrangement: Arrangement, style: str) -> Arrangement:
+    """The arrangement with its injections placed into (or after) the history; injections emptied."""
+    if not arrangement.injections:
+        return arrangement
+    if style == "standalone":
+        return _standalone(arrangement)
+    return _merge(arrangement)
+
+
+def _merge(arr: Arrangement) -> Arrangement:
+    history = list(arr.history)
+    ordered = sorted(arr.injections, key=lambda inj: (-inj.depth, inj.order, inj.index))
+    if not history:
+        # Nothing to merge into: one trailing user item, never dropped.
+        part = _batch_part(ordered, lead="")
+        trailing = Item(tag="", role="user", parts=(part,))
+        return Arrangement(before=arr.before, history=[], after=[*arr.after, trailing])
+    batches: dict[int, list[Injection]] = {}
+    for inj in ordered:
+        target = max(0, len(history) - 1 - inj.depth)
+        batches.setdefault(target, []).append(inj)
+    for target, batch in batches.items():
+        item = history[target]
+        history[target] = item.with_parts((*item.parts, _batch_part(batch, lead="\n")))
+    return Arrangement(before=arr.before, history=history, after=arr.after)
+
+
+def _batch_part(batch: list[Injection], *, lead: str) -> Part:
+    text = lead + "[System: " + "\n".join(inj.text for inj in batch) + "]"
+    sources = tuple(dict.fromkeys(inj.source for inj in batch))
+    return Part(text=text, sources=sources, trusted=True)
+
+
+def _standalone(arr: Arrangement) -> Arrangement:
+    history = arr.history
+    count = len(history)
+    # position p = insert before history[p]; exactly `depth` history messages follow it.
+    at: dict[int, list[Injection]] = {}
+    for inj in arr.injections:
+        at.setdefault(count - min(inj.depth, count), []).append(inj)
+    placed: list[Item] = []
+    for position in range(count + 1):
+        for inj_group in _groups(at.get(position, [])):
+            placed.extend(inj_group)
+        if position < count:
+            placed.append(history[position])
+    return Arrangement(before=arr.before, history=placed, after=arr.after)
+
+
+def _groups(injections: list[Injection]) -> list[list[Item]]:
+    """Messages for one insertion point: deeper first, then order ascending, one message per role."""
+    by_key: dict[tuple[int, int], list[Injection]] = {}
+    for inj in sorted(injections, key=lambda i: (-i.depth, i.order, i.index)):
+        by_key.setdefault((-inj.depth, inj.order), []).append(inj)
+    groups = []
+    for key in sorted(by_key):
+        members = by_key[key]
+        messages = []
+        for role in sorted({inj.role for inj in members}, key=ROLE_ORDER.__getitem__):
+            same = [inj for inj in members if inj.role == role]
+            part = Part(
+                text="\n".join(inj.text for inj in same),
+                sources=tuple(dict.fromkeys(inj.source for inj in same)),
+                trusted=True,
+            )
+            messages.append(Item(tag="", role=role, parts=(part,)))
+        groups.append(messages)
+    return groups

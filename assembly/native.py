@@ -1,0 +1,183 @@
+"""Native assembly: the bucket document as tagged items in the fixed order of SPEC §3.1.
+
+`native_items` gives every non-empty block as an `Item`; `macro_inputs` gives what the content
+macros read ({{description}}, {{personality}}, {{mesExamples}}, …) from the same blocks, so a preset
+sees exactly what native assembly would send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from .buckets import TAGS, BucketDocument, StmLine, TaggedItem
+from .parts import Item, Part, native_source, single
+
+FALLBACK_SYSTEM_PROMPT = (
+    "You are {{char}}, a member of this Discord server. Reply in character, keep it conversational, "
+    "and answer the latest message."
+)
+SAMPLE_HEADER = "<START>"
+TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
+
+# Server-configured text: identity macros are resolved in it. Everything else is end-user or
+# retrieved text and is sent as it is (SPEC §3.3, last rule).
+TRUSTED_TAGS = frozenset(
+    {
+        "SYSTEM_HUMANIZER_RULES",
+        "SYSTEM_CHANNEL_PROMPT",
+        "SYSTEM_PERSONA_PROMPT",
+        "SYSTEM_PERSONALITY",
+        "KNOWLEDGE_SERVER_CONDITIONING",
+        "DIALOGUE_SAMPLE",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MacroInputs:
+    """The block texts the content macros read."""
+
+    description: str = ""
+    personality: str = ""
+    mes_examples: str = ""
+    mes_examples_raw: str = ""
+    last_user_message: str = ""
+    last_message: str = ""
+    last_char_message: str = ""
+    summary: str = ""
+    user_message_times: tuple[datetime, ...] = ()
+
+
+def native_items(
+    doc: BucketDocument, *, stm: tuple[StmLine, ...] | None = None, sample_header: str = SAMPLE_HEADER
+) -> tuple[Item, ...]:
+    """Every non-empty native block of the document as items, in the fixed tag order.
+
+    `stm` replaces the document's inline short-term memory (the stored STM's items);
+    `sample_header` replaces the `<START>` line of each sample dialogue (a preset's
+    `new_example_chat_prompt`; "" for none).
+    """
+    if doc.items is not None:
+        return _from_tagged(doc.items)
+    memory = doc.short_term_memory if stm is None else stm
+    items: list[Item] = []
+
+    def block(tag: str, text: str, role: str = "system", **extra: object) -> None:
+        if text.strip():
+            items.append(single(tag, role, text, native_source(tag), trusted=tag in TRUSTED_TAGS, **extra))
+
+    channel = doc.channel_prompt
+    if channel is not None and channel.mode == "replace" and channel.text.strip():
+        block("SYSTEM_HUMANIZER_RULES", channel.text)
+    elif doc.system_prompt is not None and doc.system_prompt.strip():
+        block("SYSTEM_HUMANIZER_RULES", doc.system_prompt)
+    else:
+        block("SYSTEM_HUMANIZER_RULES", FALLBACK_SYSTEM_PROMPT, fallback=True)
+    if channel is not None and channel.mode == "append":
+        block("SYSTEM_CHANNEL_PROMPT", channel.text)
+    block("SYSTEM_PERSONA_PROMPT", doc.persona_prompt)
+    block("SYSTEM_PERSONALITY", "\n".join(doc.personality))
+    block("KNOWLEDGE_SERVER_INFO", doc.server_info)
+    block("KNOWLEDGE_SERVER_MEMORIES", _bullets("Server memories:", doc.server_memories))
+    block("KNOWLEDGE_SERVER_EMOJIS", _bullets("Custom emojis you can use:", doc.emojis))
+    block("KNOWLEDGE_SERVER_STICKERS", _bullets("Stickers you can send:", doc.stickers))
+    block("KNOWLEDGE_USERS_IN_CONVERSATION", doc.users_in_conversation)
+    for line in memory:
+        block("KNOWLEDGE_SHORT_TERM_MEMORY", line.text, line.role, same_channel=line.same_channel)
+    block("KNOWLEDGE_SERVER_DOCUMENTS", "\n\n".join(d for d in doc.documents if d.strip()))
+    block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
+    for index, pair in enumerate(doc.sample_dialogues):
+        block("DIALOGUE_SAMPLE", format_sample(pair.user, pair.char, sample_header), group=index)
+    for message in doc.history:
+        text = (
+            f"{message.name}: {message.content}"
+            if message.role == "user" and message.name
+            else message.content
+        )
+        if text.strip():
+            items.append(
+                single(
+                    "DIALOGUE_HISTORY",
+                    message.role,
+                    text,
+                    native_source("DIALOGUE_HISTORY"),
+                    trusted=False,
+                    history=True,
+                )
+            )
+    return tuple(items)
+
+
+def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
+    """One sample dialogue pair in the `{{mesExamples}}` format (SPEC §3.2)."""
+    lines = [header] if header else []
+    if user.strip():
+        lines.append(f"{{{{user}}}}: {user}")
+    if char.strip():
+        lines.append(f"{{{{char}}}}: {char}")
+    return "\n".join(lines) if len(lines) > (1 if header else 0) else ""
+
+
+def macro_inputs(doc: BucketDocument, items: tuple[Item, ...]) -> MacroInputs:
+    """What the content macros read, taken from the same blocks native assembly sends."""
+    by_tag: dict[str, list[Item]] = {}
+    for item in items:
+        by_tag.setdefault(item.tag, []).append(item)
+    samples = [item.text for item in by_tag.get("DIALOGUE_SAMPLE", ())]
+    summary = "\n".join(
+        item.text for item in by_tag.get("KNOWLEDGE_SHORT_TERM_MEMORY", ()) if item.same_channel
+    )
+    if doc.items is not None:
+        history = [(item.role, item.text) for item in by_tag.get("DIALOGUE_HISTORY", ())]
+        times: tuple[datetime, ...] = ()
+        raw = [s.split("\n", 1)[1] if s.startswith(SAMPLE_HEADER + "\n") else s for s in samples]
+        personality = "\n".join(item.text for item in by_tag.get("SYSTEM_PERSONALITY", ()))
+        description = "\n".join(item.text for item in by_tag.get("SYSTEM_PERSONA_PROMPT", ()))
+    else:
+        history = [(m.role, m.content) for m in doc.history]
+        times = tuple(m.timestamp for m in doc.history if m.role == "user" and m.timestamp is not None)
+        raw = [format_sample(p.user, p.char, "") for p in doc.sample_dialogues]
+        samples = [format_sample(p.user, p.char) for p in doc.sample_dialogues]
+        personality = "\n".join(doc.personality)
+        description = doc.persona_prompt
+    return MacroInputs(
+        description=description,
+        personality=personality,
+        mes_examples="\n".join(s for s in samples if s),
+        mes_examples_raw="\n".join(s for s in raw if s),
+        last_user_message=next((text for role, text in reversed(history) if role == "user"), ""),
+        last_message=history[-1][1] if history else "",
+        last_char_message=next((text for role, text in reversed(history) if role == "assistant"), ""),
+        summary=summary,
+        user_message_times=times,
+    )
+
+
+def _bullets(heading: str, entries: tuple[str, ...]) -> str:
+    kept = [entry for entry in entries if entry.strip()]
+    return "\n".join([heading, *(f"- {entry}" for entry in kept)]) if kept else ""
+
+
+def _from_tagged(tagged: tuple[TaggedItem, ...]) -> tuple[Item, ...]:
+    items: list[Item] = []
+    for index, entry in enumerate(tagged):
+        if not entry.text.strip():
+            continue
+        text = entry.text
+        if entry.tag == "DIALOGUE_HISTORY" and entry.role == "user" and entry.name:
+            text = f"{entry.name}: {text}"
+        part = Part(text=text, sources=(native_source(entry.tag),), trusted=entry.tag in TRUSTED_TAGS)
+        items.append(
+            Item(
+                tag=entry.tag,
+                role=entry.role,
+                parts=(part,),
+                fallback=entry.fallback,
+                group=index if entry.tag == "DIALOGUE_SAMPLE" else -1,
+                history=entry.tag == "DIALOGUE_HISTORY",
+            )
+        )
+    # Pre-built items keep the fixed native order even if the bot sent them shuffled.
+    items.sort(key=lambda item: TAG_ORDER[item.tag])
+    return tuple(items)

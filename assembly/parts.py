@@ -1,0 +1,125 @@
+"""The pieces an assembly is made of: sources, parts, items, messages and omissions.
+
+Every part of the output knows where it came from (`Source`) and whether identity macros may be
+resolved in it (`trusted`: preset text and server-configured text only, never end-user text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    kind: str  # "native" | "node" | "assembler"
+    tag: str = ""
+    identifier: str = ""
+    name: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        """The JSON shape of SPEC §3.5."""
+        if self.kind == "native":
+            return {"kind": "native", "tag": self.tag}
+        if self.kind == "node":
+            return {"kind": "node", "identifier": self.identifier, "name": self.name}
+        return {"kind": "assembler", "name": self.name}
+
+    @property
+    def label(self) -> str:
+        """A short human label, for the preview."""
+        if self.kind == "native":
+            return self.tag
+        if self.kind == "node":
+            return f"{self.name or self.identifier} ({self.identifier})"
+        return f"assembler: {self.name}"
+
+
+def native_source(tag: str) -> Source:
+    return Source(kind="native", tag=tag)
+
+
+def node_source(identifier: str, name: str) -> Source:
+    return Source(kind="node", identifier=identifier, name=name)
+
+
+def assembler_source(name: str) -> Source:
+    return Source(kind="assembler", name=name)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of a message's text; parts are concatenated as they are."""
+
+    text: str
+    sources: tuple[Source, ...]
+    trusted: bool  # identity macros and `{random}` forms are resolved in it at the end
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One native item (SPEC §3.1) or one emitted preset node, before it becomes a message."""
+
+    tag: str  # a native tag, or "" for preset content and assembler items
+    role: str
+    parts: tuple[Part, ...]
+    fallback: bool = False  # the built-in system prompt
+    group: int = -1  # sample dialogues: the pair it belongs to
+    history: bool = False
+    same_channel: bool = False  # STM: the current channel's summary
+
+    @property
+    def text(self) -> str:
+        return "".join(part.text for part in self.parts)
+
+    def with_parts(self, parts: tuple[Part, ...]) -> Item:
+        return replace(self, parts=parts)
+
+
+def single(tag: str, role: str, text: str, source: Source, *, trusted: bool, **extra: Any) -> Item:
+    """An item of one part."""
+    return Item(tag=tag, role=role, parts=(Part(text=text, sources=(source,), trusted=trusted),), **extra)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of the output, in the neutral shape."""
+
+    role: str
+    content: str
+    sources: tuple[Source, ...]
+    tag: str = ""
+    history: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content, "sources": [s.to_dict() for s in self.sources]}
+
+
+@dataclass(frozen=True, slots=True)
+class Omission:
+    """Something the assembler left out, and why (both sentences)."""
+
+    what: str
+    reason: str
+    source: Source | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"what": self.what, "reason": self.reason}
+        if self.source is not None:
+            out["source"] = self.source.to_dict()
+        return out
+
+
+@dataclass(slots=True)
+class Notes:
+    """Warnings and omissions gathered along the way (mutable while one assembly runs)."""
+
+    warnings: list[str] = field(default_factory=list)
+    omitted: list[Omission] = field(default_factory=list)
+
+    def warn(self, sentence: str) -> None:
+        if sentence not in self.warnings:
+            self.warnings.append(sentence)
+
+    def omit(self, what: str, reason: str, source: Source | None = None) -> None:
+        self.omitted.append(Omission(what=what, reason=reason, source=source))

@@ -1,0 +1,86 @@
+"""Provider adapters (SPEC §3.5): the neutral message list shaped for OpenAI, Anthropic and Gemini.
+
+Each adapter returns the request body's message part as a plain dict, and `provider_texts` the
+texts that body sends (what the token count of §3.6 is taken over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .parts import Message
+
+PROVIDERS = ("openai", "anthropic", "gemini")
+CONVERSATION_START = "(conversation start)"
+
+
+def shape(provider: str, messages: Sequence[Message]) -> dict[str, Any]:
+    """The provider's request body for these messages; raises ValueError for an unknown provider."""
+    if provider == "openai":
+        return {"messages": [{"role": m.role, "content": m.content} for m in messages]}
+    if provider == "anthropic":
+        return _anthropic(messages)
+    if provider == "gemini":
+        return _gemini(messages)
+    raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+
+
+def provider_texts(provider: str, payload: dict[str, Any]) -> list[str]:
+    """Every message text of a shaped payload, the system part first."""
+    if provider == "openai":
+        return [m["content"] for m in payload["messages"]]
+    if provider == "anthropic":
+        system = [payload["system"]] if payload.get("system") else []
+        return system + [m["content"] for m in payload["messages"]]
+    system = [p["text"] for p in payload.get("system_instruction", {}).get("parts", [])]
+    return system + ["".join(p["text"] for p in c["parts"]) for c in payload["contents"]]
+
+
+def _split_leading_system(messages: Sequence[Message]) -> tuple[list[str], list[Message]]:
+    index = 0
+    while index < len(messages) and messages[index].role == "system":
+        index += 1
+    return [m.content for m in messages[:index]], list(messages[index:])
+
+
+def _as_turns(messages: Sequence[Message], assistant_role: str) -> list[tuple[str, str]]:
+    turns: list[tuple[str, str]] = []
+    for m in messages:
+        if m.role == "system":
+            role, text = "user", f"[System: {m.content}]"
+        else:
+            role, text = (assistant_role if m.role == "assistant" else "user"), m.content
+        turns.append((role, text))
+    return turns
+
+
+def _merge_same_roles(turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    merged: list[tuple[str, str]] = []
+    for role, text in turns:
+        if merged and merged[-1][0] == role:
+            merged[-1] = (role, merged[-1][1] + "\n\n" + text)
+        else:
+            merged.append((role, text))
+    return merged
+
+
+def _anthropic(messages: Sequence[Message]) -> dict[str, Any]:
+    system, rest = _split_leading_system(messages)
+    turns = _merge_same_roles(_as_turns(rest, "assistant"))
+    if not turns or turns[0][0] != "user":
+        turns.insert(0, ("user", CONVERSATION_START))
+    body: dict[str, Any] = {"messages": [{"role": role, "content": text} for role, text in turns]}
+    if system:
+        body = {"system": "\n\n".join(system), **body}
+    return body
+
+
+def _gemini(messages: Sequence[Message]) -> dict[str, Any]:
+    system, rest = _split_leading_system(messages)
+    body: dict[str, Any] = {
+        "contents": [{"role": role, "parts": [{"text": text}]} for role, text in _as_turns(rest, "model")]
+    }
+    if system:
+        body = {"system_instruction": {"parts": [{"text": "\n\n".join(system)}]}, **body}
+    return body

@@ -1,0 +1,325 @@
+"""Build, then rearrange (SPEC §3.3): the native items walked into a preset's node order.
+
+`rearrange` takes the native items, the preset and the rendered node texts, and returns an
+`Arrangement`: what comes before the history, the history, what the preset places after it, and
+the depth injections still to place (§3.4, `injection.py`). Every block it drops is recorded in
+`Notes` with its reason; nothing the server configured disappears silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from presets.compiled import CompiledNode, CompiledPreset
+
+from .buckets import TAGS
+from .parts import Item, Notes, Part, Source, native_source, node_source
+
+DEPTH_BLOCK_TAG = ""
+WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
+SYSTEM_SLOTS = ("main", "nsfw", "jailbreak", "enhanceDefinitions")
+SILENT_MARKERS = ("scenario", "personaDescription", "nsfw", "jailbreak", "enhanceDefinitions")
+MARKER_TAG = {
+    "charDescription": "SYSTEM_PERSONA_PROMPT",
+    "charPersonality": "SYSTEM_PERSONALITY",
+    "dialogueExamples": "DIALOGUE_SAMPLE",
+    "worldInfoBefore": "KNOWLEDGE_SERVER_DOCUMENTS",
+    "worldInfoAfter": "KNOWLEDGE_SERVER_DOCUMENTS",
+}
+KNOWN_MARKERS = frozenset({*MARKER_TAG, *SILENT_MARKERS, "main", "chatHistory"})
+ANCHORS = ("main", "charDescription", "charPersonality")
+ANCHORED_BLOCKS = (
+    "KNOWLEDGE_SERVER_INFO",
+    "KNOWLEDGE_SERVER_MEMORIES",
+    "KNOWLEDGE_SERVER_EMOJIS",
+    "KNOWLEDGE_SERVER_STICKERS",
+)
+PRE_HISTORY_BLOCKS = (
+    "KNOWLEDGE_USERS_IN_CONVERSATION",
+    "KNOWLEDGE_SHORT_TERM_MEMORY",
+    "KNOWLEDGE_SERVER_CONDITIONING",
+)
+# A content macro a node expanded with non-empty text -> the native block it duplicates.
+DEDUP_BLOCKS = {
+    "description": "SYSTEM_PERSONA_PROMPT",
+    "personality": "SYSTEM_PERSONALITY",
+    "mesExamples": "DIALOGUE_SAMPLE",
+    "summary": "KNOWLEDGE_SHORT_TERM_MEMORY",
+}
+BLOCK_NAMES = {
+    "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
+    "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
+    "SYSTEM_PERSONA_PROMPT": "the persona prompt",
+    "SYSTEM_PERSONALITY": "the personality attributes",
+    "KNOWLEDGE_SERVER_INFO": "the server info",
+    "KNOWLEDGE_SERVER_MEMORIES": "the server memories",
+    "KNOWLEDGE_SERVER_EMOJIS": "the emoji list",
+    "KNOWLEDGE_SERVER_STICKERS": "the sticker list",
+    "KNOWLEDGE_USERS_IN_CONVERSATION": "the users in the conversation",
+    "KNOWLEDGE_SHORT_TERM_MEMORY": "the short-term memory",
+    "KNOWLEDGE_SERVER_DOCUMENTS": "the retrieved documents",
+    "KNOWLEDGE_SERVER_CONDITIONING": "the conditioning guidance",
+    "DIALOGUE_SAMPLE": "the sample dialogues",
+    "DIALOGUE_HISTORY": "the conversation history",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Injection:
+    """A depth-injected text waiting for its place in the history (SPEC §3.4)."""
+
+    text: str
+    depth: int
+    order: int
+    index: int  # node order; tail directives sort after every node
+    role: str
+    source: Source
+
+
+@dataclass(slots=True)
+class Arrangement:
+    """The assembled items in three runs around the history, plus the injections to place."""
+
+    before: list[Item] = field(default_factory=list)
+    history: list[Item] = field(default_factory=list)
+    after: list[Item] = field(default_factory=list)
+    injections: list[Injection] = field(default_factory=list)
+
+
+def native_arrangement(items: tuple[Item, ...]) -> Arrangement:
+    """Native assembly: every block in the fixed order, then the history."""
+    return Arrangement(
+        before=[item for item in items if not item.history], history=[item for item in items if item.history]
+    )
+
+
+def node_is_active(node: CompiledNode, notes: Notes | None = None) -> bool:
+    """True for an enabled node that takes part in a normal generation (its trigger allows it)."""
+    n = node.node
+    if not n.enabled:
+        return False
+    if n.injection_trigger and "normal" not in n.injection_trigger:
+        if notes is not None:
+            triggers = ", ".join(n.injection_trigger)
+            notes.omit(
+                f"Node “{n.name or n.identifier}”.",
+                f"It only runs for these generation types: {triggers}; the bot sends normal replies.",
+                node_source(n.identifier, n.name),
+            )
+        return False
+    return True
+
+
+def rearrange(
+    native: tuple[Item, ...],
+    preset: CompiledPreset,
+    rendered: Mapping[int, str],
+    expanded: frozenset[str],
+    notes: Notes,
+) -> Arrangement:
+    """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
+
+    `rendered` maps a node's position to its rendered text (identity macros still deferred);
+    `expanded` lists the content macros some enabled node expanded with non-empty text.
+    """
+    nodes = preset.nodes
+    active = [node_is_active(node, notes) for node in nodes]
+    buckets: dict[str, list[Item]] = {}
+    for item in native:
+        buckets.setdefault(item.tag, []).append(item)
+    dropped = _drop_duplicates_and_disabled(buckets, nodes, active, expanded, notes)
+
+    ids = [cn.node.identifier for cn in nodes]
+    history_at = ids.index("chatHistory") if "chatHistory" in ids else None
+    main_on = any(active[i] and ids[i] == "main" for i in range(len(nodes)))
+    limit = len(nodes) if history_at is None else history_at
+    anchor_at = max((i for i in range(limit) if active[i] and ids[i] in ANCHORS), default=None)
+    pre_at = next(
+        (
+            i
+            for i, ident in enumerate(ids)
+            if ident == "chatHistory" or (active[i] and ident == "dialogueExamples")
+        ),
+        None,
+    )
+    wi_at = next((i for i in range(len(nodes)) if active[i] and ids[i] in WORLD_INFO), None)
+    claimed_after = _claimed_after(nodes, active, history_at)
+
+    out = Arrangement()
+    current = out.before
+    emitted: set[str] = set()
+    settings = preset.settings
+
+    def take(tag: str, prefix: str = "", suffix: str = "") -> None:
+        if tag in emitted or tag in dropped:
+            return
+        emitted.add(tag)
+        items = buckets.get(tag, [])
+        if tag == "SYSTEM_PERSONALITY":
+            items = _wrap_format(items, settings.personality_format, "{{personality}}", tag)
+        elif tag == "KNOWLEDGE_SERVER_DOCUMENTS":
+            items = _wrap_format(items, settings.wi_format, "{0}", tag)
+        current.extend(_wrap(items, prefix, suffix, tag))
+
+    if not main_on:
+        # The server's prompt is never dropped: without an enabled `main` it opens the prompt.
+        take("SYSTEM_HUMANIZER_RULES")
+        take("SYSTEM_CHANNEL_PROMPT")
+
+    for index, compiled in enumerate(nodes):
+        node = compiled.node
+        if index == pre_at:
+            for tag in PRE_HISTORY_BLOCKS:
+                take(tag)
+            if wi_at is None:
+                take("KNOWLEDGE_SERVER_DOCUMENTS")
+        if node.identifier == "chatHistory":
+            if not active[index]:
+                notes.warn("The preset disables chatHistory; the conversation history is never omitted.")
+            for tag in TAGS[:-1]:
+                if tag not in claimed_after:
+                    take(tag)
+            emitted.add("DIALOGUE_HISTORY")
+            out.history = list(buckets.get("DIALOGUE_HISTORY", []))
+            current = out.after
+            continue
+        if not active[index] or node.kind == "comment":
+            continue
+        text = rendered.get(index, "")
+        if node.kind == "content" and node.injection_position == 1:
+            if text.strip():
+                depth = max(0, node.injection_depth)
+                out.injections.append(
+                    Injection(
+                        text,
+                        depth,
+                        node.injection_order,
+                        index,
+                        node.role,
+                        node_source(node.identifier, node.name),
+                    )
+                )
+            continue
+        if node.identifier == "main":
+            take("SYSTEM_HUMANIZER_RULES")
+            take("SYSTEM_CHANNEL_PROMPT")
+        elif node.kind == "marker":
+            tag = MARKER_TAG.get(node.identifier)
+            if tag is not None:
+                take(tag, node.prefix, node.suffix)
+            elif node.identifier not in KNOWN_MARKERS:
+                notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
+        if node.kind == "content" and text.strip():
+            part = Part(text=text, sources=(node_source(node.identifier, node.name),), trusted=True)
+            current.append(Item(tag=DEPTH_BLOCK_TAG, role=node.role, parts=(part,)))
+        if index == anchor_at:
+            for tag in ANCHORED_BLOCKS:
+                take(tag)
+
+    if history_at is None:
+        # No chatHistory in the preset: everything not placed yet goes first, then the history.
+        for tag in TAGS[:-1]:
+            take(tag)
+        out.history = list(buckets.get("DIALOGUE_HISTORY", []))
+    return out
+
+
+def _drop_duplicates_and_disabled(
+    buckets: dict[str, list[Item]],
+    nodes: tuple[CompiledNode, ...],
+    active: list[bool],
+    expanded: frozenset[str],
+    notes: Notes,
+) -> set[str]:
+    """Remove the blocks a preset suppresses; return the tags now dropped entirely."""
+    dropped: set[str] = set()
+    fallback = [item for item in buckets.get("SYSTEM_HUMANIZER_RULES", []) if item.fallback]
+    if fallback:
+        buckets["SYSTEM_HUMANIZER_RULES"] = [i for i in buckets["SYSTEM_HUMANIZER_RULES"] if not i.fallback]
+        notes.omit(
+            "The built-in fallback system prompt.",
+            "The server has no system prompt of its own, and the fallback is dropped while a preset is active.",
+            native_source("SYSTEM_HUMANIZER_RULES"),
+        )
+    for macro, tag in DEDUP_BLOCKS.items():
+        if macro not in expanded or not buckets.get(tag):
+            continue
+        if tag == "KNOWLEDGE_SHORT_TERM_MEMORY":
+            kept = [item for item in buckets[tag] if not item.same_channel]
+            if len(kept) == len(buckets[tag]):
+                continue
+            buckets[tag] = kept
+            what = "The current channel's short-term memory summary."
+        else:
+            dropped.add(tag)
+            what = f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag})."
+        notes.omit(what, f"A preset node already includes it through {{{{{macro}}}}}.", native_source(tag))
+
+    present_wi = [i for i, cn in enumerate(nodes) if cn.node.identifier in WORLD_INFO]
+    for compiled in nodes:
+        node = compiled.node
+        if node.kind != "marker" or node.enabled or node.identifier not in MARKER_TAG:
+            continue
+        tag = MARKER_TAG[node.identifier]
+        if node.identifier in WORLD_INFO and any(active[i] for i in present_wi):
+            continue
+        if tag in dropped or not buckets.get(tag):
+            continue
+        dropped.add(tag)
+        notes.omit(
+            f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag}).",
+            f"omitted: {node.identifier} disabled by the preset.",
+            native_source(tag),
+        )
+    return dropped
+
+
+def _claimed_after(nodes: tuple[CompiledNode, ...], active: list[bool], history_at: int | None) -> set[str]:
+    """Blocks an enabled node places after chatHistory: they are not leftovers."""
+    if history_at is None:
+        return set()
+    claimed: set[str] = set()
+    for index in range(history_at + 1, len(nodes)):
+        ident = nodes[index].node.identifier
+        if not active[index]:
+            continue
+        if ident == "main":
+            claimed.update(("SYSTEM_HUMANIZER_RULES", "SYSTEM_CHANNEL_PROMPT"))
+        elif ident in MARKER_TAG and nodes[index].node.kind == "marker":
+            claimed.add(MARKER_TAG[ident])
+    return claimed
+
+
+def _wrap(items: list[Item], prefix: str, suffix: str, tag: str) -> list[Item]:
+    """Legacy marker text around a non-empty block: prefix on its first item, suffix on its last."""
+    if not items or (not prefix and not suffix):
+        return list(items)
+    out = list(items)
+    source = (native_source(tag),)
+    if prefix:
+        out[0] = out[0].with_parts((Part(prefix, source, True), *out[0].parts))
+    if suffix:
+        out[-1] = out[-1].with_parts((*out[-1].parts, Part(suffix, source, True)))
+    return out
+
+
+def _wrap_format(items: list[Item], template: str, placeholder: str, tag: str) -> list[Item]:
+    """A preset's format template (personality_format, wi_format) around each item of a block."""
+    if template == placeholder or placeholder not in template:
+        return items
+    before, _, after = template.partition(placeholder)
+    return _wrap_each(items, before, after, tag)
+
+
+def _wrap_each(items: list[Item], before: str, after: str, tag: str) -> list[Item]:
+    source = (native_source(tag),)
+    wrapped = []
+    for item in items:
+        parts = item.parts
+        if before:
+            parts = (Part(before, source, True), *parts)
+        if after:
+            parts = (*parts, Part(after, source, True))
+        wrapped.append(item.with_parts(parts))
+    return wrapped

@@ -1,0 +1,72 @@
+"""Token counts (SPEC §3.6): exact and offline for OpenAI encodings, cached by text hash.
+
+OpenAI's published chat rule: each message costs its content's tokens + 3, and the reply priming
+costs 3 more. `bpe_openai` ships its rank tables, so counting never touches the network. For
+Anthropic and Gemini there is no public offline tokenizer: their counts are an estimate made with
+the same OpenAI encoding over the provider-shaped messages (documented in docs/assembly.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+ENCODINGS = ("o200k_base", "cl100k_base")
+DEFAULT_ENCODING = "o200k_base"
+PER_MESSAGE = 3
+REPLY_PRIMING = 3
+_CACHE_SIZE = 20_000
+_counts: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+
+
+@cache
+def _encoder(name: str) -> Any:
+    import bpe_openai
+
+    return bpe_openai.get_encoding(name)
+
+
+def count_text(text: str, encoding: str = DEFAULT_ENCODING) -> int:
+    """The exact number of tokens of `text` in the OpenAI encoding (special tokens count as text)."""
+    if not text:
+        return 0
+    key = (encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    found = _counts.get(key)
+    if found is not None:
+        _counts.move_to_end(key)
+        return found
+    count = len(_encoder(encoding).encode_ordinary(text))
+    _counts[key] = count
+    if len(_counts) > _CACHE_SIZE:
+        _counts.popitem(last=False)
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class TokenReport:
+    encoding: str
+    exact: bool  # False for providers whose tokenizer we can only estimate
+    per_message: tuple[int, ...]  # per neutral message: content tokens + 3
+    total: int  # the provider-shaped request, with the reply priming
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "per_message": list(self.per_message),
+            "encoding": self.encoding,
+            "exact": self.exact,
+        }
+
+
+def message_tokens(content: str, encoding: str = DEFAULT_ENCODING) -> int:
+    """One chat message's cost: its content's tokens plus the per-message overhead."""
+    return count_text(content, encoding) + PER_MESSAGE
+
+
+def count_messages(contents: Sequence[str], encoding: str = DEFAULT_ENCODING) -> int:
+    """A whole chat request: every message's cost plus the reply priming."""
+    return sum(message_tokens(text, encoding) for text in contents) + REPLY_PRIMING
