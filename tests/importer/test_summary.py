@@ -1,0 +1,158 @@
+"""SPEC §1.6 and the settings of §1.3: what the import summary counts, names and warns about."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from presets.st_format import ImportSummary, PromptSettings, resummarize
+
+from .conftest import pm_preset, prompt, warned
+
+MARKERS = [
+    "worldInfoBefore",
+    "charDescription",
+    "charPersonality",
+    "dialogueExamples",
+    "worldInfoAfter",
+    "chatHistory",
+]
+
+
+def _preset(disabled: tuple[str, ...] = (), extra: list[dict] | None = None, **top: object) -> dict:
+    prompts = [prompt("main", "M", role="system")] + [prompt(m, marker=True) for m in MARKERS] + (extra or [])
+    order = [
+        {"identifier": p["identifier"], "enabled": p["identifier"] not in disabled}
+        for p in prompts
+        if isinstance(p, dict)
+    ]
+    return pm_preset(prompts, order=order, **top)
+
+
+def test_counts_cover_kinds_toggleables_enabled_and_depth_injections(parse) -> None:
+    extra = [
+        prompt("note", "{{// section }}", role="system"),
+        prompt("deep", "D", role="system", injection_position=1, injection_depth=2),
+        prompt("off", "O", role="user"),
+        prompt("loose", "never ordered", role="system"),
+    ]
+    data = _preset(disabled=("off",), extra=extra)
+    data["prompt_order"][0]["order"] = [
+        e for e in data["prompt_order"][0]["order"] if e["identifier"] != "loose"
+    ]
+    s = parse(data).summary
+    assert (s.nodes, s.markers, s.content, s.comments) == (10, 6, 3, 1)
+    assert s.toggleable == 8  # all but the comment and chatHistory
+    assert s.enabled == 7  # "off" is disabled
+    assert s.depth_injections == 1
+    assert s.not_in_order == 1
+    assert s.shape == "prompt_manager"
+
+
+def test_disabled_markers_name_the_server_blocks_they_hide(parse) -> None:
+    s = parse(_preset(disabled=("charDescription", "dialogueExamples"))).summary
+    assert s.hidden_blocks == (
+        "persona prompt: charDescription is disabled",
+        "sample dialogues: dialogueExamples is disabled",
+    )
+
+
+def test_documents_are_hidden_only_when_every_world_info_marker_is_disabled(parse) -> None:
+    assert parse(_preset(disabled=("worldInfoBefore",))).summary.hidden_blocks == ()
+    s = parse(_preset(disabled=("worldInfoBefore", "worldInfoAfter"))).summary
+    assert s.hidden_blocks == ("documents: worldInfoBefore and worldInfoAfter are disabled",)
+
+
+def test_a_disabled_chat_history_is_warned_as_never_left_out(parse) -> None:
+    assert warned(parse(_preset(disabled=("chatHistory",))), "chat history is never left out")
+
+
+def test_unsupported_macros_of_enabled_nodes_are_listed_past_four_as_more(parse) -> None:
+    text = "{{alpha}} {{beta}} {{gamma}} {{delta}} {{epsilon}} {{zeta}} {{char}} {{getvar::x}}"
+    parsed = parse(_preset(extra=[prompt("m", text, role="system")]))
+    assert set(parsed.summary.unsupported_macros) == {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}
+    (warning,) = warned(parsed, "macros that are not supported")
+    assert warning.endswith(" +2 more.")
+    assert warning.count(",") == 3
+
+
+def test_unsupported_macros_of_disabled_nodes_are_not_listed(parse) -> None:
+    parsed = parse(_preset(disabled=("m",), extra=[prompt("m", "{{mystery}}", role="system")]))
+    assert parsed.summary.unsupported_macros == ()
+    assert not warned(parsed, "not supported")
+
+
+def test_enabled_nodes_with_html_tags_are_named(parse) -> None:
+    extra = [
+        prompt("status", 'Show <div class="bar">HP</div>', name="Status bar", role="system"),
+        prompt("xml", "<rules>Be kind.</rules>", name="Rules", role="system"),
+        prompt("off", "<details>x</details>", name="Hidden", role="system"),
+    ]
+    parsed = parse(_preset(disabled=("off",), extra=extra))
+    assert parsed.summary.html_nodes == ("Status bar",)
+    assert warned(parsed, "Discord shows as plain text: Status bar.")
+
+
+def test_enabled_nodes_triggered_only_by_other_generation_types_are_warned(parse) -> None:
+    parsed = parse(
+        _preset(extra=[prompt("q", "Q", name="Quiet only", role="system", injection_trigger=["quiet"])])
+    )
+    assert warned(parsed, "only run for other generation types are skipped at assembly: Quiet only.")
+
+
+def test_top_level_extras_are_kept_but_not_applied(parse) -> None:
+    data = _preset(
+        temperature=0.9, openai_model="gpt-4o", extensions={"regex_scripts": []}, squash_system_messages=True
+    )
+    kept = parse(data).summary.kept_not_applied
+    assert kept == ("temperature", "openai_model", "extensions.regex_scripts")
+
+
+def test_prompt_shaping_settings_are_applied(parse) -> None:
+    data = _preset(
+        squash_system_messages=True,
+        personality_format="[{{personality}}]",
+        scenario_format="S: {{scenario}}",
+        wi_format="WI: {0}",
+        new_example_chat_prompt="",
+    )
+    assert parse(data).settings == PromptSettings(True, "[{{personality}}]", "S: {{scenario}}", "WI: {0}", "")
+
+
+def test_missing_settings_take_sillytaverns_defaults(parse) -> None:
+    assert parse(_preset()).settings == PromptSettings(
+        False, "{{personality}}", "{{scenario}}", "{0}", "[Example Chat]"
+    )
+
+
+def test_a_setting_of_the_wrong_type_falls_back_to_the_default_with_a_warning(parse) -> None:
+    parsed = parse(_preset(wi_format=3, squash_system_messages="yes"))
+    assert parsed.settings.wi_format == "{0}" and parsed.settings.squash_system_messages is False
+    assert warned(parsed, "squash_system_messages, wi_format")
+
+
+def test_every_warning_is_one_sentence_ending_with_a_full_stop(parse) -> None:
+    extra = [prompt("x", "{{a}}<b>x</b>", role="narrator", injection_depth="deep"), "junk"]
+    parsed = parse(_preset(disabled=("chatHistory",), extra=extra))
+    assert len(parsed.summary.warnings) >= 5
+    assert all(w.endswith(".") and "\n" not in w for w in parsed.summary.warnings)
+
+
+def test_the_summary_round_trips_through_json(parse) -> None:
+    s = parse(
+        _preset(disabled=("charDescription",), extra=[prompt("m", "{{mystery}}", role="system")])
+    ).summary
+    assert ImportSummary.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+def test_resummarize_recounts_after_a_toggle_and_keeps_the_import_warnings(parse) -> None:
+    parsed = parse(_preset(extra=[prompt("m", "{{mystery}}", role="narrator")]))
+    toggled = [
+        replace(n, enabled=False) if n.identifier in ("m", "charDescription") else n for n in parsed.nodes
+    ]
+    s = resummarize(parsed.summary, toggled)
+    assert s.enabled == parsed.summary.enabled - 2
+    assert s.hidden_blocks == ("persona prompt: charDescription is disabled",)
+    assert s.unsupported_macros == ()
+    assert s.import_warnings == parsed.summary.import_warnings
+    assert any("unknown role" in w for w in s.warnings)
