@@ -1,0 +1,126 @@
+"""Reads for assembly: sample buckets, the preset to assemble with, stored short-term memory, and
+`assemble_for_server`, the one entry point the API, the CLI and the preview share.
+
+Assembling never writes. With the preset cache and the token cache warm and inline STM, it makes no
+SQL query at all (the API asserts it).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from presets.compiled import CompiledPreset
+
+from .bucket_models import SampleBucket
+from .buckets import BucketDocument, StmLine
+from .engine import Assembly, StoredStm, assemble
+
+DEFAULT_BUCKETS_PATH = Path(__file__).with_name("default_buckets.json")
+DEFAULT_SAMPLE_NAME = "Default sample"
+
+
+class PresetNotFound(LookupError):
+    """The named preset does not exist on the server; `message` is one sentence."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@cache
+def _default_text() -> str:
+    return DEFAULT_BUCKETS_PATH.read_text(encoding="utf-8")
+
+
+def default_document() -> dict[str, Any]:
+    """A fresh copy of the shipped default bucket document."""
+    return json.loads(_default_text())
+
+
+def sample_buckets_for(server_id: int) -> list[SampleBucket]:
+    """The server's sample buckets by name."""
+    return list(SampleBucket.objects.filter(server_id=server_id).order_by("name", "id"))
+
+
+def sample_bucket_named(server_id: int, name: str) -> SampleBucket | None:
+    """One sample bucket of the server by name, or None."""
+    return SampleBucket.objects.filter(server_id=server_id, name=name).first()
+
+
+def preset_for_assembly(
+    server_id: int, *, preset_id: int | None = None, preset_name: str | None = None
+) -> CompiledPreset | None:
+    """The compiled preset to assemble with: the one named or given by id (of this server), else the
+    active one (from the cache); None means native assembly. Raises PresetNotFound."""
+    from presets import cache as preset_cache
+    from presets.models import Preset
+
+    if preset_id is None and preset_name is None:
+        return preset_cache.get_active_preset(server_id)
+    rows = Preset.objects.filter(server_id=server_id)
+    rows = rows.filter(pk=preset_id) if preset_id is not None else rows.filter(name=preset_name)
+    found = rows.values_list("pk", flat=True).first()
+    if found is None:
+        label = f"named {preset_name!r}" if preset_name is not None else f"with id {preset_id}"
+        raise PresetNotFound(f"This server has no preset {label}.")
+    return preset_cache.get_preset(found)
+
+
+def stored_stm(server_id: int, doc: BucketDocument, *, now: datetime | None = None) -> StoredStm | None:
+    """The stored short-term memory for the document's `stm_context`, or None when it names none."""
+    if doc.stm_context is None:
+        return None
+    from memory.contributor import StmContext
+    from memory.selectors import stm_contribution
+
+    ctx = doc.stm_context
+    context = StmContext(
+        channel=ctx.channel,
+        user=ctx.user,
+        parent_channel=ctx.parent_channel,
+        lineage=ctx.lineage,
+        has_tools=ctx.has_tools,
+        provider=ctx.provider,
+        long_term_intent=ctx.long_term_intent,
+        impersonation=doc.impersonation,
+    )
+    moment = now or doc.now or datetime.now(UTC)
+    contribution = stm_contribution(server_id=server_id, context=context, now=moment)
+    summary = contribution.same_channel_summary.strip()
+    lines = tuple(
+        StmLine(role=item.role, text=item.text, same_channel=bool(summary) and summary in item.text)
+        for item in contribution.items
+    )
+    return StoredStm(lines=lines, tail_directive=contribution.tail_directive)
+
+
+def assemble_for_server(
+    *,
+    server_id: int,
+    doc: BucketDocument,
+    preset_id: int | None = None,
+    preset_name: str | None = None,
+    native: bool = False,
+    style: str | None = None,
+    provider: str | None = None,
+    seed: int | None = None,
+    encoding: str = "o200k_base",
+) -> Assembly:
+    """Assemble `doc` for the server with its active preset (or the one named, or none when
+    `native`), using stored STM when the document names a channel and user. Raises PresetNotFound
+    and ValueError (bad style/provider/encoding)."""
+    preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
+    return assemble(
+        doc,
+        preset=preset,
+        style=style,
+        provider=provider,
+        encoding=encoding,
+        server_id=server_id,
+        stm=stored_stm(server_id, doc),
+        seed=seed,
+    )
