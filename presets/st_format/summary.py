@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from presets.macros import KNOWN_MACROS, find_unsupported_macros  # the engine owns the names
 from presets.st_format.model import ImportSummary, PresetNode
 from presets.st_format.wording import short_list
 
@@ -41,14 +42,24 @@ def _rendered_text(node: PresetNode) -> str:
     return ""
 
 
+# Every name the macro parser could report follows an opening brace run (it reads `[^\s:{}]+` after
+# the braces and leading spaces); this finds a superset of them cheaply, so texts whose macros are all
+# known skip the full parse.
+_MACRO_HEAD = re.compile(r"\{+\s*([^\s:{}]+)")
+
+
+def _may_use_unknown_macros(text: str) -> bool:
+    return any(
+        not name.startswith("//") and name.lower() not in KNOWN_MACROS for name in _MACRO_HEAD.findall(text)
+    )
+
+
 def unsupported_macros(nodes: Iterable[PresetNode]) -> tuple[str, ...]:
     """Names of macros the engine does not know, used by enabled nodes, in first-use order."""
-    from presets.macros import find_unsupported_macros  # the macro engine owns the list of names
-
     names: dict[str, None] = {}
     for node in nodes:
         text = _rendered_text(node)
-        if node.enabled and "{" in text:
+        if node.enabled and "{" in text and _may_use_unknown_macros(text):
             for name in sorted(find_unsupported_macros(text)):
                 names.setdefault(name, None)
     return tuple(names)
