@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from .models import Channel, DiscordUser, StmEntry
+
+
+@admin.register(Channel)
+class ChannelAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "server", "parent", "is_private")
+    list_filter = ("is_private",)
+    search_fields = ("id", "name")
+    raw_id_fields = ("parent",)
+
+
+@admin.register(DiscordUser)
+class DiscordUserAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "cross_server_opt_in")
+    search_fields = ("id", "name")
+
+
+@admin.register(StmEntry)
+class StmEntryAdmin(admin.ModelAdmin):
+    list_display = ("channel", "server", "user", "lineage", "updated_at")
+    raw_id_fields = ("channel", "user")
+    list_select_related = ("channel", "server", "user")

@@ -1,0 +1,86 @@
+"""Short-term memory storage: channels (privacy, thread parents), users (cross-server opt-in) and
+the per-channel entries the contributor reads (SPEC §5). Discord ids are 64-bit snowflakes."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
+
+from servers.models import Server
+
+SUMMARY_MAX_CHARS = 1500
+MAX_MESSAGES = 10
+
+
+class Channel(models.Model):
+    """A Discord channel or thread as the bot reported it. `server` is None for a direct-message channel."""
+
+    id = models.BigIntegerField(primary_key=True)
+    server = models.ForeignKey(
+        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="stm_channels"
+    )
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="threads"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    is_private = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["server_id", "name", "id"]
+
+    def __str__(self) -> str:
+        return f"#{self.name}" if self.name else f"channel {self.id}"
+
+    @property
+    def is_dm(self) -> bool:
+        return self.server_id is None
+
+
+class DiscordUser(models.Model):
+    """A Discord user the bot has talked to; only what memory needs."""
+
+    id = models.BigIntegerField(primary_key=True)
+    name = models.CharField(max_length=100, blank=True)
+    cross_server_opt_in = models.BooleanField(
+        default=False, help_text="Let this user's memories from other servers and DMs surface here."
+    )
+
+    def __str__(self) -> str:
+        return self.name or f"user {self.id}"
+
+
+class StmEntry(models.Model):
+    """The recent conversation of one channel in one persona lineage (server memories are shared:
+    `user` is whoever spoke last). `server` is None for a DM entry."""
+
+    server = models.ForeignKey(
+        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="stm_entries"
+    )
+    channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="stm_entries")
+    user = models.ForeignKey(DiscordUser, on_delete=models.CASCADE, related_name="stm_entries")
+    lineage = models.CharField(max_length=100, blank=True, default="")
+    messages = models.JSONField(default=list, blank=True)
+    summary = models.TextField(blank=True, default="")
+    updated_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = "short-term memory entry"
+        verbose_name_plural = "short-term memory entries"
+        ordering = ["-updated_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["channel", "lineage"], name="one_stm_entry_per_channel_and_lineage"
+            ),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("summary"), SUMMARY_MAX_CHARS),
+                name="stm_summary_at_most_1500_chars",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["server", "lineage"], name="stm_server_lineage"),
+            models.Index(fields=["user", "lineage"], name="stm_user_lineage"),
+        ]
+
+    def __str__(self) -> str:
+        return f"memory of {self.channel} ({self.lineage or 'default lineage'})"

@@ -1,0 +1,179 @@
+"""Reads for short-term memory. `stm_contribution` is the one path from storage to the contributor:
+the assembler, the review page and the CLI all call it, so they cannot disagree."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Q, QuerySet
+
+from servers.models import Server
+
+from .contributor import (
+    EMPTY,
+    Contribution,
+    EntrySnapshot,
+    StmContext,
+    StmMessage,
+    StmPolicy,
+    StmSettings,
+    contribute,
+)
+from .models import Channel, DiscordUser, StmEntry
+
+logger = logging.getLogger(__name__)
+
+
+def stm_settings() -> StmSettings:
+    """The caps and thresholds of SPEC §5, from the environment (config/settings.py)."""
+    return StmSettings(
+        ttl_hours=settings.SHORT_TERM_MEMORY_TTL_HOURS,
+        summary_ttl_hours=settings.SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS,
+        max_other_channels=settings.SHORT_TERM_MEMORY_MAX_OTHER_CHANNELS,
+        min_messages_for_summary=settings.SHORT_TERM_MEMORY_MIN_MESSAGES_FOR_SUMMARY,
+    )
+
+
+def expired_q(*, now: datetime, config: StmSettings | None = None) -> Q:
+    """The expiry condition (age strictly over the entry's TTL) as a filter on StmEntry."""
+    config = config or stm_settings()
+    stale_without_summary = Q(summary="", updated_at__lt=now - timedelta(hours=config.ttl_hours))
+    stale_with_summary = ~Q(summary="") & Q(updated_at__lt=now - timedelta(hours=config.summary_ttl_hours))
+    return stale_without_summary | stale_with_summary
+
+
+def live_entries(*, now: datetime) -> QuerySet[StmEntry]:
+    """Entries that have not expired: what every read outside the review sees."""
+    return StmEntry.objects.exclude(expired_q(now=now))
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedStm:
+    """What `stm_contribution` read and decided; the review page shows `entries` beside `contribution`."""
+
+    contribution: Contribution
+    entries: dict[int, StmEntry]
+    dm: bool
+    opt_in: bool
+
+
+def stm_contribution(
+    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool = False
+) -> Contribution:
+    """The contributor's result for one turn, from the stored entries.
+
+    A constant number of queries whatever the number of entries. Any error gives the empty
+    contribution (no items), logged.
+    """
+    return load_stm(
+        server_id=server_id, context=context, now=now, include_expired=include_expired
+    ).contribution
+
+
+def load_stm(
+    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool = False
+) -> LoadedStm:
+    """Like `stm_contribution`, keeping the entry rows for display (the review page and the CLI)."""
+    try:
+        return _load(server_id=server_id, context=context, now=now, include_expired=include_expired)
+    except Exception:
+        logger.exception("short-term memory could not be loaded; no memory items this turn")
+        return LoadedStm(contribution=EMPTY, entries={}, dm=context.dm, opt_in=False)
+
+
+def _load(*, server_id: int | None, context: StmContext, now: datetime, include_expired: bool) -> LoadedStm:
+    config = stm_settings()
+    channel_ids = {context.channel} | ({context.parent_channel} if context.parent_channel else set())
+    channels = {c.id: c for c in Channel.objects.filter(id__in=channel_ids)}
+    current = channels.get(context.channel)
+    if current is not None and current.parent_id and current.parent_id not in channels:
+        parent_row = Channel.objects.filter(id=current.parent_id).first()
+        if parent_row is not None:
+            channels[parent_row.id] = parent_row
+    parent_id = context.parent_channel or (current.parent_id if current else None)
+    dm = context.dm or (current is not None and current.is_dm)
+    home = None if dm else server_id
+
+    bypass = False
+    if home is not None:
+        bypass = bool(Server.objects.filter(pk=home).values_list("stm_privacy_bypass", flat=True).first())
+    opt_in = bool(
+        DiscordUser.objects.filter(pk=context.user).values_list("cross_server_opt_in", flat=True).first()
+    )
+    policy = StmPolicy(
+        server_id=home,
+        privacy_bypass=bypass,
+        cross_server_opt_in=opt_in,
+        channel_private=bool(current and current.is_private),
+        parent_private=bool(parent_id in channels and channels[parent_id].is_private),
+    )
+
+    # Home entries (any user: server memories are shared; in a DM, the user's own DM entries)
+    # plus the user's entries elsewhere, which the contributor shows or hides by opt-in.
+    if home is None:
+        scope = Q(user_id=context.user)
+    else:
+        elsewhere = Q(server__isnull=True) | ~Q(server_id=home)
+        scope = Q(server_id=home) | (Q(user_id=context.user) & elsewhere)
+    rows = StmEntry.objects.filter(scope, lineage=context.lineage).select_related(
+        "channel", "channel__parent"
+    )
+    if not include_expired:
+        rows = rows.exclude(expired_q(now=now, config=config))
+    entries = {row.id: row for row in rows}
+    contribution = contribute(
+        entries=[_snapshot(row) for row in entries.values()],
+        context=context if context.dm == dm else replace(context, dm=dm),
+        settings=config,
+        now=now,
+        policy=policy,
+    )
+    return LoadedStm(contribution=contribution, entries=entries, dm=dm, opt_in=opt_in)
+
+
+def _snapshot(row: StmEntry) -> EntrySnapshot:
+    channel = row.channel
+    parent = channel.parent
+    return EntrySnapshot(
+        entry_id=row.id,
+        server_id=row.server_id,
+        channel=row.channel_id,
+        user=row.user_id,
+        updated_at=row.updated_at,
+        lineage=row.lineage,
+        parent_channel=channel.parent_id,
+        channel_private=channel.is_private,
+        parent_private=bool(parent and parent.is_private),
+        summary=row.summary,
+        messages=tuple(_message(m) for m in row.messages if isinstance(m, dict)),
+    )
+
+
+def _message(raw: dict) -> StmMessage:
+    return StmMessage(
+        role=str(raw.get("role", "")),
+        name=str(raw.get("name", "")),
+        content=str(raw.get("content", "")),
+        timestamp=str(raw.get("timestamp", "")),
+    )
+
+
+def channels_for(server: Server) -> list[Channel]:
+    """The server's known channels, threads after their parent, for the review page."""
+    return list(Channel.objects.filter(server=server).select_related("parent").order_by("name", "id"))
+
+
+def users_seen_in(server: Server) -> list[DiscordUser]:
+    """Users with an entry on this server, for the review page's user picker."""
+    return list(DiscordUser.objects.filter(stm_entries__server=server).distinct().order_by("name", "id"))
+
+
+def entries_for_api(*, server_id: int, now: datetime, channel: int | None = None) -> list[StmEntry]:
+    """The server's live entries, newest first (the bot API's list)."""
+    rows = live_entries(now=now).filter(server_id=server_id)
+    if channel is not None:
+        rows = rows.filter(channel_id=channel)
+    return list(rows.order_by("-updated_at", "-id"))

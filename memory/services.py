@@ -1,0 +1,306 @@
+"""Writes for short-term memory: storing turns and summaries, privacy settings (audited), the
+cross-server opt-in, and the batched expiry the Celery beat task runs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from servers.models import AuditEvent, Server
+
+from .models import MAX_MESSAGES, SUMMARY_MAX_CHARS, Channel, DiscordUser, StmEntry
+from .selectors import expired_q, stm_settings
+
+MESSAGE_ROLES = frozenset({"user", "assistant", "system"})
+MESSAGE_MAX_CHARS = 8000
+
+
+class StmError(ValueError):
+    """Bad input to a memory write; the message is one sentence for the user."""
+
+
+def clean_messages(raw: Any) -> list[dict[str, str]]:
+    """Validated messages in the shared shape {role, name, content, timestamp}; StmError otherwise."""
+    if not isinstance(raw, list):
+        raise StmError("`messages` must be a list of {role, name, content, timestamp} objects.")
+    cleaned = []
+    for index, message in enumerate(raw, start=1):
+        if not isinstance(message, dict):
+            raise StmError(f"Message {index} is not an object.")
+        role = str(message.get("role", "user")).strip().lower()
+        if role not in MESSAGE_ROLES:
+            raise StmError(f"Message {index} has role {role!r}; use user, assistant or system.")
+        content = message.get("content", "")
+        if not isinstance(content, str):
+            raise StmError(f"Message {index} has no text `content`.")
+        cleaned.append(
+            {
+                "role": role,
+                "name": str(message.get("name") or "")[:100],
+                "content": content[:MESSAGE_MAX_CHARS].replace("\x00", ""),
+                "timestamp": str(message.get("timestamp") or "")[:40],
+            }
+        )
+    return cleaned
+
+
+def clean_summary(summary: Any) -> str:
+    """The summary text, at most 1500 characters; StmError (one sentence) otherwise."""
+    if not isinstance(summary, str):
+        raise StmError("`summary` must be text.")
+    summary = summary.replace("\x00", "").strip()
+    if len(summary) > SUMMARY_MAX_CHARS:
+        raise StmError(f"The summary is {len(summary)} characters long; the limit is {SUMMARY_MAX_CHARS}.")
+    return summary
+
+
+def channel_ensure(
+    *, channel_id: int, server_id: int | None, parent_id: int | None = None, private: bool | None = None
+) -> Channel:
+    """The channel row, created when missing (a DM channel when server_id is None).
+
+    A channel id already known under another server (or as a DM) is refused: snowflakes are unique.
+    """
+    if parent_id is not None and parent_id != channel_id:
+        channel_ensure(channel_id=parent_id, server_id=server_id)
+    channel, created = Channel.objects.get_or_create(
+        id=channel_id,
+        defaults={"server_id": server_id, "parent_id": parent_id, "is_private": bool(private)},
+    )
+    if channel.server_id != server_id:
+        where = f"server {channel.server_id}" if channel.server_id else "a direct message"
+        raise StmError(f"Channel {channel_id} belongs to {where}.")
+    changed = []
+    if not created and parent_id is not None and channel.parent_id != parent_id:
+        channel.parent_id = parent_id
+        changed.append("parent")
+    if not created and private is not None and channel.is_private != private:
+        channel.is_private = private
+        changed.append("is_private")
+    if changed:
+        channel.save(update_fields=changed)
+    return channel
+
+
+def user_ensure(*, user_id: int, name: str = "") -> DiscordUser:
+    user, created = DiscordUser.objects.get_or_create(id=user_id, defaults={"name": name[:100]})
+    if not created and name and user.name != name[:100]:
+        user.name = name[:100]
+        user.save(update_fields=["name"])
+    return user
+
+
+def _expired(entry: StmEntry, *, now: datetime) -> bool:
+    config = stm_settings()
+    ttl = config.summary_ttl_hours if entry.summary else config.ttl_hours
+    return now - entry.updated_at > timedelta(hours=ttl)
+
+
+def _locked_entry(*, channel: Channel, lineage: str, user_id: int, now: datetime) -> StmEntry:
+    """The channel's entry, locked for this transaction; an expired one starts over (reads ignore it)."""
+    for _ in range(2):
+        entry = StmEntry.objects.select_for_update().filter(channel=channel, lineage=lineage).first()
+        if entry is not None:
+            if _expired(entry, now=now):
+                entry.messages, entry.summary = [], ""
+            entry.user_id = user_id
+            return entry
+        try:
+            with transaction.atomic():
+                return StmEntry.objects.create(
+                    server_id=channel.server_id,
+                    channel=channel,
+                    user_id=user_id,
+                    lineage=lineage,
+                    updated_at=now,
+                )
+        except IntegrityError:  # another turn created it first: lock that one
+            continue
+    raise StmError("The memory entry could not be stored; try again.")
+
+
+def stm_store_turn(
+    *,
+    server_id: int | None,
+    channel_id: int,
+    user_id: int,
+    messages: Sequence[dict[str, str]],
+    parent_id: int | None = None,
+    lineage: str = "",
+    user_name: str = "",
+    summary: str | None = None,
+    now: datetime | None = None,
+) -> StmEntry:
+    """Append a turn's messages to the channel's entry (keeping the last 10) and refresh it.
+
+    `server_id` None stores a DM entry. A given `summary` replaces the stored one; None keeps it.
+    """
+    now = now or timezone.now()
+    cleaned = clean_messages(list(messages))
+    new_summary = None if summary is None else clean_summary(summary)
+    with transaction.atomic():
+        channel = channel_ensure(channel_id=channel_id, server_id=server_id, parent_id=parent_id)
+        user_ensure(user_id=user_id, name=user_name)
+        entry = _locked_entry(channel=channel, lineage=lineage[:100], user_id=user_id, now=now)
+        entry.messages = (list(entry.messages) + cleaned)[-MAX_MESSAGES:]
+        if new_summary is not None:
+            entry.summary = new_summary
+        entry.updated_at = now
+        entry.save()
+    return entry
+
+
+def stm_put_entry(
+    *,
+    server_id: int | None,
+    channel_id: int,
+    user_id: int,
+    messages: Sequence[dict[str, str]],
+    summary: str = "",
+    parent_id: int | None = None,
+    private: bool | None = None,
+    lineage: str = "",
+    updated_at: datetime | None = None,
+) -> StmEntry:
+    """Store a channel's entry exactly as given (messages, summary, last update): the CLI and demo data.
+
+    Channel and user rows are created when missing; `private` None leaves the channel's flag alone.
+    """
+    cleaned = clean_messages(list(messages))[-MAX_MESSAGES:]
+    summary = clean_summary(summary)
+    with transaction.atomic():
+        channel = channel_ensure(
+            channel_id=channel_id, server_id=server_id, parent_id=parent_id, private=private
+        )
+        user_ensure(user_id=user_id)
+        entry, _ = StmEntry.objects.update_or_create(
+            channel=channel,
+            lineage=lineage[:100],
+            defaults={
+                "server_id": server_id,
+                "user_id": user_id,
+                "messages": cleaned,
+                "summary": summary,
+                "updated_at": updated_at or timezone.now(),
+            },
+        )
+    return entry
+
+
+def stm_update_summary(
+    *,
+    server_id: int | None,
+    channel_id: int,
+    user_id: int,
+    summary: str,
+    lineage: str = "",
+    now: datetime | None = None,
+) -> StmEntry:
+    """Set a channel's summary (the update_short_term_memory tool) and refresh the entry."""
+    return stm_store_turn(
+        server_id=server_id,
+        channel_id=channel_id,
+        user_id=user_id,
+        messages=[],
+        lineage=lineage,
+        summary=summary,
+        now=now,
+    )
+
+
+def channel_set_private(
+    *, server: Server, channel: Channel, private: bool, by: Any, actor_label: str = ""
+) -> None:
+    """Mark one of the server's channels private or not, audited."""
+    if channel.server_id != server.pk:
+        raise StmError(f"Channel {channel.pk} is not a channel of this server.")
+    with transaction.atomic():
+        Channel.objects.filter(pk=channel.pk).update(is_private=private)
+        channel.is_private = private
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="stm.channel_private" if private else "stm.channel_public",
+            target=channel,
+            detail={"channel": channel.pk, "private": private},
+        )
+
+
+def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Any, actor_label: str = "") -> None:
+    """Turn the server's STM privacy bypass on or off, audited."""
+    with transaction.atomic():
+        Server.objects.filter(pk=server.pk).update(stm_privacy_bypass=bypass)
+        server.stm_privacy_bypass = bypass
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="stm.bypass_on" if bypass else "stm.bypass_off",
+            detail={"stm_privacy_bypass": bypass},
+        )
+
+
+def user_set_opt_in(
+    *, user_id: int, opt_in: bool, by: Any = None, server: Server | None = None, actor_label: str = ""
+) -> DiscordUser:
+    """Set a user's cross-server opt-in (their own choice, e.g. through the bot), audited."""
+    with transaction.atomic():
+        user = user_ensure(user_id=user_id)
+        DiscordUser.objects.filter(pk=user_id).update(cross_server_opt_in=opt_in)
+        user.cross_server_opt_in = opt_in
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="stm.opt_in" if opt_in else "stm.opt_out",
+            target=user,
+            detail={"user": user_id, "cross_server_opt_in": opt_in},
+        )
+    return user
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiryReport:
+    deleted: int
+    batches: int
+    longest_batch_seconds: float
+
+
+def expire_entries(
+    *, now: datetime | None = None, batch_size: int = 2000, max_batches: int | None = None
+) -> ExpiryReport:
+    """Delete expired entries in batches, each its own short transaction; return what was done.
+
+    Safe to run twice at once and to interrupt: a batch locks the rows it picked (others skip
+    them on PostgreSQL) and its DELETE re-checks the expiry condition, so an entry refreshed in
+    between survives. Nothing unexpired is ever deleted.
+    """
+    now = now or timezone.now()
+    config = stm_settings()
+    condition = expired_q(now=now, config=config)
+    deleted = batches = 0
+    longest = 0.0
+    skip_locked = connection.features.has_select_for_update_skip_locked
+    while max_batches is None or batches < max_batches:
+        started = time.perf_counter()
+        with transaction.atomic():
+            picked = StmEntry.objects.filter(condition).order_by()
+            if skip_locked:
+                picked = picked.select_for_update(skip_locked=True)
+            ids = list(picked.values_list("id", flat=True)[:batch_size])
+            if not ids:
+                break
+            count, _ = StmEntry.objects.filter(condition, id__in=ids).delete()
+        longest = max(longest, time.perf_counter() - started)
+        batches += 1
+        deleted += count
+        if len(ids) < batch_size:
+            break
+    return ExpiryReport(deleted=deleted, batches=batches, longest_batch_seconds=longest)
