@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -35,10 +36,30 @@ class Stream:
         return (self.next64() * n) >> 64
 
 
+def _mix(value: int) -> int:
+    value = ((value ^ (value >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & _MASK
+    return value ^ (value >> 31)
+
+
+def stream_for(base: int, *numbers: int) -> Stream:
+    """Return a generator for `base` (from `base_seed`) and small integers (kind, position, occurrence)."""
+    state = base
+    for number in numbers:
+        state = _mix(((state ^ number) + 0x9E3779B97F4A7C15) & _MASK)
+    return Stream(state)
+
+
+@lru_cache(maxsize=4096)
+def base_seed(*seed_parts: object) -> int:
+    """A 64-bit hash of `seed_parts`, stable across processes (unlike `hash`)."""
+    digest = hashlib.blake2b("|".join(map(str, seed_parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
 def rng_for(*seed_parts: object) -> Stream:
     """Return a generator determined only by `seed_parts` (same parts, same draws, in any process)."""
-    digest = hashlib.blake2b("|".join(map(str, seed_parts)).encode(), digest_size=8).digest()
-    return Stream(int.from_bytes(digest, "little"))
+    return Stream(base_seed(*seed_parts))
 
 
 def split_choices(args: list[str]) -> list[str]:
@@ -75,6 +96,7 @@ class Roll:
     problem: str = ""
 
 
+@lru_cache(maxsize=1024)
 def parse_roll(formula: str) -> Roll | None:
     """Parse `XdY`, `dY`, `XdY+M`, `XdY-M` or bare `N` (= 1dN); None when it is not a formula.
 
@@ -108,7 +130,6 @@ def parse_roll(formula: str) -> Roll | None:
     return Roll(dice, faces, shift, problem)
 
 
-def roll(spec: Roll, *seed_parts: object) -> int:
-    """Return the seeded sum of the dice plus the modifier."""
-    rng = rng_for(*seed_parts)
+def roll(spec: Roll, rng: Stream) -> int:
+    """Return the sum of the dice drawn from `rng`, plus the modifier."""
     return sum(rng.below(spec.sides) + 1 for _ in range(spec.dice)) + spec.modifier

@@ -11,8 +11,8 @@ _SINGLE_RANDOM = re.compile(r"(?<!\{)\{random(?:\s*::?|\s+)", re.IGNORECASE)
 
 
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
-    """Return `text` with {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the
-    display names, then each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item.
+    """Return `text` with each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item,
+    then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the display names.
 
     `<USER>` and `<BOT>` are matched in upper case only (lower-case `<user>` may be markup).
     """
@@ -29,10 +29,9 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return token
         return user if match.group(1).lower() == "user" else char
 
-    text = _IDENTITY.sub(name_for, text)
-    if "{" in text:
+    if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
-    return text
+    return _IDENTITY.sub(name_for, text)
 
 
 def _resolve_single_random(text: str, seed: int) -> str:

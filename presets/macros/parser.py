@@ -169,6 +169,11 @@ class _Scan:
         self._flush(parent, start)
         counting = self.count_all and start not in self.nocount
         too_deep = parent.too_deep or len(stack) > MAX_NESTING
+        if too_deep and not stack[1].too_deep:
+            stack[1].too_deep = True  # the whole outermost macro stays verbatim
+            self.warnings.append(
+                f"Macros nested deeper than {MAX_NESTING} levels were left verbatim (at character {stack[1].start})."
+            )
         stack.append(_Frame(kind, start, text_from, counting, too_deep))
 
     def _open(self, stack: list[_Frame], pos: int, run: int) -> None:
@@ -204,12 +209,7 @@ class _Scan:
         frame = stack.pop()
         parent = stack[-1]
         if frame.too_deep:
-            if not parent.too_deep:
-                parent.parts.append(self.text[frame.start : end])
-                self.warnings.append(
-                    f"Macros nested deeper than {MAX_NESTING} levels were left verbatim "
-                    f"(at character {frame.start})."
-                )
+            parent.parts.append(self.text[frame.start : end])
         else:
             self._flush(frame, content_end)
             parent.parts.append(self._build(frame, end))

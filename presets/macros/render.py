@@ -8,7 +8,7 @@ from typing import Any
 
 from .catalog import IDENTITY_MACROS, VARIABLE_MACROS
 from .clock import clock_macro, format_moment, idle_duration, local_now
-from .dice import choose, parse_roll, rng_for, roll, split_choices
+from .dice import base_seed, choose, parse_roll, roll, split_choices, stream_for
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .parser import MAX_NESTING, MAX_TEXT_CHARS, CompiledText, EachBlock, Macro, Parts, compile_text
 from .paths import PathError, get_path, split_path
@@ -164,6 +164,7 @@ class _Pass:
         self.key = ""
         self.source = ""
         self.draws: dict[int, int] = {}
+        self.base = 0
         self.drawn = drawn
         self.expanded: set[str] = set()
 
@@ -177,6 +178,7 @@ class _Pass:
             return SegmentOutput(segment.key, template.source)
         self.key, self.source = segment.key, template.source
         self.draws, self.expanded = {}, set()
+        self.base = base_seed("draw", self.seed, segment.key)
         text = self.parts(template.parts)
         if _TRIM in text:
             text = _apply_trim(text)
@@ -236,7 +238,10 @@ class _Pass:
 
     def rest(self, macro: Macro, index: int) -> str:
         """Arguments from `index` on, joined back with `::` (a value may itself contain `::`)."""
-        return "::".join(self.parts(arg) for arg in macro.args[index:])
+        args = macro.args
+        if len(args) == index + 1:
+            return self.parts(args[index])
+        return "::".join(self.parts(arg) for arg in args[index:])
 
     # -- each ------------------------------------------------------------------------------------
 
@@ -406,10 +411,10 @@ def _random(state: _Pass, macro: Macro) -> str:
     items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
     if len(items) < 2:
         return items[0] if items else ""
-    draw = ("random", state.key, macro.start, _draw_index(state, macro), len(items))
+    draw = (1, state.key, macro.start, _draw_index(state, macro), len(items))
     index = state.drawn.get(draw)
     if index is None:
-        index = state.drawn[draw] = rng_for("random", state.seed, *draw[1:]).below(len(items))
+        index = state.drawn[draw] = stream_for(state.base, 1, macro.start, draw[3]).below(len(items))
     return items[index]
 
 
@@ -428,10 +433,10 @@ def _roll(state: _Pass, macro: Macro) -> str:
         return ""
     if spec.problem:
         state.warn(spec.problem)
-    draw = ("roll", state.key, macro.start, _draw_index(state, macro), spec)
+    draw = (2, state.key, macro.start, _draw_index(state, macro), spec)
     total = state.drawn.get(draw)
     if total is None:
-        total = state.drawn[draw] = roll(spec, "roll", state.seed, *draw[1:4])
+        total = state.drawn[draw] = roll(spec, stream_for(state.base, 2, macro.start, draw[3]))
     return str(total)
 
 

@@ -1,0 +1,57 @@
+"""Properties over arbitrary text: no exception, determinism, plain text unchanged."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from presets.macros import compile_text, find_unsupported_macros, resolve_identity
+
+from .conftest import render
+
+FRAGMENTS = [
+    "{{", "}}", "{", "}", "::", ":", ",", "\\,", "\n", " ", "//", "setvar", "getvar", "addvar", "incvar",
+    "decvar", "deletevar", "setglobalvar", "random", "pick", "roll", "1d6", "d20+3", "trim", "each",
+    "/each", "loop_value", "loop_key", "user", "char", "<USER>", "x", "x.y", "[1,2]", '{"a":1}', "é", "datetimeformat",
+    "YYYY", "description", "newline", "noop", "idle_duration", "time",
+]  # fmt: skip
+
+macro_soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=40).map("".join)
+no_braces = st.text(max_size=200).filter(lambda text: "{" not in text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(macro_soup, st.integers(min_value=0, max_value=2**32))
+def test_any_text_renders_without_an_exception(text: str, seed: int) -> None:
+    output = render(text, seed=seed)
+    assert isinstance(output.text, str)
+    find_unsupported_macros(text)
+    resolve_identity(output.text, user="Ann", char="Bo", seed=seed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_unicode_text_renders_without_an_exception(text: str) -> None:
+    render(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(macro_soup, st.integers(min_value=0, max_value=2**32))
+def test_the_same_seed_gives_the_same_output(text: str, seed: int) -> None:
+    first, second = render(text, seed=seed), render(text, seed=seed)
+    assert first.text == second.text
+    assert first.variables == second.variables
+    assert first.warnings == second.warnings
+
+
+@settings(max_examples=200, deadline=None)
+@given(no_braces)
+def test_text_without_macro_syntax_passes_through_unchanged(text: str) -> None:
+    assert render(text).text == text
+    assert not compile_text(text).has_macros
+
+
+@settings(max_examples=200, deadline=None)
+@given(no_braces.filter(lambda text: "<USER>" not in text and "<BOT>" not in text))
+def test_resolve_identity_leaves_text_without_macros_unchanged(text: str) -> None:
+    assert resolve_identity(text, user="Ann", char="Bo") == text
