@@ -1,3 +1,21 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from . import views_conversations as views
+
+_C = "servers/<int:server_id>/conversations/<int:conversation_id>/"
+_M = _C + "messages/<int:message_id>/"
+
+urlpatterns: list = [
+    path("servers/<int:server_id>/conversations/", views.conversation_list, name="conversations"),
+    path(_C, views.conversation_detail, name="conversation"),
+    path(_C + "rename/", views.conversation_rename, name="conversation-rename"),
+    path(_C + "delete/", views.conversation_delete, name="conversation-delete"),
+    path(_C + "messages/", views.message_add, name="message-add"),
+    path(_M + "edit/", views.message_edit, name="message-edit"),
+    path(_M + "continue/", views.message_continue, name="message-continue"),
+    path(_M + "delete/", views.message_delete, name="message-delete"),
+    path(_M + "swipes/", views.swipe_add, name="swipe-add"),
+    path(_M + "swipes/<int:swipe_id>/select/", views.swipe_select, name="swipe-select"),
+    path(_M + "swipes/<int:swipe_id>/delete/", views.swipe_delete, name="swipe-delete"),
+    path(_M + "ops/", views.ops_save, name="ops-save"),
+]

@@ -1,0 +1,299 @@
+"""Sample conversation pages: the list, one thread with its op panels (SPEC §6).
+
+Reading needs Action.VIEW_PREVIEW, changing needs Action.EDIT_SAMPLES. Every change is a POST that
+answers htmx with the re-rendered thread (later messages' states depend on earlier ones) and plain
+browsers with a redirect back to the message.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from presets.macros.replay import WRITE_OPS, Op, OpError, make_op
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+
+from . import conversation_selectors as selectors
+from . import conversation_services as services
+from .conversation_models import ConversationMessage, MessageRole, SampleConversation, Swipe
+
+MAX_OP_ROWS = services.MAX_OPS + 1
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_http_methods(["GET", "POST"])
+def conversation_list(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method == "POST":
+        server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
+        try:
+            conversation = services.conversation_create(
+                server=server, name=request.POST.get("name", ""), by=request.user
+            )
+        except services.ConversationError as error:
+            messages.error(request, str(error))
+            return redirect("assembly:conversations", server_id=server.id)
+        return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
+    server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
+    context = {
+        "server": server,
+        "conversations": selectors.conversations_for(server),
+        "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
+    }
+    return render(request, "assembly/conversations.html", context)
+
+
+@login_required
+def conversation_detail(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
+    conversation = get_object_or_404(SampleConversation, server=server, pk=conversation_id)
+    panel = request.GET.get("panel", "")
+    context = _thread_context(request, server, conversation, panel=int(panel) if panel.isdigit() else None)
+    return render(request, "assembly/conversations_detail.html", context)
+
+
+@login_required
+@require_POST
+def conversation_rename(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+    server, conversation = _editable(request, server_id, conversation_id)
+    try:
+        services.conversation_rename(
+            conversation=conversation, name=request.POST.get("name", ""), by=request.user
+        )
+    except services.ConversationError as error:
+        messages.error(request, str(error))
+    return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
+
+
+@login_required
+@require_POST
+def conversation_delete(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+    server, conversation = _editable(request, server_id, conversation_id)
+    services.conversation_delete(conversation=conversation, by=request.user)
+    messages.success(request, f"Conversation {conversation.name} deleted.")
+    return redirect("assembly:conversations", server_id=server.id)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def message_add(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+    server, conversation = _editable(request, server_id, conversation_id)
+    role = request.POST.get("role", MessageRole.USER)
+    try:
+        message, warnings = services.message_add(
+            conversation=conversation,
+            role=role,
+            speaker=request.POST.get("speaker", ""),
+            text=request.POST.get("text", ""),
+            timestamp=_timestamp(request.POST.get("timestamp", "")),
+            by=request.user,
+        )
+    except services.ConversationError as error:
+        return _changed(request, server, conversation, error=str(error))
+    return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def message_edit(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    try:
+        services.message_edit(
+            message=message,
+            text=request.POST.get("text", ""),
+            speaker=request.POST.get("speaker"),
+            timestamp=_timestamp(request.POST.get("timestamp", "")),
+            by=request.user,
+        )
+    except services.ConversationError as error:
+        return _changed(request, server, conversation, focus=message.pk, error=str(error))
+    return _changed(request, server, conversation, focus=message.pk)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def message_continue(
+    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    try:
+        warnings = services.message_continue(
+            message=message, text=request.POST.get("text", ""), by=request.user
+        )
+    except services.ConversationError as error:
+        return _changed(request, server, conversation, focus=message.pk, error=str(error))
+    return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def message_delete(
+    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    services.message_delete(message=message, by=request.user)
+    return _changed(request, server, conversation)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def swipe_add(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    try:
+        _, warnings = services.swipe_add(message=message, text=request.POST.get("text", ""), by=request.user)
+    except services.ConversationError as error:
+        return _changed(request, server, conversation, focus=message.pk, error=str(error))
+    return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def swipe_select(
+    request: HttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
+) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    swipe = get_object_or_404(Swipe, message=message, pk=swipe_id)
+    services.swipe_select(swipe=swipe, by=request.user)
+    return _changed(request, server, conversation, focus=message.pk)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def swipe_delete(
+    request: HttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
+) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    swipe = get_object_or_404(Swipe, message=message, pk=swipe_id)
+    try:
+        services.swipe_delete(swipe=swipe, by=request.user)
+    except services.ConversationError as error:
+        return _changed(request, server, conversation, focus=message.pk, error=str(error))
+    return _changed(request, server, conversation, focus=message.pk)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def ops_save(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    swipe = get_object_or_404(Swipe, message=message, pk=request.POST.get("swipe") or 0)
+    try:
+        ops = _ops_from_form(request)
+        services.swipe_set_ops(swipe=swipe, ops=ops, by=request.user)
+    except (OpError, services.ConversationError) as error:
+        return _changed(request, server, conversation, focus=message.pk, error=str(error), panel=message.pk)
+    return _changed(request, server, conversation, focus=message.pk, panel=message.pk)
+
+
+# -- request reading -----------------------------------------------------------------------------------
+
+
+def _editable(
+    request: HttpRequest, server_id: int, conversation_id: int
+) -> tuple[Server, SampleConversation]:
+    server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
+    return server, get_object_or_404(SampleConversation, server=server, pk=conversation_id)
+
+
+def _editable_message(
+    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> tuple[Server, SampleConversation, ConversationMessage]:
+    server, conversation = _editable(request, server_id, conversation_id)
+    return (
+        server,
+        conversation,
+        get_object_or_404(ConversationMessage, conversation=conversation, pk=message_id),
+    )
+
+
+def _timestamp(value: str) -> datetime | None:
+    """A datetime-local field's value as an aware UTC datetime; None when empty or unreadable."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _ops_from_form(request: HttpRequest) -> list[Op]:
+    """The op panel's rows, in order: `op-N`, `key-N`, `value-N`, `delete-N`; rows without a key are skipped."""
+    try:
+        rows = min(int(request.POST.get("rows", "0")), MAX_OP_ROWS)
+    except ValueError:
+        rows = 0
+    ops: list[Op] = []
+    for index in range(rows):
+        key = request.POST.get(f"key-{index}", "").strip()
+        if not key or request.POST.get(f"delete-{index}"):
+            continue
+        ops.append(make_op(request.POST.get(f"op-{index}", ""), key, request.POST.get(f"value-{index}", "")))
+    return ops
+
+
+# -- responses -----------------------------------------------------------------------------------------
+
+
+def _thread_context(
+    request: HttpRequest,
+    server: Server,
+    conversation: SampleConversation,
+    *,
+    panel: int | None = None,
+    error: str | None = None,
+    warnings: list[str] | None = None,
+) -> dict:
+    return {
+        "server": server,
+        "conversation": conversation,
+        "thread": selectors.conversation_thread(conversation),
+        "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
+        "roles": MessageRole.choices,
+        "op_names": WRITE_OPS,
+        "open_panel": panel,
+        "error": error,
+        "extraction_warnings": warnings or [],
+    }
+
+
+def _changed(
+    request: HttpRequest,
+    server: Server,
+    conversation: SampleConversation,
+    *,
+    focus: int | None = None,
+    panel: int | None = None,
+    error: str | None = None,
+    warnings: list[str] | None = None,
+) -> HttpResponse:
+    """htmx: the re-rendered thread; otherwise a redirect back to the page (at the message)."""
+    if request.htmx:
+        context = _thread_context(request, server, conversation, panel=panel, error=error, warnings=warnings)
+        return render(request, "assembly/conversations_detail.html#thread", context)
+    if error:
+        messages.error(request, error)
+    for warning in warnings or []:
+        messages.warning(request, warning)
+    url = reverse(
+        "assembly:conversation", kwargs={"server_id": server.id, "conversation_id": conversation.id}
+    )
+    if panel is not None:
+        url += f"?panel={panel}"
+    return redirect(f"{url}#m{focus}" if focus else url)
