@@ -25,6 +25,7 @@ from presets.st_format.summary import summarize
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 NAME_LIMIT = 100
+UNNAMED = "Imported preset"  # for a file called just ".json"
 SECRET_KEYS = (
     "reverse_proxy",
     "proxy_password",
@@ -60,7 +61,7 @@ def preset_name_from_filename(filename: str) -> str:
     name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
     if name.lower().endswith(".json"):
         name = name[:-5]
-    return name.strip()[:NAME_LIMIT].strip()
+    return name.strip()[:NAME_LIMIT].strip() or UNNAMED
 
 
 def _blank_secrets(data: dict[str, Any]) -> tuple[str, ...]:

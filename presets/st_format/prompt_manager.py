@@ -101,7 +101,7 @@ def _node_from_prompt(
     if not trigger_ok:
         findings.add("Injection trigger entries that are not generation types, dropped", name)
     if is_marker and identifier not in KNOWN_IDENTIFIERS:
-        findings.add("Unrecognised marker: skipped at assembly", name)
+        findings.add("Unrecognised markers, skipped at assembly", name)
     return PresetNode(
         identifier=identifier,
         name=name,

@@ -124,3 +124,7 @@ def test_the_name_keeps_non_json_extensions_and_drops_folders() -> None:
 
 def test_the_parsed_preset_carries_the_name_from_the_file_name(parse) -> None:
     assert parse(SMALL, filename="【小图书馆】2.1重制版.json").name == "【小图书馆】2.1重制版"
+
+
+def test_a_file_name_that_is_only_the_extension_gets_a_plain_name() -> None:
+    assert preset_name_from_filename(" .JSON") == "Imported preset"

@@ -190,8 +190,14 @@ def test_main_without_the_marker_flag_is_a_content_node(parse) -> None:
 def test_a_marker_with_an_unrecognised_identifier_is_kept_and_warned(parse) -> None:
     parsed = parse(pm_preset([prompt("nemo-section", marker=True, name="World Augments")]))
     assert parsed.nodes[0].kind == "marker"
-    assert warned(parsed, "Unrecognised marker: skipped at assembly: World Augments.")
+    assert warned(parsed, "Unrecognised markers, skipped at assembly: World Augments.")
 
 
 def test_chat_history_is_not_toggleable(parse) -> None:
     assert not node(parse(pm_preset(PROMPTS)), "chatHistory").toggleable
+
+
+def test_a_marker_keeps_its_enabled_state_from_the_order(parse) -> None:
+    order = [{"identifier": "dialogueExamples", "enabled": False}]
+    n = parse(pm_preset([prompt("dialogueExamples", marker=True)], order=order)).nodes[0]
+    assert (n.kind, n.enabled, n.toggleable) == ("marker", False, True)
