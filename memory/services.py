@@ -74,7 +74,7 @@ def channel_ensure(
         defaults={"server_id": server_id, "parent_id": parent_id, "is_private": bool(private)},
     )
     if channel.server_id != server_id:
-        where = f"server {channel.server_id}" if channel.server_id else "a direct message"
+        where = "another server" if channel.server_id else "a direct message"
         raise StmError(f"Channel {channel_id} belongs to {where}.")
     changed = []
     if not created and parent_id is not None and channel.parent_id != parent_id:

@@ -1,0 +1,142 @@
+"""The bot's short-term memory API (token auth by `servers.api_auth.api_view`).
+
+POST  /api/v1/servers/<id>/stm/turns     store a turn's messages (keeps the last 10, refreshes)
+POST  /api/v1/servers/<id>/stm/summary   the update_short_term_memory tool (≤ 1500 chars, else 400)
+GET   /api/v1/servers/<id>/stm/entries   the server's live entries, newest first (?channel=)
+POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   a user's cross-server opt-in {"opt_in": bool}
+Errors are `{"error": one sentence}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
+
+from servers.api_auth import ApiError, api_view, read_json_body
+from servers.models import Server
+
+from . import selectors, services
+from .models import StmEntry
+
+MAX_BODY_BYTES = 256 * 1024
+SNOWFLAKE_MAX = 2**63 - 1
+
+
+def entry_json(entry: StmEntry) -> dict[str, Any]:
+    """One entry as the API returns it (ids as strings too, since JavaScript loses snowflake digits)."""
+    return {
+        "id": entry.pk,
+        "server": entry.server_id,
+        "channel": entry.channel_id,
+        "channel_id": str(entry.channel_id),
+        "user": entry.user_id,
+        "user_id": str(entry.user_id),
+        "lineage": entry.lineage,
+        "messages": entry.messages,
+        "summary": entry.summary,
+        "updated_at": entry.updated_at.isoformat(),
+    }
+
+
+def _json(data: Any, status: int = 200) -> JsonResponse:
+    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def _snowflake(body: dict[str, Any], key: str, *, required: bool = True) -> int | None:
+    value = body.get(key)
+    if value is None or value == "":
+        if required:
+            raise ApiError(f"`{key}` is required (a Discord id).")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ApiError(f"`{key}` must be a Discord id.")
+    text = str(value).strip()
+    if not text.isdigit() or not 0 < int(text) <= SNOWFLAKE_MAX:
+        raise ApiError(f"`{key}` must be a Discord id (a positive whole number).")
+    return int(text)
+
+
+def _object_body(request: HttpRequest) -> dict[str, Any]:
+    body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
+    if not isinstance(body, dict):
+        raise ApiError("The request body must be a JSON object.")
+    return body
+
+
+def _lineage(body: dict[str, Any]) -> str:
+    lineage = body.get("lineage") or ""
+    if not isinstance(lineage, str) or len(lineage) > 100:
+        raise ApiError("`lineage` must be text of at most 100 characters.")
+    return lineage
+
+
+def _where(body: dict[str, Any], server_id: int) -> int | None:
+    """The entry's server: this one, or None for a direct message (`"dm": true`)."""
+    return None if body.get("dm") is True else server_id
+
+
+@api_view
+def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method != "POST":
+        return _json({"error": "Use POST to store a turn."}, status=405)
+    body = _object_body(request)
+    try:
+        entry = services.stm_store_turn(
+            server_id=_where(body, server_id),
+            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
+            parent_id=_snowflake(body, "parent_channel", required=False),
+            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            user_name=str(body.get("user_name") or ""),
+            lineage=_lineage(body),
+            messages=body.get("messages", []),
+            summary=body.get("summary"),
+        )
+    except services.StmError as exc:
+        raise ApiError(str(exc)) from None
+    return _json({"entry": entry_json(entry)})
+
+
+@api_view
+def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method not in ("POST", "PUT"):
+        return _json({"error": "Use POST to update a channel's summary."}, status=405)
+    body = _object_body(request)
+    if "summary" not in body:
+        raise ApiError("`summary` is required.")
+    try:
+        entry = services.stm_update_summary(
+            server_id=_where(body, server_id),
+            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
+            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            lineage=_lineage(body),
+            summary=body["summary"],
+        )
+    except services.StmError as exc:
+        raise ApiError(str(exc)) from None
+    return _json({"entry": entry_json(entry)})
+
+
+@api_view
+def list_entries(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method != "GET":
+        return _json({"error": "Use GET to list entries."}, status=405)
+    channel = _snowflake(dict(request.GET.items()), "channel", required=False)
+    rows = selectors.entries_for_api(server_id=server_id, now=timezone.now(), channel=channel)
+    return _json({"entries": [entry_json(row) for row in rows]})
+
+
+@api_view
+def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpResponse:
+    if request.method != "POST":
+        return _json({"error": "Use POST to set a user's cross-server opt-in."}, status=405)
+    body = _object_body(request)
+    if not isinstance(body.get("opt_in"), bool):
+        raise ApiError("`opt_in` must be true or false.")
+    if not 0 < user_id <= SNOWFLAKE_MAX:
+        raise ApiError("The user id is not a Discord id.")
+    user = services.user_set_opt_in(
+        user_id=user_id, opt_in=body["opt_in"], server=Server(pk=server_id), actor_label="api token"
+    )
+    return _json({"user": user.pk, "cross_server_opt_in": user.cross_server_opt_in})

@@ -1,0 +1,78 @@
+"""Demo content: a few channels and memories for the Lantern Guild (called by `demo_data`)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from servers.models import Server
+
+from . import services
+from .models import Channel, StmEntry
+
+DEMO_USER = 300000000000000001
+OTHER_USER = 300000000000000002
+_CHANNELS = [
+    # (channel id, name, parent, private)
+    (900000000000000001, "tavern-hall", None, False),
+    (900000000000000002, "quest-board", None, False),
+    (900000000000000003, "officers", None, True),
+    (900000000000000004, "dragon-hunt", 900000000000000002, False),
+    (900000000000000005, "cellar", None, False),
+]
+
+
+def _turn(user: str, text: str, reply: str) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "name": user, "content": text},
+        {"role": "assistant", "name": "Lantern", "content": reply},
+    ]
+
+
+def populate(server: Server) -> None:
+    """Store demo channels and entries for `server`, unless it already has memories."""
+    if StmEntry.objects.filter(server=server).exists():
+        return
+    now = timezone.now()
+    services.user_ensure(user_id=DEMO_USER, name="Mira")
+    services.user_ensure(user_id=OTHER_USER, name="Tomas")
+    for channel_id, name, parent, private in _CHANNELS:
+        if not Channel.objects.filter(pk=channel_id).exists():
+            Channel.objects.create(
+                id=channel_id, server=server, name=name, parent_id=parent, is_private=private
+            )
+    entries = [
+        (
+            900000000000000001,
+            DEMO_USER,
+            "Mira asked for the house ale and a rumour about the old mill.",
+            [],
+            1,
+        ),
+        (
+            900000000000000002,
+            OTHER_USER,
+            "",
+            _turn("Tomas", "Any work for a sellsword?", "The dragon hunt needs a third blade."),
+            3,
+        ),
+        (900000000000000003, OTHER_USER, "The officers planned the guild's winter budget.", [], 2),
+        (
+            900000000000000004,
+            DEMO_USER,
+            "",
+            _turn("Mira", "Which road to the lair?", "Take the north pass before the snow."),
+            5,
+        ),
+        (900000000000000005, DEMO_USER, "An old argument about who broke the cellar lock.", [], 30),
+    ]
+    for channel_id, user_id, summary, messages, hours_ago in entries:
+        services.stm_put_entry(
+            server_id=server.pk,
+            channel_id=channel_id,
+            user_id=user_id,
+            summary=summary,
+            messages=messages,
+            updated_at=now - timedelta(hours=hours_ago),
+        )

@@ -1,0 +1,193 @@
+"""The moderators' short-term memory review page (SPEC §5): pick a channel and a user, see every
+entry's verdict and the items the contributor would produce — read from `selectors.load_stm`, the
+function the assembler calls — and edit private channels and the privacy bypass.
+
+Every view asks `get_server_for` first (404 for non-members, 403 for a missing role). Writes are
+POST forms that redirect without JavaScript and answer with the review partial under htmx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+
+from . import selectors, services
+from .contributor import (
+    CUT_BY_CAP,
+    EXPIRED,
+    HIDDEN_NO_OPT_IN,
+    HIDDEN_PRIVATE_CHANNEL,
+    HIDDEN_PRIVATE_PARENT,
+    SAME_CHANNEL,
+    SHOWN,
+    StmContext,
+)
+from .models import Channel, DiscordUser, StmEntry
+
+VERDICT_LABELS = {
+    SHOWN: ("shown", "ok"),
+    SAME_CHANNEL: ("same channel", "ok"),
+    HIDDEN_PRIVATE_CHANNEL: ("hidden: private channel", "warn"),
+    HIDDEN_PRIVATE_PARENT: ("hidden: private parent", "warn"),
+    HIDDEN_NO_OPT_IN: ("hidden: no cross-server opt-in", "warn"),
+    CUT_BY_CAP: ("cut by the cap", "warn"),
+    EXPIRED: ("expired", "danger"),
+}
+REVIEW_FIELDS = ("channel", "user", "tools", "provider", "lineage")
+SNOWFLAKE_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    """One stored entry as the page shows it. Other servers' text is shown only when it reaches the prompt."""
+
+    verdict: str
+    label: str
+    tone: str
+    entry: StmEntry
+    where: str
+    channel_label: str
+    age: timedelta
+    reveal: bool
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_GET
+def review(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.REVIEW_STM)
+    context = _review_context(request, server, request.GET)
+    if request.htmx:
+        return render(request, "memory/review.html#review-body", context)
+    return render(request, "memory/review.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def channel_private(request: HttpRequest, server_id: int, channel_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
+    channel = get_object_or_404(Channel, pk=channel_id, server=server)
+    services.channel_set_private(
+        server=server, channel=channel, private=request.POST.get("private") == "on", by=request.user
+    )
+    return _after_write(request, server)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def privacy_bypass(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
+    services.server_set_privacy_bypass(
+        server=server, bypass=request.POST.get("bypass") == "on", by=request.user
+    )
+    return _after_write(request, server)
+
+
+def _after_write(request: HttpRequest, server: Server) -> HttpResponse:
+    """The review partial for htmx; otherwise back to the review the form was posted from."""
+    if request.htmx:
+        return render(
+            request, "memory/review.html#review-body", _review_context(request, server, request.POST)
+        )
+    query = urlencode({k: request.POST[k] for k in REVIEW_FIELDS if request.POST.get(k)})
+    return redirect(reverse("memory:review", args=[server.pk]) + (f"?{query}" if query else ""))
+
+
+def _snowflake(text: str | None) -> int | None:
+    text = (text or "").strip()
+    if text.isdigit() and 0 < int(text) <= SNOWFLAKE_MAX:
+        return int(text)
+    return None
+
+
+def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> dict[str, Any]:
+    now = timezone.now()
+    form = {
+        "channel": (params.get("channel") or "").strip(),
+        "user": (params.get("user") or "").strip(),
+        "tools": "no" if params.get("tools") == "no" else "yes",
+        "provider": (params.get("provider") or "").strip()[:40],
+        "lineage": (params.get("lineage") or "").strip()[:100],
+    }
+    context: dict[str, Any] = {
+        "server": server,
+        "form": form,
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
+        "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
+        "channels": selectors.channels_for(server),
+        "users": selectors.users_seen_in(server),
+        "reviewed": False,
+        "error": "",
+    }
+    if not form["channel"] and not form["user"]:
+        return context
+    channel_id, user_id = _snowflake(form["channel"]), _snowflake(form["user"])
+    if channel_id is None or user_id is None:
+        context["error"] = "Choose a channel and a user (Discord ids) to review."
+        return context
+    current = Channel.objects.filter(pk=channel_id).first()
+    if current is not None and current.server_id != server.pk:
+        # DMs and other servers' channels are not this server's to review (their text is private).
+        context["error"] = f"Channel {channel_id} is not a channel of this server."
+        return context
+    stm_context = StmContext(
+        channel=channel_id,
+        user=user_id,
+        lineage=form["lineage"],
+        has_tools=form["tools"] == "yes",
+        provider=form["provider"],
+    )
+    loaded = selectors.load_stm(server_id=server.pk, context=stm_context, now=now, include_expired=True)
+    person = DiscordUser.objects.filter(pk=user_id).first()
+    context.update(
+        reviewed=True,
+        current=current,
+        person=person,
+        opt_in=loaded.opt_in,
+        dm=loaded.dm,
+        contribution=loaded.contribution,
+        rows=[_row(v.verdict, loaded.entries[v.entry_id], server, now) for v in loaded.contribution.verdicts],
+    )
+    return context
+
+
+def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> ReviewRow:
+    label, tone = VERDICT_LABELS[verdict]
+    channel = entry.channel
+    if entry.server_id is None:
+        where, channel_label = "direct message", f"DM {channel.pk}"
+    elif entry.server_id != server.pk:
+        where, channel_label = "another server", "a channel in another server"
+    else:
+        where = "this server"
+        channel_label = f"#{channel.name}" if channel.name else str(channel.pk)
+        if channel.parent_id:
+            parent = channel.parent
+            channel_label += (
+                f" (thread of {'#' + parent.name if parent and parent.name else channel.parent_id})"
+            )
+    return ReviewRow(
+        verdict=verdict,
+        label=label,
+        tone=tone,
+        entry=entry,
+        where=where,
+        channel_label=channel_label,
+        age=now - entry.updated_at,
+        reveal=entry.server_id == server.pk or verdict == SHOWN,
+    )
