@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from presets.st_format.chat_template import TokenStripper, instruct_sequences
 from presets.st_format.decode import decode_upload
 from presets.st_format.legacy import (
     convert_story_string,
@@ -22,6 +23,7 @@ from presets.st_format.prompt_manager import (
 )
 from presets.st_format.shapes import detect_shape, lone_system_prompt
 from presets.st_format.summary import summarize
+from presets.st_format.wording import short_list
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 NAME_LIMIT = 100
@@ -127,7 +129,17 @@ def parse_preset(raw: bytes, *, filename: str, max_bytes: int = DEFAULT_MAX_BYTE
     data = decoded.data
     shape = detect_shape(data)
     converted = _convert(data, shape)
-    nodes = converted.nodes + post_history_nodes(data, converted.nodes)
+    # Text-completion exports carry template tokens in their post-history too; chat presets do not.
+    strip = TokenStripper(instruct_sequences(data.get("instruct")) if shape != "prompt_manager" else ())
+    clean = strip.strip if shape in ("text_completion", "system_prompt") else str
+    nodes = converted.nodes + post_history_nodes(data, converted.nodes, clean)
+    post_warnings = (
+        [
+            f"Chat-template tokens were removed from the post-history instructions: {short_list(strip.removed)}."
+        ]
+        if strip.removed
+        else []
+    )
     settings, setting_warnings = _settings(data)
     secrets = _blank_secrets(data)
     if secrets or decoded.nul_removed:
@@ -138,7 +150,7 @@ def parse_preset(raw: bytes, *, filename: str, max_bytes: int = DEFAULT_MAX_BYTE
         nodes,
         shape=shape,
         not_in_order=converted.not_in_order,
-        import_warnings=(*decoded.warnings, *converted.warnings, *setting_warnings),
+        import_warnings=(*decoded.warnings, *converted.warnings, *post_warnings, *setting_warnings),
         notes=converted.notes,
         secrets_blanked=secrets,
         kept_not_applied=_kept_not_applied(data, shape),

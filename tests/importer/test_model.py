@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,15 @@ def test_comment_detection_agrees_with_the_macro_engine_on_every_corpus_prompt()
             if isinstance(text, str) and is_comment_only(text) != compile_text(text).is_comment_only:
                 disagreements.append((path.name, text[:80]))
     assert disagreements == []
+
+
+def test_the_importer_and_compiled_preset_import_no_django() -> None:
+    code = (
+        "import sys, presets.st_format, presets.compiled; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'assembly', 'memory')); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

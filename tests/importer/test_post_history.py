@@ -53,3 +53,15 @@ def test_a_post_history_equal_to_an_existing_depth_node_is_skipped(parse) -> Non
 
 def test_an_empty_post_history_makes_no_node(parse) -> None:
     assert _post_nodes(parse({"name": "n", "content": "c", "post_history": "  \n"})) == []
+
+
+def test_template_tokens_are_stripped_from_a_legacy_post_history(parse) -> None:
+    data = {"name": "n", "content": "c", "post_history": "<|im_start|>system\nStay brief.<|im_end|>"}
+    parsed = parse(data)
+    assert _post_nodes(parsed) == [("post_history", "Stay brief.")]
+    assert any("post-history instructions: <|im_start|>, <|im_end|>." in w for w in parsed.summary.warnings)
+
+
+def test_a_prompt_manager_post_history_is_kept_as_written(parse) -> None:
+    parsed = parse(pm_preset([prompt("main", "M")], post_history="Use <s> tags."))
+    assert _post_nodes(parsed) == [("post_history", "Use <s> tags.")]
