@@ -68,7 +68,7 @@ def _outcome(raw: bytes) -> None:
     assert len({n.identifier for n in parsed.nodes}) == len(parsed.nodes)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.dictionaries(KEYS, JSON_VALUES, max_size=8))
 def test_any_json_object_is_imported_or_refused_with_one_sentence(data: dict) -> None:
     _outcome(json.dumps(data).encode())
@@ -90,7 +90,7 @@ def test_the_quick_macro_scan_never_misses_an_unknown_macro(text: str) -> None:
 PROMPT_LIKE = st.dictionaries(KEYS, JSON_VALUES, max_size=8)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.one_of(PROMPT_LIKE, JSON_VALUES), min_size=1, max_size=6),
     st.lists(st.fixed_dictionaries({"character_id": JSON_VALUES, "order": JSON_VALUES}), max_size=3),
