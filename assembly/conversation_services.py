@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from presets.macros import MacroEnv
 from presets.macros.extraction import extract_ops
 from presets.macros.replay import Op, apply_ops
 from presets.macros.values import to_text
@@ -153,6 +154,8 @@ def _extract_into(swipe: Swipe, text: str, *, state: dict[str, Any], append: boo
         variables=state,
         random_key=(swipe.message.conversation_id, swipe.message_id, swipe.pk),
         first_position=len(existing),
+        # Clock macros in a value read the message's own time, as they would have when it was sent.
+        env=MacroEnv(now=swipe.message.timestamp),
     )
     if len(existing) + len(result.ops) > MAX_OPS:
         raise ConversationError(f"A message may record at most {MAX_OPS} ops.")

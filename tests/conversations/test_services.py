@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from assembly import conversation_services as services
@@ -194,3 +196,15 @@ def test_the_same_name_is_fine_on_another_server(dungeon, harbor, charlie):
 def test_a_message_role_must_be_user_or_assistant(dungeon, alice):
     with pytest.raises(services.ConversationError, match="user or assistant"):
         services.message_add(conversation=dungeon, role="system", text="x", by=alice)
+
+
+def test_clock_macros_in_a_value_read_the_messages_own_time(dungeon, alice):
+    moment = datetime(2026, 3, 14, 9, 26, tzinfo=UTC)
+    services.message_add(
+        conversation=dungeon,
+        role="assistant",
+        text="{{setvar::when::{{isodate}}}}",
+        timestamp=moment,
+        by=alice,
+    )
+    assert conversation_variables(dungeon) == {"when": "2026-03-14"}
