@@ -74,3 +74,19 @@ def upload(client, server_id: int, raw: bytes, filename: str = "My Preset.json",
         **fields,
     }
     return client.post(reverse("presets:upload", args=[server_id]), data)
+
+
+def make_big_preset(nodes: int = 500, size: int = 2_000_000) -> bytes:
+    """The importer engineer's generated preset (bench/genpreset.py), loaded without making bench a package."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "genpreset.py"
+    spec = importlib.util.spec_from_file_location("tk_bench_genpreset", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_big_preset(nodes=nodes, size=size)
+
+
+@pytest.fixture(scope="session")
+def big_preset_bytes() -> bytes:
+    return make_big_preset()

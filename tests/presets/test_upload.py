@@ -183,3 +183,22 @@ def test_preset_text_with_html_is_escaped_on_the_page(client, alice, lantern):
     page = client.get(response.url).content.decode()
     assert "<script>alert(1)" not in page and "<img src=x" not in page
     assert "&lt;script&gt;" in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_a_failure_while_storing_nodes_leaves_the_replaced_preset_untouched(
+    lantern, alice, house_style, monkeypatch
+):
+    from presets import services
+    from presets.models import PresetNode as NodeRow
+
+    def broken_bulk_create(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(NodeRow.objects, "bulk_create", broken_bulk_create)
+    with pytest.raises(RuntimeError):
+        services.preset_import(
+            server=lantern, raw=make_preset(), filename="House Style.json", on_clash="replace", by=alice
+        )
+    survivor = Preset.objects.get(server=lantern)
+    assert survivor.pk == house_style.pk and survivor.is_active and survivor.nodes.count() == 12
+    assert not AuditEvent.objects.filter(action="preset.replace").exists()
