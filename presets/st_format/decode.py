@@ -79,6 +79,9 @@ def _json_error(err: json.JSONDecodeError) -> ImportRefused:
     return ImportRefused(f"This file is not valid JSON: {reason} at line {err.lineno}, column {err.colno}.")
 
 
+TOO_DEEP = "This file's JSON is nested too deeply to be a SillyTavern preset."
+
+
 def load_json(text: str) -> tuple[Any, bool]:
     """The JSON value and whether raw control characters inside strings had to be accepted."""
     try:
@@ -86,10 +89,14 @@ def load_json(text: str) -> tuple[Any, bool]:
     except json.JSONDecodeError as err:
         if not err.msg.startswith("Invalid control character"):
             raise _json_error(err) from None
+    except RecursionError:
+        raise ImportRefused(TOO_DEEP) from None
     try:
         return json.loads(text, strict=False, parse_constant=_refuse_constant), True
     except json.JSONDecodeError as err:
         raise _json_error(err) from None
+    except RecursionError:
+        raise ImportRefused(TOO_DEEP) from None
 
 
 def _top_level_refusal(value: Any) -> ImportRefused:

@@ -6,14 +6,14 @@ import json
 from typing import Any
 
 from presets.st_format.chat_template import TokenStripper, instruct_sequences
-from presets.st_format.decode import decode_upload
+from presets.st_format.decode import TOO_DEEP, decode_upload
 from presets.st_format.legacy import (
     convert_story_string,
     convert_system_prompt,
     story_string_of,
     system_prompt_text,
 )
-from presets.st_format.model import ParsedPreset, PromptSettings
+from presets.st_format.model import ImportRefused, ParsedPreset, PromptSettings
 from presets.st_format.post_history import post_history_nodes
 from presets.st_format.prompt_manager import (
     PRE_PM_KEYS,
@@ -125,6 +125,15 @@ def _convert(data: dict[str, Any], shape: str) -> Converted:
 
 def parse_preset(raw: bytes, *, filename: str, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedPreset:
     """The preset in an uploaded SillyTavern file (SPEC §1); raises ImportRefused with one sentence if none."""
+    try:
+        return _parse(raw, filename=filename, max_bytes=max_bytes)
+    except RecursionError:
+        # json.loads stops near the interpreter's limit, so walking the result (NUL removal,
+        # re-serialising) can still run out of stack on a file nested almost that deep.
+        raise ImportRefused(TOO_DEEP) from None
+
+
+def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
     decoded = decode_upload(raw, max_bytes=max_bytes)
     data = decoded.data
     shape = detect_shape(data)

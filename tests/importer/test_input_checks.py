@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from presets.st_format import preset_name_from_filename
+import pytest
+
+from presets.st_format import ImportRefused, preset_name_from_filename
 
 from .conftest import is_one_sentence, pm_preset, prompt, to_bytes, warned
 
@@ -128,3 +130,19 @@ def test_the_parsed_preset_carries_the_name_from_the_file_name(parse) -> None:
 
 def test_a_file_name_that_is_only_the_extension_gets_a_plain_name() -> None:
     assert preset_name_from_filename(" .JSON") == "Imported preset"
+
+
+@pytest.mark.parametrize("depth", [980, 5000, 200_000])
+def test_absurdly_nested_json_is_refused_or_imported_never_crashes(parse, depth: int) -> None:
+    raw = (
+        b'{"prompts": [{"identifier": "main", "content": "\\u0000"}], "x": '
+        + b"[" * depth
+        + b"]" * depth
+        + b"}"
+    )
+    try:
+        parsed = parse(raw)
+    except ImportRefused as refused:
+        assert refused.message == "This file's JSON is nested too deeply to be a SillyTavern preset."
+    else:
+        assert parsed.nodes[0].identifier == "main"
