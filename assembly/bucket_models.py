@@ -21,7 +21,9 @@ class SampleBucket(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
-        constraints = [models.UniqueConstraint(fields=["server", "name"], name="one_sample_bucket_name_per_server")]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "name"], name="one_sample_bucket_name_per_server")
+        ]
 
     def __str__(self) -> str:
         return self.name

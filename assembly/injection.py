@@ -14,13 +14,13 @@ from .rearrange import Arrangement, Injection
 
 STYLES = ("merge", "standalone")
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
-TAIL_INDEX = 1 << 30
+TAIL_INDEX = 1 << 31  # beyond any 32-bit injection_order: tail directives are lower priority
 
 
 def tail_injections(directives: Sequence[str]) -> list[Injection]:
     """Tail directives as depth-1 injections that come after every preset node of that depth."""
     return [
-        Injection(text, 1, 0, TAIL_INDEX + k, "system", assembler_source("tail_directive"))
+        Injection(text, 1, TAIL_INDEX, TAIL_INDEX + k, "system", assembler_source("tail_directive"))
         for k, text in enumerate(directives)
         if text.strip()
     ]

@@ -38,6 +38,7 @@ ANCHORED_BLOCKS = (
 PRE_HISTORY_BLOCKS = (
     "KNOWLEDGE_USERS_IN_CONVERSATION",
     "KNOWLEDGE_SHORT_TERM_MEMORY",
+    "KNOWLEDGE_SERVER_DOCUMENTS",  # only the documents no worldInfo marker takes
     "KNOWLEDGE_SERVER_CONDITIONING",
 )
 # A content macro a node expanded with non-empty text -> the native block it duplicates.
@@ -135,14 +136,9 @@ def rearrange(
     main_on = any(active[i] and ids[i] == "main" for i in range(len(nodes)))
     limit = len(nodes) if history_at is None else history_at
     anchor_at = max((i for i in range(limit) if active[i] and ids[i] in ANCHORS), default=None)
-    pre_at = next(
-        (
-            i
-            for i, ident in enumerate(ids)
-            if ident == "chatHistory" or (active[i] and ident == "dialogueExamples")
-        ),
-        None,
-    )
+    # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
+    # leftovers (all in native order) include these blocks anyway.
+    pre_at = next((i for i in range(limit) if active[i] and ids[i] == "dialogueExamples"), None)
     wi_at = next((i for i in range(len(nodes)) if active[i] and ids[i] in WORLD_INFO), None)
     claimed_after = _claimed_after(nodes, active, history_at)
 
@@ -171,9 +167,8 @@ def rearrange(
         node = compiled.node
         if index == pre_at:
             for tag in PRE_HISTORY_BLOCKS:
-                take(tag)
-            if wi_at is None:
-                take("KNOWLEDGE_SERVER_DOCUMENTS")
+                if tag != "KNOWLEDGE_SERVER_DOCUMENTS" or wi_at is None:
+                    take(tag)
         if node.identifier == "chatHistory":
             if not active[index]:
                 notes.warn("The preset disables chatHistory; the conversation history is never omitted.")

@@ -1,0 +1,71 @@
+"""The bot's assemble API: `POST /api/v1/servers/<id>/assemble`.
+
+The body is a bucket document (SPEC §3.2) — or `{"buckets": {…}}` — plus optional request fields:
+`provider` (openai | anthropic | gemini: adds `provider_payload`), `style` (merge | standalone),
+`native` (true: ignore presets), `preset` (a stored preset's name instead of the active one),
+`encoding` (o200k_base | cl100k_base). The answer is the same JSON object `manage.py assemble` prints.
+Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
+With the token and preset caches warm and inline STM, a request makes no SQL query.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_POST
+
+from servers.api_auth import ApiError, api_view, read_json_body
+
+from .buckets import BucketError, parse_buckets
+from .selectors import PresetNotFound, assemble_for_server
+
+REQUEST_FIELDS = ("provider", "style", "native", "preset", "encoding")
+
+
+def max_body_bytes() -> int:
+    return int(getattr(settings, "ASSEMBLE_MAX_BYTES", 4 * 1024 * 1024))
+
+
+@require_POST
+@api_view
+def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
+    body = read_json_body(request, max_bytes=max_body_bytes())
+    if not isinstance(body, dict):
+        raise ApiError("The request body must be a JSON object (a bucket document).")
+    options = {key: body.get(key) for key in REQUEST_FIELDS}
+    document = (
+        body.get("buckets") if isinstance(body.get("buckets"), dict) else _without(body, REQUEST_FIELDS)
+    )
+    _check_options(options)
+    try:
+        doc = parse_buckets(document)
+        assembly = assemble_for_server(
+            server_id=server_id,
+            doc=doc,
+            preset_name=options["preset"],
+            native=bool(options["native"]),
+            style=options["style"],
+            provider=options["provider"],
+            encoding=options["encoding"] or "o200k_base",
+        )
+    except BucketError as exc:
+        raise ApiError(exc.message) from None
+    except PresetNotFound as exc:
+        raise ApiError(exc.message, 404) from None
+    except ValueError as exc:
+        raise ApiError(str(exc)) from None
+    return JsonResponse(assembly.to_dict(), json_dumps_params={"ensure_ascii": False})
+
+
+def _without(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key not in keys}
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    for key in ("provider", "style", "preset", "encoding"):
+        if options[key] is not None and not isinstance(options[key], str):
+            raise ApiError(f"`{key}` must be a string.")
+    if options["native"] is not None and not isinstance(options["native"], bool):
+        raise ApiError("`native` must be true or false.")

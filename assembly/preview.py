@@ -1,0 +1,183 @@
+"""What the preview page shows: the assembly of a sample document, the native assembly beside it,
+and where the token budget goes.
+
+`preview_assembly` is the single place the preview builds its inputs: it takes the bucket document
+as a dict, so a caller (the sample-conversation feature) can replace its `history` and starting
+`variables` before anything is assembled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .buckets import BucketDocument, BucketError, parse_buckets
+from .engine import Assembly
+from .parts import Message
+from .selectors import PresetNotFound, assemble_for_server
+
+# Budget bar categories, in prompt order.
+CATEGORIES = (
+    ("system", "Server prompts"),
+    ("preset", "Preset text"),
+    ("knowledge", "Server knowledge & memory"),
+    ("samples", "Sample dialogues"),
+    ("history", "Conversation history"),
+    ("assembler", "Assembler notes"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewOptions:
+    preset: str = "active"  # "active", "native", or a preset id
+    style: str = ""  # "" = the preset's own
+    provider: str = ""
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetShare:
+    key: str
+    label: str
+    tokens: int
+    percent: int  # of the budget (or of the total when there is no budget), 0..100
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewRow:
+    """One message of the preview with its token count."""
+
+    message: Message
+    tokens: int
+    category: str
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    error: str = ""
+    assembly: Assembly | None = None
+    native: Assembly | None = None
+    rows: tuple[PreviewRow, ...] = ()
+    native_rows: tuple[PreviewRow, ...] = ()
+    shares: tuple[BudgetShare, ...] = ()
+    limit: int = 0  # the prompt budget, or the total when there is none
+    provider_json: str = ""
+    variables_json: str = ""
+    global_variables_json: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def with_conversation(
+    document: dict[str, Any],
+    *,
+    history: Sequence[dict[str, Any]] | None = None,
+    variables: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The document with its `history` and starting `variables` replaced (when given)."""
+    out = dict(document)
+    if history is not None:
+        out["history"] = list(history)
+    if variables is not None:
+        out["variables"] = dict(variables)
+    return out
+
+
+def preview_assembly(
+    *,
+    server_id: int,
+    document: Any,
+    options: PreviewOptions,
+    history: Sequence[dict[str, Any]] | None = None,
+    variables: dict[str, Any] | None = None,
+) -> Preview:
+    """The preview of `document` (a decoded bucket document) for the server, or a Preview whose
+    `error` is one sentence (bad document, unknown preset)."""
+    if not isinstance(document, dict):
+        return Preview(error="The bucket document must be a JSON object.")
+    try:
+        doc = parse_buckets(with_conversation(document, history=history, variables=variables))
+        main = _assemble(server_id, doc, options, native=options.preset == "native")
+        native = _assemble(server_id, doc, options, native=True, seed=main.seed)
+    except BucketError as exc:
+        return Preview(error=exc.message)
+    except PresetNotFound as exc:
+        return Preview(error=exc.message)
+    except ValueError as exc:
+        return Preview(error=str(exc))
+    rows = _rows(main)
+    limit = main.budget.prompt if main.budget else max(main.tokens.total, 1)
+    return Preview(
+        assembly=main,
+        native=native,
+        rows=rows,
+        native_rows=_rows(native),
+        shares=_shares(rows, limit),
+        limit=limit,
+        provider_json=_pretty(main.provider_payload) if main.provider_payload is not None else "",
+        variables_json=_pretty(main.variables),
+        global_variables_json=_pretty(main.global_variables),
+    )
+
+
+def parse_document_text(text: str) -> tuple[Any, str]:
+    """The decoded JSON of a textarea, or (None, one-sentence error)."""
+    try:
+        return json.loads(text), ""
+    except json.JSONDecodeError as exc:
+        return None, f"The sample is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
+
+
+def _assemble(
+    server_id: int, doc: BucketDocument, options: PreviewOptions, *, native: bool, seed: int | None = None
+) -> Assembly:
+    preset_id = int(options.preset) if options.preset.isdigit() else None
+    return assemble_for_server(
+        server_id=server_id,
+        doc=doc,
+        preset_id=preset_id,
+        native=native,
+        style=options.style or None,
+        provider=options.provider or None,
+        seed=seed if seed is not None else options.seed,
+    )
+
+
+def category_of(message: Message) -> str:
+    """Which budget category a message counts under (by its first source)."""
+    source = message.sources[0] if message.sources else None
+    if source is None or source.kind == "assembler":
+        return "assembler"
+    if source.kind == "node":
+        return "preset"
+    if source.tag.startswith("SYSTEM_"):
+        return "system"
+    if source.tag == "DIALOGUE_SAMPLE":
+        return "samples"
+    if source.tag == "DIALOGUE_HISTORY":
+        return "history"
+    return "knowledge"
+
+
+def _rows(assembly: Assembly) -> tuple[PreviewRow, ...]:
+    return tuple(
+        PreviewRow(message=m, tokens=t, category=category_of(m))
+        for m, t in zip(assembly.messages, assembly.tokens.per_message, strict=True)
+    )
+
+
+def _shares(rows: tuple[PreviewRow, ...], limit: int) -> tuple[BudgetShare, ...]:
+    totals = dict.fromkeys((key for key, _ in CATEGORIES), 0)
+    for row in rows:
+        totals[row.category] += row.tokens
+    return tuple(
+        BudgetShare(
+            key=key, label=label, tokens=totals[key], percent=min(100, round(100 * totals[key] / limit))
+        )
+        for key, label in CATEGORIES
+    )
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str)
