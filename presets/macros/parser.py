@@ -9,6 +9,7 @@ comment with a lone `{`), that macro is scanned again without counting.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .catalog import KNOWN_MACROS
@@ -16,7 +17,8 @@ from .catalog import KNOWN_MACROS
 MAX_NESTING = 32
 MAX_TEXT_CHARS = 1024 * 1024
 
-_BRACE_RUN = re.compile(r"\{+|\}+")
+_OPEN_RUN = re.compile(r"\{+")
+_CLOSE_RUN = re.compile(r"\}+")
 _SINGLE_BRACE_RANDOM = re.compile(r"random[\s:]", re.IGNORECASE)
 _NAME = re.compile(r"[^\s:{}]+")
 
@@ -116,6 +118,23 @@ def compile_text(text: str) -> CompiledText:
     )
 
 
+def _brace_runs(text: str) -> Iterator[tuple[int, int, bool]]:
+    """Yield (start, end, is_opening) for each run of `{` or of `}`, in order.
+
+    `str.find` per brace kind is an order of magnitude faster than a regex alternation over the text.
+    """
+    next_open, next_close = text.find("{"), text.find("}")
+    while next_open >= 0 or next_close >= 0:
+        if next_close < 0 or 0 <= next_open < next_close:
+            end = _OPEN_RUN.match(text, next_open).end()  # type: ignore[union-attr]
+            yield next_open, end, True
+            next_open = text.find("{", end)
+        else:
+            end = _CLOSE_RUN.match(text, next_close).end()  # type: ignore[union-attr]
+            yield next_close, end, False
+            next_close = text.find("}", end)
+
+
 class _Frame:
     __slots__ = ("counting", "depth", "kind", "parts", "start", "text_from", "too_deep")
 
@@ -143,9 +162,8 @@ class _Scan:
         text = self.text
         root = _Frame("root", 0, 0, False, False)
         stack = [root]
-        for match in _BRACE_RUN.finditer(text):
-            pos, end = match.span()
-            if text[pos] == "{":
+        for pos, end, opening in _brace_runs(text):
+            if opening:
                 self._open(stack, pos, end - pos)
             else:
                 self._close(stack, pos, end - pos)

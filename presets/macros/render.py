@@ -31,13 +31,15 @@ def render_text(
     variables: Mapping[str, Any] | None = None,
     global_variables: Mapping[str, Any] | None = None,
 ) -> RenderOutput:
-    """Render one text as a single segment with key "text" (see `render_segments`)."""
+    """Render one text as a single segment with key "text" (see `render_segments`); warnings are
+    plain sentences, without a segment label."""
     return render_segments(
         [Segment("text", compile_text(text))],
         env=env or MacroEnv(),
         seed=seed,
         variables=variables,
         global_variables=global_variables,
+        label_warnings=False,
     )
 
 
@@ -48,12 +50,14 @@ def render_segments(
     seed: int,
     variables: Mapping[str, Any] | None = None,
     global_variables: Mapping[str, Any] | None = None,
+    label_warnings: bool = True,
 ) -> RenderOutput:
     """Render `segments` in order from the variable state S0 (`variables`, `global_variables`).
 
     Pass 1 runs from S0 to find S1; pass 2 runs from S0 again and gives the output, where a read of
     a key that S0 lacks and pass 2 has not written yet sees its S1 value. Random, roll and pick
-    draw the same values in both passes. Deferred identity macros stay in the texts.
+    draw the same values in both passes. Deferred identity macros stay in the texts. Each warning
+    names its segment (`In "main": …`) unless `label_warnings` is False.
     """
     moment, zone_warning = local_now(env.now, env.timezone)
     start_local = dict(variables or {})
@@ -73,6 +77,7 @@ def render_segments(
     final = _Pass(
         env, seed, moment, start_local, start_global, forward_local, forward_global, draws, report=True
     )
+    final.label = label_warnings
     if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
         final.warnings.append(zone_warning)
     outputs = tuple(final.render(segment) for segment in segments)
@@ -155,6 +160,7 @@ class _Pass:
         self.local = _Namespace(start_local, forward_local)
         self.global_ = _Namespace(start_global, forward_global)
         self.report = report
+        self.label = True
         self.warnings: list[str] = []
         self.unknown: set[str] = set()
         self.evaluations = 0
@@ -189,7 +195,9 @@ class _Pass:
 
     def warn(self, message: str, key: str | None = None) -> None:
         if self.report:
-            self.warnings.append(f"{key if key is not None else self.key}: {message}")
+            if self.label:
+                message = f'In "{key if key is not None else self.key}": {message}'
+            self.warnings.append(message)
 
     def parts(self, parts: Parts) -> str:
         if len(parts) == 1 and parts[0].__class__ is str:
@@ -219,8 +227,11 @@ class _Pass:
         return False
 
     def macro(self, macro: Macro) -> str:
-        if not self.spend():
-            return self.raw(macro)
+        self.evaluations += 1
+        if self.evaluations > MAX_EVALUATIONS:
+            self.evaluations -= 1  # spend() counts it again and warns once
+            if not self.spend():
+                return self.raw(macro)
         handler = _HANDLERS.get(macro.name)
         if handler is not None:
             return handler(self, macro)

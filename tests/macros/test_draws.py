@@ -120,3 +120,10 @@ def test_an_invalid_roll_renders_nothing_and_warns(formula: str) -> None:
 
 def test_a_roll_result_is_a_plain_integer() -> None:
     assert re.fullmatch(r"\d+", render("{{roll:2d6+1}}", seed=3).text)
+
+
+def test_a_warning_from_a_preset_node_names_the_node() -> None:
+    output = render_nodes("fine", "{{roll:1d20+mod}}")
+    assert output.warnings == (
+        "In \"node1\": The roll '1d20+mod' is not a dice formula such as 2d6+1; it rendered as nothing.",
+    )
