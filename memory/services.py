@@ -283,24 +283,32 @@ def expire_entries(
     between survives. Nothing unexpired is ever deleted.
     """
     now = now or timezone.now()
-    config = stm_settings()
-    condition = expired_q(now=now, config=config)
     deleted = batches = 0
     longest = 0.0
-    skip_locked = connection.features.has_select_for_update_skip_locked
     while max_batches is None or batches < max_batches:
         started = time.perf_counter()
-        with transaction.atomic():
-            picked = StmEntry.objects.filter(condition).order_by()
-            if skip_locked:
-                picked = picked.select_for_update(skip_locked=True)
-            ids = list(picked.values_list("id", flat=True)[:batch_size])
-            if not ids:
-                break
-            count, _ = StmEntry.objects.filter(condition, id__in=ids).delete()
+        picked, count = expire_batch(now=now, batch_size=batch_size)
         longest = max(longest, time.perf_counter() - started)
+        if not picked:
+            break
         batches += 1
         deleted += count
-        if len(ids) < batch_size:
+        if picked < batch_size:
             break
     return ExpiryReport(deleted=deleted, batches=batches, longest_batch_seconds=longest)
+
+
+def expire_batch(*, now: datetime, batch_size: int) -> tuple[int, int]:
+    """One batch in one transaction: (how many expired rows it picked, how many it deleted)."""
+    with transaction.atomic():
+        picked = StmEntry.objects.filter(expired_q(now=now)).order_by()
+        if connection.features.has_select_for_update_skip_locked:
+            picked = picked.select_for_update(skip_locked=True)
+        ids = list(picked.values_list("id", flat=True)[:batch_size])
+        return len(ids), delete_expired(ids, now=now) if ids else 0
+
+
+def delete_expired(ids: Sequence[int], *, now: datetime) -> int:
+    """Delete those of `ids` that are still expired at `now` (the condition is re-checked)."""
+    count, _ = StmEntry.objects.filter(expired_q(now=now), id__in=list(ids)).delete()
+    return count

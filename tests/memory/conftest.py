@@ -44,3 +44,29 @@ def snapshot() -> Callable[..., EntrySnapshot]:
         )
 
     return build
+
+
+@pytest.fixture
+def store(db) -> Callable[..., Any]:
+    """Store an entry through the service: `store(channel, hours_ago=1, server=LANTERN, user=MIRA, ...)`."""
+    from django.utils import timezone
+
+    from memory import services
+    from servers.models import Server
+
+    def put(channel: int, *, hours_ago: float = 1, server: int | None = LANTERN, user: int = MIRA, **kw: Any):
+        if server is not None:
+            Server.objects.get_or_create(pk=server, defaults={"name": f"Server {server}"})
+        count = kw.pop("message_count", 0)
+        kw.setdefault(
+            "messages", [{"role": "user", "name": "Mira", "content": f"line {i}"} for i in range(count)]
+        )
+        return services.stm_put_entry(
+            server_id=server,
+            channel_id=channel,
+            user_id=user,
+            updated_at=timezone.now() - timedelta(hours=hours_ago),
+            **kw,
+        )
+
+    return put
