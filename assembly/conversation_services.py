@@ -21,6 +21,7 @@ from presets.macros.replay import Op, apply_ops
 from presets.macros.values import to_text
 from servers.models import AuditEvent, Server
 
+from .conversation_import import ChatFileError, read_st_chat
 from .conversation_models import ConversationMessage, MessageRole, SampleConversation, Swipe
 from .conversation_selectors import conversation_variables, state_before, stored_ops
 
@@ -93,6 +94,70 @@ def conversation_delete(*, conversation: SampleConversation, by: Any) -> None:
             detail={"name": conversation.name},
         )
         conversation.delete()
+
+
+def conversation_import(
+    *, server: Server, name: str, data: bytes | str, by: Any
+) -> tuple[SampleConversation, list[str]]:
+    """Create a conversation from a SillyTavern chat file, extracting every swipe as if it were saved.
+
+    Each swipe's ops are the ones the file recorded (Luker's `var_ops`) followed by the write macros
+    of its text, resolved against the state the earlier messages' current swipes produce. Returns
+    the conversation and warnings; raises ConversationError for a bad file or name.
+    """
+    name = _clean_name(name)
+    try:
+        chat = read_st_chat(data, max_messages=MAX_MESSAGES)
+    except ChatFileError as error:
+        raise ConversationError(str(error)) from None
+    warnings = list(chat.warnings)
+    try:
+        with transaction.atomic():
+            conversation = SampleConversation.objects.create(server=server, name=name, created_by=by)
+            state: dict[str, Any] = {}
+            for position, entry in enumerate(chat.messages, start=1):
+                message = ConversationMessage.objects.create(
+                    conversation=conversation,
+                    position=position,
+                    role=entry.role,
+                    speaker=entry.speaker,
+                    timestamp=entry.timestamp or timezone.now(),
+                )
+                swipes = Swipe.objects.bulk_create(
+                    [
+                        Swipe(message=message, is_current=index == entry.current)
+                        for index in range(len(entry.swipes[:MAX_SWIPES]))
+                    ]
+                )
+                after = state
+                for index, (swipe, source) in enumerate(zip(swipes, entry.swipes, strict=False)):
+                    recorded = apply_ops(state, source.ops)
+                    result = extract_ops(
+                        _check_text(source.text),
+                        variables=recorded.variables,
+                        random_key=(conversation.pk, message.pk, swipe.pk),
+                        first_position=len(source.ops),
+                        env=MacroEnv(now=message.timestamp),
+                    )
+                    swipe.text = result.text
+                    swipe.ops = [op.as_dict() for op in (*source.ops, *result.ops)][:MAX_OPS]
+                    if index == entry.current:
+                        after = result.variables
+                        warnings.extend(
+                            f"Message {position}: {w}" for w in (*recorded.warnings, *result.warnings)
+                        )
+                Swipe.objects.bulk_update(swipes, ["text", "ops"])
+                state = after
+            AuditEvent.record(
+                server=server,
+                actor=by,
+                action="conversation.import",
+                target=conversation,
+                detail={"messages": len(chat.messages), "variables": len(state)},
+            )
+    except IntegrityError:
+        raise ConversationError(f"This server already has a conversation named {name!r}.") from None
+    return conversation, warnings
 
 
 # -- the common shape of a change: lock, change, audit what the variables did -----------------------------

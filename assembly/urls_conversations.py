@@ -7,6 +7,9 @@ _M = _C + "messages/<int:message_id>/"
 
 urlpatterns: list = [
     path("servers/<int:server_id>/conversations/", views.conversation_list, name="conversations"),
+    path(
+        "servers/<int:server_id>/conversations/import/", views.conversation_import, name="conversation-import"
+    ),
     path(_C, views.conversation_detail, name="conversation"),
     path(_C + "rename/", views.conversation_rename, name="conversation-rename"),
     path(_C + "delete/", views.conversation_delete, name="conversation-delete"),

@@ -23,6 +23,7 @@ from servers.permissions import Action, get_server_for, user_can
 
 from . import conversation_selectors as selectors
 from . import conversation_services as services
+from .conversation_import import MAX_CHAT_BYTES
 from .conversation_models import ConversationMessage, MessageRole, SampleConversation, Swipe
 
 MAX_OP_ROWS = services.MAX_OPS + 1
@@ -49,6 +50,31 @@ def conversation_list(request: HttpRequest, server_id: int) -> HttpResponse:
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }
     return render(request, "assembly/conversations.html", context)
+
+
+@login_required
+@require_POST
+def conversation_import(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
+    upload = request.FILES.get("chat")
+    if upload is None:
+        messages.error(request, "Choose a SillyTavern chat file (.jsonl) to import.")
+        return redirect("assembly:conversations", server_id=server.id)
+    if upload.size and upload.size > MAX_CHAT_BYTES:
+        messages.error(request, f"The chat file is larger than {MAX_CHAT_BYTES // (1024 * 1024)} MiB.")
+        return redirect("assembly:conversations", server_id=server.id)
+    name = request.POST.get("name", "").strip() or (upload.name or "").removesuffix(".jsonl")
+    try:
+        conversation, warnings = services.conversation_import(
+            server=server, name=name, data=upload.read(MAX_CHAT_BYTES + 1), by=request.user
+        )
+    except services.ConversationError as error:
+        messages.error(request, str(error))
+        return redirect("assembly:conversations", server_id=server.id)
+    messages.success(request, f"Imported {conversation.messages.count()} messages.")
+    for warning in warnings[:20]:
+        messages.warning(request, warning)
+    return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
 
 
 @login_required
