@@ -110,6 +110,10 @@ def _apply_trim(text: str) -> str:
     return "".join(pieces)
 
 
+class _TooLarge(Exception):
+    """Raised when the text being built passes MAX_TEXT_CHARS; the enclosing loop or node stays verbatim."""
+
+
 class _Namespace:
     """One variable namespace during a pass; `forward` (S1) answers reads of keys not yet known."""
 
@@ -185,10 +189,16 @@ class _Pass:
         self.key, self.source = segment.key, template.source
         self.draws, self.expanded = {}, set()
         self.base = base_seed("draw", self.seed, segment.key)
-        text = self.parts(template.parts)
+        try:
+            text = self.parts(template.parts)
+        except _TooLarge:
+            text = ""
+            too_large = True
+        else:
+            too_large = len(text) > MAX_TEXT_CHARS
         if _TRIM in text:
             text = _apply_trim(text)
-        if len(text) > MAX_TEXT_CHARS:
+        if too_large:
             self.warn("The rendered text is longer than the 1 MiB limit; the node was left verbatim.")
             return SegmentOutput(segment.key, template.source)
         return SegmentOutput(segment.key, text, frozenset(self.expanded))
@@ -203,14 +213,17 @@ class _Pass:
         if len(parts) == 1 and parts[0].__class__ is str:
             return parts[0]  # type: ignore[return-value]
         out = []
+        produced = 0
         for part in parts:
             kind = part.__class__
             if kind is str:
                 out.append(part)
-            elif kind is Macro:
-                out.append(self.macro(part))  # type: ignore[arg-type]
-            else:
-                out.append(self.each(part))  # type: ignore[arg-type]
+                continue
+            piece = self.macro(part) if kind is Macro else self.each(part)  # type: ignore[arg-type]
+            produced += len(piece)
+            if produced > MAX_TEXT_CHARS:  # stop before memory grows: 10k getvars of a 1 MiB value...
+                raise _TooLarge
+            out.append(piece)
         return "".join(out)
 
     def raw(self, node: Macro | EachBlock) -> str:
@@ -279,13 +292,15 @@ class _Pass:
                 self.loops.append(item)
                 try:
                     piece = self.parts(block.body)
+                except _TooLarge:
+                    piece = None
                 finally:
                     self.loops.pop()
-                total += len(piece)
+                total += MAX_TEXT_CHARS + 1 if piece is None else len(piece)
                 if total > MAX_TEXT_CHARS:
                     self.warn("An `each` loop produced more than 1 MiB of text; it was left verbatim.")
                     return self.raw(block)
-                out.append(piece)
+                out.append(piece)  # type: ignore[arg-type]
         finally:
             self.each_depth -= 1
         return "".join(out)
@@ -338,9 +353,18 @@ def _clean(value: str) -> str:
     return value.replace(_TRIM, "") if _TRIM in value else value
 
 
+def _too_long(state: _Pass, macro: Macro, value: str) -> bool:
+    if len(value) <= MAX_TEXT_CHARS:
+        return False
+    state.warn(f"`{macro.name}` would store more than 1 MiB of text; it was left verbatim.")
+    return True
+
+
 def _setvar(state: _Pass, macro: Macro) -> str:
     key = state.key_of(macro)
     value = _clean(state.rest(macro, 1))
+    if _too_long(state, macro, value):
+        return state.raw(macro)
     if key:
         _namespace(state, macro).write(key, value)
     return ""
@@ -366,6 +390,8 @@ def _addvar(state: _Pass, macro: Macro) -> str:
     base = None if isinstance(current, dict | list | bool) else js_number(current)
     if increment is None or base is None:
         prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
+        if _too_long(state, macro, prefix + addition):
+            return state.raw(macro)
         namespace.write(key, prefix + addition)
     else:
         namespace.write(key, _tidy(base + increment))

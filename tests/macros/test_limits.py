@@ -78,3 +78,17 @@ def test_loops_nested_past_the_limit_are_left_verbatim_with_a_warning() -> None:
     output = render(text)
     assert "{{each::[1]}}" in output.text
     assert any("nested deeper" in warning for warning in output.warnings)
+
+
+def test_many_reads_of_a_large_value_stop_at_the_size_limit_without_building_it() -> None:
+    text = "{{getvar::big}}" * 5000
+    output = render(text, variables={"big": "x" * 500_000})
+    assert output.text == text
+    assert any("1 MiB" in warning for warning in output.warnings)
+
+
+def test_a_variable_doubling_itself_stops_at_the_size_limit() -> None:
+    text = "{{setvar::a::x}}" + "{{setvar::a::{{getvar::a}}{{getvar::a}}}}" * 40 + "{{getvar::a}}"
+    output = render(text)
+    assert len(output.variables["a"]) <= 1024 * 1024
+    assert any("1 MiB" in warning for warning in output.warnings)
