@@ -8,6 +8,7 @@ browsers with a redirect back to the message.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -27,6 +28,7 @@ from .conversation_import import MAX_CHAT_BYTES
 from .conversation_models import ConversationMessage, MessageRole, SampleConversation, Swipe
 
 MAX_OP_ROWS = services.MAX_OPS + 1
+WINDOW = 100  # messages shown by default: the latest ones (a long chat's page stays light)
 
 
 @login_required
@@ -286,10 +288,14 @@ def _thread_context(
     error: str | None = None,
     warnings: list[str] | None = None,
 ) -> dict:
+    thread = selectors.conversation_thread(conversation)
+    shown = thread.messages if _wants_all(request) else thread.messages[-WINDOW:]
     return {
         "server": server,
         "conversation": conversation,
-        "thread": selectors.conversation_thread(conversation),
+        "thread": thread,
+        "shown": shown,
+        "hidden_count": len(thread.messages) - len(shown),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
         "roles": MessageRole.choices,
         "op_names": WRITE_OPS,
@@ -297,6 +303,14 @@ def _thread_context(
         "error": error,
         "extraction_warnings": warnings or [],
     }
+
+
+def _wants_all(request: HttpRequest) -> bool:
+    """Show every message (`?all=1` on the page, or on the page an htmx request came from)."""
+    if request.GET.get("all") == "1":
+        return True
+    current = getattr(request, "htmx", None) and request.htmx.current_url
+    return bool(current) and "all=1" in urlsplit(current).query.split("&")
 
 
 def _changed(

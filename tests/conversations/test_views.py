@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
+from assembly import conversation_services as services
 from assembly.conversation_models import SampleConversation
 from assembly.conversation_selectors import conversation_variables
 from servers.models import AuditEvent
@@ -181,3 +184,23 @@ def test_a_swipe_of_another_message_cannot_be_selected_through_this_one(client, 
     client.force_login(carol)
     foreign = current_swipe(two).id
     assert client.post(url("swipe-select", lantern.id, dungeon.id, one.id, foreign)).status_code == 404
+
+
+def test_a_long_conversation_shows_its_latest_messages_and_replays_them_all(client, bob, lantern, alice):
+    lines = [
+        json.dumps({"name": "N", "is_user": False, "mes": f"turn {n} {{{{incvar::turn}}}}"})
+        for n in range(1, 106)
+    ]
+    conversation, _ = services.conversation_import(
+        server=lantern, name="Long", data="\n".join(lines), by=alice
+    )
+    client.force_login(bob)
+    page = client.get(url("conversation", lantern.id, conversation.id)).content.decode()
+    assert "5 earlier messages not shown" in page
+    assert "turn 5<" not in page and "turn 6<" in page
+    assert (
+        '<tr data-key="turn"><th scope="row"><code>turn</code></th><td><code class="conv-value">105</code>'
+        in page
+    )
+    everything = client.get(url("conversation", lantern.id, conversation.id) + "?all=1").content.decode()
+    assert "turn 1<" in everything
