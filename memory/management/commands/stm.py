@@ -8,7 +8,7 @@ import json
 import sys
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand
 from django.utils import timezone
@@ -25,9 +25,15 @@ class UsageError(Exception):
     """A bad command line: reported as one `error: ` line, exit status 2."""
 
 
+def fail(message: str) -> NoReturn:
+    """Report one `error: ` line on stderr and exit with status 2 (the CLI's error contract)."""
+    sys.stderr.write(f"error: {message}\n")
+    sys.exit(2)
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+    def error(self, message: str) -> NoReturn:
+        fail(message)
 
 
 def snowflake(text: str) -> int:
@@ -73,7 +79,7 @@ class Command(BaseCommand):
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> argparse.ArgumentParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
-        parser.error = _raise_usage  # type: ignore[method-assign]
+        parser.error = fail  # type: ignore[method-assign]
         return parser
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -112,22 +118,11 @@ class Command(BaseCommand):
         review.add_argument("--lineage", default="")
         review.add_argument("--json", action="store_true")
 
-    def run_from_argv(self, argv: list[str]) -> None:
-        try:
-            super().run_from_argv(argv)
-        except UsageError as exc:
-            self._fail(str(exc))
-
     def execute(self, *args: Any, **options: Any) -> str | None:
         try:
             return super().execute(*args, **options)
         except (UsageError, services.StmError) as exc:
-            self._fail(str(exc))
-        return None
-
-    def _fail(self, message: str) -> None:
-        sys.stderr.write(f"error: {message}\n")
-        sys.exit(2)
+            fail(str(exc))
 
     def handle(self, *args: Any, **options: Any) -> None:
         action = options.get("action")
@@ -232,10 +227,6 @@ class Command(BaseCommand):
             self.stdout.write(f"[{item['role']}] {item['text']}")
         if result.tail_directive:
             self.stdout.write(f"[tail] {result.tail_directive}")
-
-
-def _raise_usage(message: str) -> None:
-    raise UsageError(message)
 
 
 def _server(server_id: int, *, create: bool) -> Server:
