@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -27,6 +28,7 @@ from .providers import PROVIDERS
 PAGE = "assembly/preview.html"
 
 
+@login_required
 @require_GET
 def preview_page(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
@@ -43,6 +45,7 @@ def preview_page(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, PAGE, _context(request, server, options, text, preview, sample_name=name))
 
 
+@login_required
 @require_POST
 @vary_on_headers("HX-Request")
 def preview_render(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -62,6 +65,7 @@ def preview_render(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, PAGE, context, status=status)
 
 
+@login_required
 @require_POST
 @vary_on_headers("HX-Request")
 def sample_save(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -82,6 +86,7 @@ def sample_save(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, PAGE, context, status=400)
 
 
+@login_required
 @require_POST
 def sample_delete(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)

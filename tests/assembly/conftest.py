@@ -124,3 +124,41 @@ def doc_with() -> Callable[..., Any]:
         return parse_buckets(data)
 
     return build
+
+
+XSS_PRESET = {
+    "prompts": [
+        {"identifier": "main", "name": "Main Prompt", "content": "Main says hi.", "role": "system"},
+        {
+            "identifier": "evil",
+            "name": "Evil <b>node</b>",
+            "content": "<script>alert('x')</script><img src=x onerror=\"alert('y')\">",
+            "role": "system",
+        },
+        {"identifier": "chatHistory", "name": "Chat History", "marker": True},
+    ],
+    "prompt_order": [
+        {
+            "character_id": 100001,
+            "order": [
+                {"identifier": "main", "enabled": True},
+                {"identifier": "evil", "enabled": True},
+                {"identifier": "chatHistory", "enabled": True},
+            ],
+        }
+    ],
+}
+
+
+@pytest.fixture
+def stored_preset(lantern):
+    """A small preset stored for the Lantern Guild and active; its `evil` node carries HTML."""
+    from presets.services import preset_import
+
+    return preset_import(
+        server=lantern,
+        raw=json.dumps(XSS_PRESET).encode(),
+        filename="tiny-xss.json",
+        by=None,
+        actor_label="test",
+    ).preset

@@ -1,0 +1,104 @@
+"""`manage.py assemble` keeps its contract: one JSON object, or exit 2 with one `error:` line."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from assembly.management.commands.assemble import Command
+
+DEFAULT = "assembly/default_buckets.json"
+
+
+def run(*args: str) -> tuple[int, dict | None, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    import sys
+
+    real_err = sys.stderr
+    sys.stderr = err
+    try:
+        call_command(Command(), *args, stdout=out)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stderr = real_err
+    text = out.getvalue()
+    return code, (json.loads(text) if text.strip() else None), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+
+
+def test_the_command_prints_the_contracts_json(lantern):
+    code, body, _ = run("--server", "1001", "--buckets", DEFAULT, "--json")
+    assert code == 0
+    for key in ("messages", "warnings", "omitted", "variables", "global_variables", "seed", "tokens"):
+        assert key in body
+    assert body["seed"] == 42
+    assert set(body["tokens"]) >= {"total", "per_message"}
+    assert body["messages"][0]["sources"] == [{"kind": "native", "tag": "SYSTEM_HUMANIZER_RULES"}]
+
+
+def test_the_active_preset_is_used_and_native_ignores_it(lantern, stored_preset):
+    _, with_preset, _ = run("--server", "1001", "--buckets", DEFAULT, "--json")
+    _, native, _ = run("--server", "1001", "--buckets", DEFAULT, "--native", "--json")
+    assert with_preset["preset"] == "tiny-xss" and native["mode"] == "native"
+
+
+def test_a_preset_can_be_picked_by_name(lantern, stored_preset, alice):
+    from presets.services import preset_deactivate
+
+    preset_deactivate(preset=stored_preset, by=alice)
+    _, body, _ = run("--server", "1001", "--buckets", DEFAULT, "--preset", "tiny-xss", "--json")
+    assert body["preset"] == "tiny-xss"
+
+
+def test_provider_style_and_seed_are_honoured(lantern):
+    _, body, _ = run(
+        "--server",
+        "1001",
+        "--buckets",
+        DEFAULT,
+        "--provider",
+        "anthropic",
+        "--style",
+        "standalone",
+        "--seed",
+        "9",
+        "--json",
+    )
+    assert body["seed"] == 9 and body["style"] == "standalone"
+    assert body["provider_payload"]["system"]
+    assert body["messages"][0]["role"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--server", "999", "--buckets", DEFAULT), "no server"),
+        (("--server", "1001", "--buckets", "/nonexistent.json"), "cannot read"),
+        (("--server", "1001", "--buckets", "pyproject.toml"), "not valid JSON"),
+        (("--server", "1001", "--buckets", DEFAULT, "--preset", "nope"), "no preset"),
+        (("--server", "1001", "--buckets", DEFAULT, "--provider", "cohere"), "invalid choice"),
+    ],
+)
+def test_errors_exit_2_with_one_error_line(lantern, args, needle):
+    code, body, err = run(*args, "--json")
+    assert code == 2 and body is None
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert needle in err
+
+
+def test_a_bad_bucket_document_exits_2(lantern, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"history": [{"role": "narrator"}]}))
+    code, _, err = run("--server", "1001", "--buckets", str(bad), "--json")
+    assert code == 2 and err.startswith("error: `history[0].role`")

@@ -1,0 +1,128 @@
+"""The preview page: who may see it and save samples, what it shows, and that it stays inert."""
+
+from __future__ import annotations
+
+import json
+
+from django.urls import reverse
+
+from assembly.bucket_models import SampleBucket
+
+
+def page(server_id=1001, **params):
+    return reverse("assembly:preview", args=[server_id]) + (
+        "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
+    )
+
+
+def render_url(server_id=1001):
+    return reverse("assembly:preview-render", args=[server_id])
+
+
+def save_url(server_id=1001):
+    return reverse("assembly:sample-save", args=[server_id])
+
+
+def test_charlie_cannot_see_the_lantern_preview(client, charlie, lantern):
+    client.force_login(charlie)
+    assert client.get(page()).status_code == 404
+    assert client.post(render_url(), {"document": "{}"}).status_code == 404
+
+
+def test_an_anonymous_visitor_is_sent_to_sign_in(client, lantern):
+    response = client.get(page())
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_bob_the_moderator_sees_the_default_sample_previewed(client, bob):
+    client.force_login(bob)
+    response = client.get(page())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Mira: Is it... a secret?" in html
+    assert "SYSTEM_HUMANIZER_RULES" in html
+    assert "<meter" in html and "<progress" in html
+    assert 'style="' not in html
+
+
+def test_bob_may_not_save_a_sample(client, bob, sample_document):
+    client.force_login(bob)
+    response = client.post(save_url(), {"name": "mine", "document": json.dumps(sample_document)})
+    assert response.status_code == 403
+    assert not SampleBucket.objects.exists()
+
+
+def test_carol_saves_an_edited_sample_and_it_is_audited(client, carol, sample_document):
+    from servers.models import AuditEvent
+
+    client.force_login(carol)
+    sample_document["history"][-1]["content"] = "Is it a shadow?"
+    response = client.post(save_url(), {"name": "Heist night", "document": json.dumps(sample_document)})
+    assert response.status_code == 302
+    bucket = SampleBucket.objects.get(server_id=1001, name="Heist night")
+    assert bucket.document["history"][-1]["content"] == "Is it a shadow?"
+    assert AuditEvent.objects.filter(action="sample_bucket.create", actor=carol).exists()
+    assert "Mira: Is it a shadow?" in client.get(response["Location"]).content.decode()
+
+
+def test_bad_json_gets_a_clear_error_and_nothing_is_saved(client, carol):
+    client.force_login(carol)
+    response = client.post(save_url(), {"name": "broken", "document": '{"history": ['})
+    assert response.status_code == 400
+    assert "not valid JSON (line 1" in response.content.decode()
+    assert not SampleBucket.objects.exists()
+
+
+def test_a_schema_error_is_shown_as_one_sentence(client, carol):
+    client.force_login(carol)
+    response = client.post(
+        render_url(), {"document": '{"history": [{"role": "wizard"}]}'}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 400
+    assert "`history[0].role` must be" in response.content.decode()
+
+
+def test_an_htmx_change_returns_only_the_result_partial(client, bob, sample_document):
+    client.force_login(bob)
+    response = client.post(
+        render_url(),
+        {"document": json.dumps(sample_document), "provider": "anthropic"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="result"')
+    assert "<textarea" not in html
+    assert "The anthropic request body" in html
+
+
+def test_preset_text_is_shown_inert(client, alice, stored_preset):
+    client.force_login(alice)
+    html = client.get(page()).content.decode()
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "Evil &lt;b&gt;node&lt;/b&gt;" in html
+
+
+def test_the_preview_shows_a_non_active_preset_and_the_native_side_by_side(client, alice, stored_preset):
+    from presets.services import preset_deactivate
+
+    preset_deactivate(preset=stored_preset, by=alice)
+    client.force_login(alice)
+    html = client.get(page(preset=stored_preset.pk)).content.decode()
+    assert "preset: tiny-xss" in html
+    assert "Native assembly" in html
+    assert "Main says hi." in html
+
+
+def test_charlie_cannot_preview_with_a_preset_of_another_server(
+    client, charlie, stored_preset, sample_document
+):
+    client.force_login(charlie)
+    response = client.post(
+        render_url(2002),
+        {"document": json.dumps(sample_document), "preset": str(stored_preset.pk)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 400
+    assert "no preset" in response.content.decode()
