@@ -89,7 +89,11 @@ def idle_duration(times: tuple[datetime, ...]) -> str:
     humanizes it; "just now" with fewer than two messages."""
     if len(times) < 2:
         return "just now"
-    latest, previous = sorted(times)[-1], sorted(times)[-2]
+
+    def round_half_up(value: float) -> int:  # JavaScript's Math.round, not banker's rounding
+        return int(value + 0.5)
+
+    previous, latest = sorted(times)[-2:]
     seconds = abs((latest - previous).total_seconds())
     minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
     if seconds < 45:
@@ -97,19 +101,19 @@ def idle_duration(times: tuple[datetime, ...]) -> str:
     if seconds < 90:
         return "a minute"
     if minutes < 45:
-        return f"{round(minutes)} minutes"
+        return f"{round_half_up(minutes)} minutes"
     if minutes < 90:
         return "an hour"
     if hours < 22:
-        return f"{round(hours)} hours"
+        return f"{round_half_up(hours)} hours"
     if hours < 36:
         return "a day"
     if days < 26:
-        return f"{round(days)} days"
+        return f"{round_half_up(days)} days"
     if days < 45:
         return "a month"
     if days < 320:
-        return f"{round(days / 30.4)} months"
+        return f"{round_half_up(days / 30.4)} months"
     if days < 548:
         return "a year"
-    return f"{round(days / 365)} years"
+    return f"{round_half_up(days / 365)} years"
