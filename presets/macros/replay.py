@@ -161,15 +161,34 @@ def _locate(state: Mapping[str, Any], key: str) -> tuple[str, str, dict | list, 
     if head not in state:
         return None
     current = state[head]
-    collection = as_collection(current)
+    collection = _decode(current)
     if collection is None:
         return None
     return head, ".".join(segments[1:]), collection, isinstance(current, str)
 
 
+# Replay re-reads the text it just wrote (a growing roster or log), so the collection behind each
+# recently encoded text is remembered. Safe because collections here are never changed in place.
+_DECODED: dict[int, tuple[str, dict | list]] = {}
+_DECODED_MAX = 512
+
+
 def _encode(value: dict | list) -> str:
     """A collection back to text, compact as JSON.stringify writes it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(_DECODED) >= _DECODED_MAX:
+        _DECODED.clear()
+    _DECODED[id(text)] = (text, value)
+    return text
+
+
+def _decode(value: Any) -> dict | list | None:
+    """`as_collection`, answered from `_DECODED` for a text this module encoded."""
+    if isinstance(value, str):
+        hit = _DECODED.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+    return as_collection(value)
 
 
 def _json_value(text: str) -> Any:
@@ -223,7 +242,7 @@ def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
     elif op.op == "deletevar":
         state.pop(key, None)
     elif op.op == "addvar":
-        array = as_collection(current) if exists else None
+        array = _decode(current) if exists else None
         if isinstance(array, list):
             state[key] = [*array, op.value] if isinstance(current, list) else _encode([*array, op.value])
         else:
