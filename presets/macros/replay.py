@@ -8,7 +8,8 @@ Keys may be dotted paths. A path write goes into the JSON value the head key hol
 array, or text that parses as one) — the same rule `{{getvar}}` uses to read — and otherwise the
 whole dotted key is a flat variable name, so whatever a write stores, `{{getvar::same.key}}` reads.
 Under a path, values are JSON values: text that parses as JSON is stored as what it parses to.
-Root values keep their form (text stays text). `addvar` with a path adds at the path; the segments
+A path write keeps the root's form (JSON text stays text); `addvar` on a
+root array stores the array, as the engine does. `addvar` with a path adds at the path; the segments
 `__proto__`, `constructor` and `prototype` are refused.
 """
 
@@ -244,7 +245,7 @@ def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
     elif op.op == "addvar":
         array = _decode(current) if exists else None
         if isinstance(array, list):
-            state[key] = [*array, op.value] if isinstance(current, list) else _encode([*array, op.value])
+            state[key] = [*array, op.value]  # an array, as the engine's addvar stores it
         else:
             state[key] = _added(current, op.value, exists=exists)
     else:

@@ -104,7 +104,7 @@ def test_addvar_adds_numbers_appends_text_and_pushes_onto_arrays_at_the_root():
         make_op("addvar", "list", "b"),
         make_op("addvar", "fresh", "2"),
     )
-    assert after == {"n": 8, "s": "abc", "list": '["a","b"]', "fresh": 2}
+    assert after == {"n": 8, "s": "abc", "list": ["a", "b"], "fresh": 2}
 
 
 def test_incvar_on_text_leaves_it_unchanged_and_warns():
