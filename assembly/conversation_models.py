@@ -22,7 +22,9 @@ class MessageRole(models.TextChoices):
 
 
 class SampleConversation(models.Model):
-    server = models.ForeignKey("servers.Server", on_delete=models.CASCADE, related_name="sample_conversations")
+    server = models.ForeignKey(
+        "servers.Server", on_delete=models.CASCADE, related_name="sample_conversations"
+    )
     name = models.CharField(max_length=100)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
