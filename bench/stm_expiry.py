@@ -1,0 +1,120 @@
+"""Short-term memory expiry at scale, on PostgreSQL.
+
+Run: .venv/bin/python bench/stm_expiry.py [--rows 1000000] [--batch 2000]
+Uses its own database (`bench_tk_stm` on the server named by DATABASE_URL, default the local
+PostgreSQL), fills it with INSERT … SELECT generate_series, then runs the service the beat task
+runs. Prints the generation time, the total expiry time, the number of batches and the longest
+single batch transaction, and how long one contributor load takes on a server with many channels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+BENCH_DB = "bench_tk_stm"
+SERVER = 1001
+LINEAGES = 100
+
+
+def bench_url() -> str:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/tavernkeep"
+    if not base.startswith("postgres"):
+        sys.exit("bench/stm_expiry.py needs PostgreSQL: set DATABASE_URL=postgres://…")
+    parts = urlsplit(base)
+    import psycopg
+
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone():
+            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    return urlunsplit(parts._replace(path="/" + BENCH_DB))
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--rows", type=int, default=1_000_000)
+    options.add_argument("--batch", type=int, default=2000)
+    args = options.parse_args()
+
+    os.environ["DATABASE_URL"] = bench_url()
+    os.environ.pop("REDIS_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.utils import timezone
+
+    from memory.contributor import StmContext
+    from memory.models import StmEntry
+    from memory.selectors import expired_q, stm_contribution
+    from memory.services import expire_entries
+
+    call_command("migrate", verbosity=0)
+    channels = args.rows // LINEAGES
+    started = time.perf_counter()
+    with connection.cursor() as cur:
+        cur.execute("TRUNCATE memory_stmentry, memory_channel, memory_discorduser CASCADE")
+        cur.execute(
+            "INSERT INTO servers_server (id, name, stm_privacy_bypass, created_at) "
+            "VALUES (%s, 'Bench', false, now()) ON CONFLICT (id) DO NOTHING",
+            [SERVER],
+        )
+        cur.execute(
+            "INSERT INTO memory_discorduser (id, name, cross_server_opt_in) VALUES (7, 'bench', false)"
+        )
+        cur.execute(
+            "INSERT INTO memory_channel (id, server_id, parent_id, name, is_private) "
+            "SELECT g, %s, NULL, '', g %% 17 = 0 FROM generate_series(1, %s) g",
+            [SERVER, channels],
+        )
+        # Ages spread over 0–30 h; every third entry has a summary (24 h TTL instead of 12 h).
+        cur.execute(
+            "INSERT INTO memory_stmentry (server_id, channel_id, user_id, lineage, messages, summary, updated_at) "
+            "SELECT %s, 1 + (g %% %s), 7, 'l' || (g / %s), '[]'::jsonb, "
+            "CASE WHEN g %% 3 = 0 THEN 'a summary' ELSE '' END, "
+            "now() - make_interval(secs => (g::bigint * 7919 %% 108000)) "
+            "FROM generate_series(0, %s - 1) g",
+            [SERVER, channels, channels, args.rows],
+        )
+        cur.execute("ANALYZE memory_stmentry")
+    generated = time.perf_counter() - started
+    now = timezone.now()
+    total = StmEntry.objects.count()
+    expired = StmEntry.objects.filter(expired_q(now=now)).count()
+    print(f"rows generated        {total:>12,}  in {generated:6.1f} s")
+    print(f"expired at start      {expired:>12,}")
+
+    context = StmContext(channel=1, user=7, lineage="l0", has_tools=True)
+    started = time.perf_counter()
+    result = stm_contribution(server_id=SERVER, context=context, now=now)
+    load = time.perf_counter() - started
+    print(f"contributor load      {len(result.verdicts):>12,} entries in one lineage: {load * 1000:8.1f} ms")
+
+    started = time.perf_counter()
+    report = expire_entries(now=now, batch_size=args.batch)
+    elapsed = time.perf_counter() - started
+    left = StmEntry.objects.count()
+    print(
+        f"expiry deleted        {report.deleted:>12,}  in {elapsed:6.1f} s ({report.deleted / elapsed:,.0f} rows/s)"
+    )
+    print(f"batches               {report.batches:>12,}  of up to {args.batch:,} rows")
+    print(f"longest transaction   {report.longest_batch_seconds * 1000:>12.1f} ms")
+    print(f"rows left (live)      {left:>12,}  (expected {total - expired:,})")
+    started = time.perf_counter()
+    again = expire_entries(now=now, batch_size=args.batch)
+    print(
+        f"second run            {again.deleted:>12,} deleted in {(time.perf_counter() - started) * 1000:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
