@@ -88,12 +88,14 @@ def assemble(
     server_id: int = 0,
     stm: StoredStm | None = None,
     seed: int | None = None,
+    count_tokens: bool = True,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
     `style` overrides the preset's injection style; `provider` adds that provider's request body;
     `stm` replaces the document's inline short-term memory; `seed` overrides the document's seed
-    (when neither is given one is drawn and returned). Raises ValueError for an unknown style,
+    (when neither is given one is drawn and returned); `count_tokens=False` skips the counting (zeros,
+    for timing the assembly alone). Raises ValueError for an unknown style,
     provider or encoding.
     """
     if style is not None and style not in STYLES:
@@ -141,15 +143,18 @@ def assemble(
     messages = tuple(_to_messages(ordered, doc, seed))
 
     payload = shape(provider, messages) if provider else None
-    per_message = tuple(message_tokens(m.content, encoding) for m in messages)
-    if payload is not None and provider != "openai":
-        total = count_messages(provider_texts(provider, payload), encoding)
+    if not count_tokens:
+        per_message, total = tuple(0 for _ in messages), 0
     else:
-        total = sum(per_message) + REPLY_PRIMING
+        per_message = tuple(message_tokens(m.content, encoding) for m in messages)
+        if payload is not None and provider != "openai":
+            total = count_messages(provider_texts(provider, payload), encoding)
+        else:
+            total = sum(per_message) + REPLY_PRIMING
     tokens = TokenReport(
         encoding=encoding, exact=provider in (None, "openai"), per_message=per_message, total=total
     )
-    if doc.budget is not None and total > doc.budget.prompt:
+    if count_tokens and doc.budget is not None and total > doc.budget.prompt:
         notes.warn(
             f"The prompt uses {total} tokens, over the budget of {doc.budget.prompt} "
             f"(context {doc.budget.context} minus reply {doc.budget.reply})."
