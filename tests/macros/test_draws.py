@@ -127,3 +127,12 @@ def test_a_warning_from_a_preset_node_names_the_node() -> None:
     assert output.warnings == (
         "In \"node1\": The roll '1d20+mod' is not a dice formula such as 2d6+1; it rendered as nothing.",
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["{{pick:a,b,c}}", "{{pick::a::b::c}}", "{{pick a,b,c}}", "{{PICK: a, b , c }}"]
+)
+def test_every_pick_form_picks_one_trimmed_item_the_same_on_every_render(text: str) -> None:
+    by_server = {render(text, env=MacroEnv(server_id=server)).text for server in range(40)}
+    assert by_server == {"a", "b", "c"}
+    assert len(outcomes(text, env=MacroEnv(server_id=7))) == 1
