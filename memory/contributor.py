@@ -19,6 +19,11 @@ SUMMARY_MAX_CHARS = 1500
 MAX_MESSAGES = 10
 TOOL_NAME = "update_short_term_memory"
 
+# Item kinds, so the assembler can tell the same-channel summary from the memories of elsewhere.
+OTHER_CHANNELS = "other_channels"
+SAME_CHANNEL_SUMMARY = "same_channel_summary"
+TOOL_HINT = "tool_hint"
+
 # Verdicts, in the order they are tried (SPEC §5): the first that applies is the entry's verdict.
 EXPIRED = "expired"
 SAME_CHANNEL = "same_channel"
@@ -56,10 +61,15 @@ class StmContext:
 
 @dataclass(frozen=True, slots=True)
 class StmItem:
-    """One prompt item for the KNOWLEDGE_SHORT_TERM_MEMORY bucket."""
+    """One prompt item for the KNOWLEDGE_SHORT_TERM_MEMORY bucket.
+
+    `kind` says which it is: OTHER_CHANNELS (the memory blocks), SAME_CHANNEL_SUMMARY (what
+    `{{summary}}` also resolves to) or TOOL_HINT.
+    """
 
     role: str
     text: str
+    kind: str = OTHER_CHANNELS
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +209,7 @@ def _contribute(
     items: list[StmItem] = []
     if shown:
         blocks = [_memory_block(e, context=context, home=home, now=now) for e in shown]
-        items.append(StmItem(role="user", text="\n\n".join(blocks)))
+        items.append(StmItem(role="user", text="\n\n".join(blocks), kind=OTHER_CHANNELS))
 
     summary = same_channel.summary if same_channel else ""
     tool_available = (
@@ -211,10 +221,11 @@ def _contribute(
             StmItem(
                 role="user",
                 text=f"[System: Short-term memory of this channel (updated {age}): {summary}]",
+                kind=SAME_CHANNEL_SUMMARY,
             )
         )
         if tool_available and not context.long_term_intent:
-            items.append(StmItem(role="user", text=_tool_hint()))
+            items.append(StmItem(role="user", text=_tool_hint(), kind=TOOL_HINT))
 
     tail = None
     cached = len(same_channel.messages) if same_channel else 0

@@ -79,8 +79,11 @@ def test_the_same_channel_entry_is_not_a_memory_of_another_channel(snapshot):
 
 
 def test_with_tools_the_same_channel_summary_and_the_tool_hint_are_separate_items(snapshot):
+    result = run(
+        [snapshot(1, HERE, summary="We are here."), snapshot(2, 600)], has_tools=True, provider="openai"
+    )
+    assert [i.kind for i in result.items] == ["other_channels", "same_channel_summary", "tool_hint"]
     result = run([snapshot(1, HERE, summary="We are here.")], has_tools=True, provider="openai")
-    assert len(result.items) == 2
     assert "We are here." in result.items[0].text
     assert "update_short_term_memory" in result.items[1].text
     assert "We are here." not in result.items[1].text
