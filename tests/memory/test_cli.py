@@ -162,3 +162,17 @@ def test_the_command_line_exits_2_with_one_error_line():
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ")
     assert proc.stderr.count("\n") == 1
+
+
+def test_reviewing_another_servers_channel_is_an_error(db, capsys):
+    stm("add", "--server", "2", "--channel", "21", "--user", "7")
+    err = fails(capsys, "review", "--server", "1", "--channel", "21", "--user", "7", "--json")
+    assert "belongs to another server" in err
+
+
+def test_a_dm_channel_is_reviewed_as_a_dm(db):
+    stm("add", "--dm", "--channel", "30", "--user", "7", "--summary", "this dm")
+    stm("add", "--dm", "--channel", "31", "--user", "7", "--summary", "an older dm", "--age-hours", "1")
+    out = json.loads(stm("review", "--server", "99", "--channel", "30", "--user", "7", "--json"))
+    assert [(e["channel"], e["verdict"]) for e in out["entries"]] == [(30, "same_channel"), (31, "shown")]
+    assert "in a direct message" in out["items"][0]["text"]

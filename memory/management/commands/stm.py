@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memory import services
 from memory.contributor import StmContext
+from memory.models import Channel
 from memory.selectors import load_stm
 from servers.models import Server
 
@@ -191,7 +192,11 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(result))
 
     def _review(self, options: dict[str, Any]) -> None:
-        server = _server(options["server"], create=False)
+        channel = Channel.objects.filter(pk=options["channel"]).first()
+        if channel is not None and channel.server_id not in (None, options["server"]):
+            raise UsageError(f"channel {channel.pk} belongs to another server")
+        if channel is None or not channel.is_dm:  # a DM is reviewed whatever --server says
+            _server(options["server"], create=False)
         context = StmContext(
             channel=options["channel"],
             user=options["user"],
@@ -201,7 +206,9 @@ class Command(BaseCommand):
             provider=options["provider"],
             long_term_intent=options["long_term_intent"],
         )
-        loaded = load_stm(server_id=server.pk, context=context, now=timezone.now(), include_expired=True)
+        loaded = load_stm(
+            server_id=options["server"], context=context, now=timezone.now(), include_expired=True
+        )
         result = loaded.contribution
         report = {
             "entries": [
