@@ -30,8 +30,9 @@ def _clean(value: str) -> str:
     return value.replace(TRIM_MARK, "") if TRIM_MARK in value else value
 
 
-def _too_long(state: _Pass, macro: Macro, value: str) -> bool:
-    if len(value) <= MAX_TEXT_CHARS:
+def _too_long(state: _Pass, macro: Macro, size: int) -> bool:
+    """True (with a warning) when a variable would grow past MAX_TEXT_CHARS characters."""
+    if size <= MAX_TEXT_CHARS:
         return False
     state.warn(f"`{macro.name}` would store more than 1 MiB of text; it was left verbatim.")
     return True
@@ -40,7 +41,7 @@ def _too_long(state: _Pass, macro: Macro, value: str) -> bool:
 def _setvar(state: _Pass, macro: Macro) -> str:
     key = state.key_of(macro)
     value = _clean(state.rest(macro, 1))
-    if _too_long(state, macro, value):
+    if _too_long(state, macro, len(value)):
         return state.raw(macro)
     if key:
         _namespace(state, macro).write(key, value)
@@ -59,6 +60,9 @@ def _addvar(state: _Pass, macro: Macro) -> str:
         parsed = as_collection(current)
         array = parsed if isinstance(parsed, list) else None
     if array is not None:
+        size = len(addition) + sum(len(item) if isinstance(item, str) else 16 for item in array)
+        if _too_long(state, macro, size):
+            return state.raw(macro)
         namespace.write(key, [*array, addition])
         return ""
     if current in (None, "", 0):  # JavaScript's `current || 0`, then `String(current || '')`
@@ -67,7 +71,7 @@ def _addvar(state: _Pass, macro: Macro) -> str:
     base = None if isinstance(current, dict | list | bool) else js_number(current)
     if increment is None or base is None:
         prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
-        if _too_long(state, macro, prefix + addition):
+        if _too_long(state, macro, len(prefix) + len(addition)):
             return state.raw(macro)
         namespace.write(key, prefix + addition)
     else:

@@ -92,3 +92,10 @@ def test_a_variable_doubling_itself_stops_at_the_size_limit() -> None:
     output = render(text)
     assert len(output.variables["a"]) <= 1024 * 1024
     assert any("1 MiB" in warning for warning in output.warnings)
+
+
+def test_an_array_growing_past_the_size_limit_stops_growing() -> None:
+    text = "{{each::xs}}{{addvar::list::{{getvar::chunk}}}}{{/each}}"
+    output = render(text, variables={"xs": list(range(300)), "chunk": "x" * 10_000, "list": []})
+    assert 100 <= len(output.variables["list"]) <= 105
+    assert any("1 MiB" in warning for warning in output.warnings)
