@@ -6,8 +6,14 @@ import re
 
 from .dice import choose, split_choices
 
-_IDENTITY = re.compile(r"\{\{\s*(user|char|bot|group|charifnotgroup)\s*\}\}|<USER>|<BOT>", re.IGNORECASE)
-_SINGLE_RANDOM = re.compile(r"(?<!\{)\{random(?:\s*::?|\s+)", re.IGNORECASE)
+_IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup))\s*\}\}"
+# Two patterns: the one without the angle forms starts with a literal `{{`, which the regex engine
+# finds much faster; the angle forms are upper case only (lower-case <user> may be markup).
+_MACROS_ONLY = re.compile(_IDENTITY_MACRO)
+_MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|<USER>|<BOT>")
+# Spelled with character classes rather than IGNORECASE so the engine can scan for the literal `{`.
+# (A look-behind for "not after `{`" would disable that scan, so `{{random}}` is skipped in code.)
+_SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
@@ -25,30 +31,34 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return user
         if token == "<BOT>":
             return char
-        if token.startswith("<"):  # <user> / <bot> in another case: not ours
-            return token
         return user if match.group(1).lower() == "user" else char
 
     if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
-    return _IDENTITY.sub(name_for, text)
+    if "<USER>" in text or "<BOT>" in text:
+        return _MACROS_AND_ANGLES.sub(name_for, text)
+    return _MACROS_ONLY.sub(name_for, text) if "{{" in text else text
 
 
 def _resolve_single_random(text: str, seed: int) -> str:
     out: list[str] = []
     pos = 0
     draw = 0
+    search_from = 0
     while True:
-        match = _SINGLE_RANDOM.search(text, pos)
+        match = _SINGLE_RANDOM.search(text, search_from)
         if match is None:
             break
+        search_from = match.start() + 1
+        if match.start() and text[match.start() - 1] == "{":  # a double-brace {{random}}: not ours
+            continue
         end = _matching_close(text, match.end())
         if end < 0:
             break
         out.append(text[pos : match.start()])
         out.append(choose(split_choices([text[match.end() : end]]), seed, "identity", match.start(), draw))
         draw += 1
-        pos = end + 1
+        pos = search_from = end + 1
     out.append(text[pos:])
     return "".join(out)
 
