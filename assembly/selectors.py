@@ -88,11 +88,17 @@ def stored_stm(server_id: int, doc: BucketDocument, *, now: datetime | None = No
         long_term_intent=ctx.long_term_intent,
         impersonation=doc.impersonation,
     )
-    moment = now or doc.now or datetime.now(UTC)
+    # Stored memory is live data: its expiry is judged against the real time, not the sample's `now`.
+    moment = now or datetime.now(UTC)
     contribution = stm_contribution(server_id=server_id, context=context, now=moment)
     summary = contribution.same_channel_summary.strip()
     lines = tuple(
-        StmLine(role=item.role, text=item.text, same_channel=bool(summary) and summary in item.text)
+        StmLine(
+            role=item.role,
+            text=item.text,
+            same_channel=getattr(item, "kind", None) == "same_channel_summary"
+            or (bool(summary) and summary == item.text.strip()),
+        )
         for item in contribution.items
     )
     return StoredStm(lines=lines, tail_directive=contribution.tail_directive)
