@@ -8,11 +8,12 @@ the partial unique constraint (one active preset per server) is the guarantee be
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from servers.models import AuditEvent, Server
 
@@ -173,30 +174,62 @@ def _store(
         source_filename=filename[:255],
         created_by=user,
     )
-    PresetNode.objects.bulk_create(
-        [
-            PresetNode(
-                preset=preset,
-                position=position,
-                identifier=node.identifier,
-                name=node.name,
-                kind=node.kind,
-                role=node.role,
-                content=node.content,
-                enabled=node.enabled,
-                injection_position=node.injection_position,
-                injection_depth=node.injection_depth,
-                injection_order=node.injection_order,
-                injection_trigger=list(node.injection_trigger),
-                forbid_overrides=node.forbid_overrides,
-                prefix=node.prefix,
-                suffix=node.suffix,
-            )
-            for position, node in enumerate(nodes)
-        ],
-        batch_size=250,
-    )
+    _insert_nodes(preset, nodes)
     return preset
+
+
+_NODE_COLUMNS = (
+    "preset_id",
+    "position",
+    "identifier",
+    "name",
+    "kind",
+    "role",
+    "content",
+    "enabled",
+    "injection_position",
+    "injection_depth",
+    "injection_order",
+    "injection_trigger",
+    "forbid_overrides",
+    "prefix",
+    "suffix",
+)
+
+
+def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
+    """Insert the nodes in one go: COPY on PostgreSQL (a megabyte of text costs a third of an
+    INSERT's time that way), bulk_create elsewhere."""
+    rows = [
+        (
+            preset.pk,
+            position,
+            node.identifier,
+            node.name,
+            node.kind,
+            node.role,
+            node.content,
+            node.enabled,
+            node.injection_position,
+            node.injection_depth,
+            node.injection_order,
+            list(node.injection_trigger),
+            node.forbid_overrides,
+            node.prefix,
+            node.suffix,
+        )
+        for position, node in enumerate(nodes)
+    ]
+    if connection.vendor != "postgresql":
+        PresetNode.objects.bulk_create(
+            [PresetNode(**dict(zip(_NODE_COLUMNS, row, strict=True))) for row in rows]
+        )
+        return
+    table = connection.ops.quote_name(PresetNode._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(c) for c in _NODE_COLUMNS)
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row((*row[:11], json.dumps(row[11], ensure_ascii=False), *row[12:]))
 
 
 def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:

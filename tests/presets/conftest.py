@@ -10,6 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from presets import cache as preset_cache
 from presets import services
 from presets.demo import DEMO_FILE
 from presets.models import Preset
@@ -36,6 +37,12 @@ def make_preset(*contents: tuple[str, str, bool], markers: bool = True, **top: A
     return json.dumps(
         {**top, "prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
     ).encode()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_presets() -> None:
+    """Each test starts without compiled presets left in this process by an earlier one."""
+    preset_cache.clear_local()
 
 
 @pytest.fixture

@@ -123,6 +123,31 @@ def test_when_the_database_errors_the_stale_copy_is_served(lantern, alice, house
     assert compiled is not None and compiled.preset_id == house_style.pk
 
 
+def test_another_process_serves_the_shared_stale_copy_when_the_database_errors(
+    lantern, alice, house_style, monkeypatch
+):
+    preset_cache.get_active_preset(lantern.id)
+    preset_cache.invalidate(lantern.id)
+    preset_cache.clear_local()  # as in a freshly started worker
+
+    def broken(server_id: int):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(preset_cache.selectors, "active_preset_row", broken)
+    compiled = preset_cache.get_active_preset(lantern.id)
+    assert compiled is not None and compiled.preset_id == house_style.pk
+
+
+def test_a_cache_hit_in_a_fresh_process_compiles_from_the_shared_cache_without_queries(
+    lantern, house_style, django_assert_num_queries
+):
+    preset_cache.get_active_preset(lantern.id)
+    preset_cache.clear_local()
+    with django_assert_num_queries(0):
+        compiled = preset_cache.get_active_preset(lantern.id)
+    assert compiled.preset_id == house_style.pk and compiled.nodes[0].template is not None
+
+
 def test_when_the_database_errors_and_nothing_is_cached_the_error_surfaces(lantern, monkeypatch):
     def broken(server_id: int):
         raise OperationalError("connection refused")
