@@ -219,7 +219,8 @@ def swipe_delete(
 @require_POST
 def ops_save(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
     server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    swipe = get_object_or_404(Swipe, message=message, pk=request.POST.get("swipe") or 0)
+    swipe_id = request.POST.get("swipe", "")
+    swipe = get_object_or_404(Swipe, message=message, pk=int(swipe_id) if swipe_id.isdigit() else 0)
     try:
         ops = _ops_from_form(request)
         services.swipe_set_ops(swipe=swipe, ops=ops, by=request.user)

@@ -204,3 +204,10 @@ def test_a_long_conversation_shows_its_latest_messages_and_replays_them_all(clie
     )
     everything = client.get(url("conversation", lantern.id, conversation.id) + "?all=1").content.decode()
     assert "turn 1<" in everything
+
+
+def test_an_op_form_naming_no_real_swipe_is_a_404_not_a_crash(client, carol, lantern, dungeon, say):
+    message = say("hello")
+    client.force_login(carol)
+    response = client.post(url("ops-save", lantern.id, dungeon.id, message.id), {"swipe": "abc", "rows": 0})
+    assert response.status_code == 404
