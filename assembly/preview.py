@@ -35,6 +35,7 @@ class PreviewOptions:
     style: str = ""  # "" = the preset's own
     provider: str = ""
     seed: int | None = None
+    conversation: int | None = None  # a sample conversation replacing the history and variables
 
 
 @dataclass(frozen=True, slots=True)

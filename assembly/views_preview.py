@@ -40,7 +40,7 @@ def preview_page(request: HttpRequest, server_id: int) -> HttpResponse:
     document = bucket.document if bucket is not None else selectors.default_document()
     options = _options(request.GET)
     text = json.dumps(document, ensure_ascii=False, indent=2)
-    preview = preview_assembly(server_id=server.pk, document=document, options=options)
+    preview = _preview(server, document, options)
     name = bucket.name if bucket is not None else selectors.DEFAULT_SAMPLE_NAME
     return render(request, PAGE, _context(request, server, options, text, preview, sample_name=name))
 
@@ -96,12 +96,35 @@ def sample_delete(request: HttpRequest, server_id: int) -> HttpResponse:
     return redirect("assembly:preview", server_id=server.pk)
 
 
+def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
+    """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
+    if options.conversation is None:
+        return preview_assembly(server_id=server.pk, document=document, options=options)
+    from .conversation_selectors import preview_inputs
+
+    inputs = preview_inputs(server.pk, options.conversation)
+    if inputs is None:
+        return Preview(error="This server has no such sample conversation.")
+    history, variables = inputs
+    return preview_assembly(
+        server_id=server.pk, document=document, options=options, history=history, variables=variables
+    )
+
+
+def _conversation_choices(server: Server) -> list[tuple[int, str]]:
+    from .conversation_selectors import conversation_choices
+
+    return conversation_choices(server.pk)
+
+
 def _options(data: Any) -> PreviewOptions:
     preset = data.get("preset", "active")
     style = data.get("style", "")
     provider = data.get("provider", "")
     seed_text = (data.get("seed") or "").strip()
+    conversation = (data.get("conversation") or "").strip()
     return PreviewOptions(
+        conversation=int(conversation) if conversation.isdigit() and len(conversation) < 19 else None,
         preset=preset if preset in ("active", "native") or preset.isdigit() else "active",
         style=style if style in STYLES else "",
         provider=provider if provider in PROVIDERS else "",
@@ -113,6 +136,8 @@ def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
     from urllib.parse import urlencode
 
     query = {"sample": sample, "preset": options.preset, "style": options.style, "provider": options.provider}
+    if options.conversation is not None:
+        query["conversation"] = str(options.conversation)
     if options.seed is not None:
         query["seed"] = str(options.seed)
     return reverse("assembly:preview", args=[server.pk]) + "?" + urlencode(query)
@@ -139,5 +164,6 @@ def _context(
         "presets": presets_for(server),
         "styles": STYLES,
         "providers": PROVIDERS,
+        "conversations": _conversation_choices(server),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }

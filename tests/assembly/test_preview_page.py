@@ -126,3 +126,40 @@ def test_charlie_cannot_preview_with_a_preset_of_another_server(
     )
     assert response.status_code == 400
     assert "no preset" in response.content.decode()
+
+
+def test_a_sample_conversation_replaces_the_history_and_starts_the_variables(
+    client, carol, lantern, stored_preset
+):
+    from assembly.conversation_services import conversation_create, message_add
+
+    conversation = conversation_create(server=lantern, name="Long night", by=carol)
+    message_add(
+        conversation=conversation,
+        role="user",
+        text="Quill counts coins. {{setvar::gold::12}}",
+        by=carol,
+        speaker="Mira",
+    )
+    message_add(
+        conversation=conversation, role="assistant", text="Twelve, exactly.", by=carol, speaker="Tomori"
+    )
+    client.force_login(carol)
+    html = client.get(page(conversation=conversation.pk)).content.decode()
+    assert "Mira: Quill counts coins." in html
+    assert "Mira: Is it... a secret?" not in html
+    assert "&quot;gold&quot;" in html
+
+
+def test_an_unknown_conversation_is_a_clear_error(client, carol, lantern):
+    client.force_login(carol)
+    html = client.get(page(conversation=424242)).content.decode()
+    assert "no such sample conversation" in html
+
+
+def test_carol_deletes_a_sample(client, carol, lantern, sample_document):
+    client.force_login(carol)
+    client.post(save_url(), {"name": "Old", "document": json.dumps(sample_document)})
+    response = client.post(reverse("assembly:sample-delete", args=[1001]), {"name": "Old"})
+    assert response.status_code == 302
+    assert not SampleBucket.objects.filter(name="Old").exists()
