@@ -25,11 +25,24 @@ def _preset(path: Path):
     )
 
 
-def _after_history_expected(preset) -> bool:
-    """True when some enabled node after chatHistory (or a depth injection) may produce messages."""
+def _placed_after_history(preset) -> tuple[set[str], set[str]]:
+    """(node identifiers, native tags) an enabled node positioned after chatHistory may emit."""
+    from assembly.rearrange import MARKER_TAG
+
     ids = [cn.node.identifier for cn in preset.nodes]
-    at = ids.index("chatHistory") if "chatHistory" in ids else len(ids)
-    return any(cn.node.enabled and cn.node.kind != "comment" for cn in preset.nodes[at + 1 :])
+    if "chatHistory" not in ids:
+        return set(), set()
+    nodes, tags = set(), set()
+    for cn in preset.nodes[ids.index("chatHistory") + 1 :]:
+        node = cn.node
+        if not node.enabled:
+            continue
+        nodes.add(node.identifier)
+        if node.identifier == "main":
+            tags.update(("SYSTEM_HUMANIZER_RULES", "SYSTEM_CHANNEL_PROMPT"))
+        elif node.kind == "marker" and node.identifier in MARKER_TAG:
+            tags.add(MARKER_TAG[node.identifier])
+    return nodes, tags
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -37,21 +50,15 @@ def test_every_corpus_preset_assembles_the_default_sample(path, sample_doc):
     preset = _preset(path)
     result = assemble(sample_doc, preset=preset)
     contents = [m.content for m in result.messages]
-    system_prompt = sample_doc.system_prompt
-    assert sum(c.count(system_prompt) for c in contents) == 1
+    assert sum(c.count(sample_doc.system_prompt) for c in contents) == 1
     history_at = [i for i, m in enumerate(result.messages) if m.history]
     assert len(history_at) == len(sample_doc.history)
     assert history_at == list(range(history_at[0], history_at[0] + len(history_at)))
-    after = result.messages[history_at[-1] + 1 :]
-    if after and not _after_history_expected(preset):
-        assert all(m.sources[0].kind == "assembler" for m in after)
-    for message in after:
-        assert message.sources[0].kind in ("node", "assembler") or message.sources[0].tag in (
-            "DIALOGUE_SAMPLE",
-            "SYSTEM_HUMANIZER_RULES",
-            "SYSTEM_CHANNEL_PROMPT",
-            "SYSTEM_PERSONA_PROMPT",
-            "SYSTEM_PERSONALITY",
-            "KNOWLEDGE_SERVER_DOCUMENTS",
-        )
-        assert message.sources[0].tag != "DIALOGUE_HISTORY"
+    allowed_nodes, allowed_tags = _placed_after_history(preset)
+    for message in result.messages[history_at[-1] + 1 :]:
+        for source in message.sources:
+            assert (
+                source.kind == "assembler"
+                or (source.kind == "node" and source.identifier in allowed_nodes)
+                or (source.kind == "native" and source.tag in allowed_tags)
+            ), f"{source} follows the history but the preset does not place it there"
