@@ -102,3 +102,38 @@ def test_a_bad_bucket_document_exits_2(lantern, tmp_path):
     bad.write_text(json.dumps({"history": [{"role": "narrator"}]}))
     code, _, err = run("--server", "1001", "--buckets", str(bad), "--json")
     assert code == 2 and err.startswith("error: `history[0].role`")
+
+
+def test_the_real_command_fails_with_one_error_line_and_never_a_traceback(lantern, tmp_path, settings):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"names": {"user": 5}}')
+    done = subprocess.run(
+        [sys.executable, "manage.py", "assemble", "--server", "1", "--buckets", str(bad), "--json"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_non_ascii_text_is_printed_as_is(lantern, tmp_path):
+    doc = tmp_path / "cafe.json"
+    doc.write_text(
+        json.dumps({"history": [{"role": "user", "name": "Zoë", "content": "旅の酒場へようこそ"}]}),
+        encoding="utf-8",
+    )
+    out = io.StringIO()
+    call_command(Command(), "--server", "1001", "--buckets", str(doc), "--json", stdout=out)
+    assert "Zoë: 旅の酒場へようこそ" in out.getvalue()
