@@ -89,6 +89,7 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
             parent_id=_snowflake(body, "parent_channel", required=False),
             user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
             user_name=str(body.get("user_name") or ""),
+            channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
             messages=body.get("messages", []),
             summary=body.get("summary"),

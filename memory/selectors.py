@@ -74,17 +74,31 @@ def stm_contribution(
 
 
 def load_stm(
-    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool = False
+    *,
+    server_id: int | None,
+    context: StmContext,
+    now: datetime,
+    include_expired: bool = False,
+    with_rows: bool = False,
 ) -> LoadedStm:
-    """Like `stm_contribution`, keeping the entry rows for display (the review page and the CLI)."""
+    """Like `stm_contribution`, with the user's opt-in, whether the turn is a DM and (`with_rows`)
+    the entry rows for display (the review page and the CLI)."""
     try:
-        return _load(server_id=server_id, context=context, now=now, include_expired=include_expired)
+        return _load(
+            server_id=server_id,
+            context=context,
+            now=now,
+            include_expired=include_expired,
+            with_rows=with_rows,
+        )
     except Exception:
         logger.exception("short-term memory could not be loaded; no memory items this turn")
         return LoadedStm(contribution=EMPTY, entries={}, dm=context.dm, opt_in=False)
 
 
-def _load(*, server_id: int | None, context: StmContext, now: datetime, include_expired: bool) -> LoadedStm:
+def _load(
+    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool, with_rows: bool
+) -> LoadedStm:
     config = stm_settings()
     channel_ids = {context.channel} | ({context.parent_channel} if context.parent_channel else set())
     channels = {c.id: c for c in Channel.objects.filter(id__in=channel_ids)}
@@ -118,37 +132,68 @@ def _load(*, server_id: int | None, context: StmContext, now: datetime, include_
     else:
         elsewhere = Q(server__isnull=True) | ~Q(server_id=home)
         scope = Q(server_id=home) | (Q(user_id=context.user) & elsewhere)
-    rows = StmEntry.objects.filter(scope, lineage=context.lineage).select_related(
-        "channel", "channel__parent"
-    )
+    rows = StmEntry.objects.filter(scope, lineage=context.lineage)
     if not include_expired:
         rows = rows.exclude(expired_q(now=now, config=config))
-    entries = {row.id: row for row in rows}
+    # Plain tuples, not model instances: a server may have thousands of channels.
+    snapshots = [_snapshot(*values) for values in rows.values_list(*_SNAPSHOT_FIELDS)]
     contribution = contribute(
-        entries=[_snapshot(row) for row in entries.values()],
+        entries=snapshots,
         context=context if context.dm == dm else replace(context, dm=dm),
         settings=config,
         now=now,
         policy=policy,
     )
+    entries: dict[int, StmEntry] = {}
+    if with_rows:
+        ids = [s.entry_id for s in snapshots]
+        entries = {
+            row.id: row
+            for row in StmEntry.objects.filter(id__in=ids).select_related("channel__parent", "user")
+        }
     return LoadedStm(contribution=contribution, entries=entries, dm=dm, opt_in=opt_in)
 
 
-def _snapshot(row: StmEntry) -> EntrySnapshot:
-    channel = row.channel
-    parent = channel.parent
+_SNAPSHOT_FIELDS = (
+    "id",
+    "server_id",
+    "channel_id",
+    "user_id",
+    "updated_at",
+    "lineage",
+    "channel__parent_id",
+    "channel__is_private",
+    "channel__parent__is_private",
+    "summary",
+    "messages",
+)
+
+
+def _snapshot(
+    entry_id: int,
+    server_id: int | None,
+    channel_id: int,
+    user_id: int,
+    updated_at: datetime,
+    lineage: str,
+    parent_id: int | None,
+    channel_private: bool,
+    parent_private: bool | None,
+    summary: str,
+    messages: list,
+) -> EntrySnapshot:
     return EntrySnapshot(
-        entry_id=row.id,
-        server_id=row.server_id,
-        channel=row.channel_id,
-        user=row.user_id,
-        updated_at=row.updated_at,
-        lineage=row.lineage,
-        parent_channel=channel.parent_id,
-        channel_private=channel.is_private,
-        parent_private=bool(parent and parent.is_private),
-        summary=row.summary,
-        messages=tuple(_message(m) for m in row.messages if isinstance(m, dict)),
+        entry_id=entry_id,
+        server_id=server_id,
+        channel=channel_id,
+        user=user_id,
+        updated_at=updated_at,
+        lineage=lineage,
+        parent_channel=parent_id,
+        channel_private=channel_private,
+        parent_private=bool(parent_private),
+        summary=summary,
+        messages=tuple(_message(m) for m in messages if isinstance(m, dict)),
     )
 
 

@@ -61,7 +61,12 @@ def clean_summary(summary: Any) -> str:
 
 
 def channel_ensure(
-    *, channel_id: int, server_id: int | None, parent_id: int | None = None, private: bool | None = None
+    *,
+    channel_id: int,
+    server_id: int | None,
+    parent_id: int | None = None,
+    private: bool | None = None,
+    name: str = "",
 ) -> Channel:
     """The channel row, created when missing (a DM channel when server_id is None).
 
@@ -71,7 +76,12 @@ def channel_ensure(
         channel_ensure(channel_id=parent_id, server_id=server_id)
     channel, created = Channel.objects.get_or_create(
         id=channel_id,
-        defaults={"server_id": server_id, "parent_id": parent_id, "is_private": bool(private)},
+        defaults={
+            "server_id": server_id,
+            "parent_id": parent_id,
+            "is_private": bool(private),
+            "name": name[:100],
+        },
     )
     if channel.server_id != server_id:
         where = "another server" if channel.server_id else "a direct message"
@@ -83,6 +93,9 @@ def channel_ensure(
     if not created and private is not None and channel.is_private != private:
         channel.is_private = private
         changed.append("is_private")
+    if not created and name and channel.name != name[:100]:
+        channel.name = name[:100]
+        changed.append("name")
     if changed:
         channel.save(update_fields=changed)
     return channel
@@ -134,6 +147,7 @@ def stm_store_turn(
     parent_id: int | None = None,
     lineage: str = "",
     user_name: str = "",
+    channel_name: str = "",
     summary: str | None = None,
     now: datetime | None = None,
 ) -> StmEntry:
@@ -145,7 +159,9 @@ def stm_store_turn(
     cleaned = clean_messages(list(messages))
     new_summary = None if summary is None else clean_summary(summary)
     with transaction.atomic():
-        channel = channel_ensure(channel_id=channel_id, server_id=server_id, parent_id=parent_id)
+        channel = channel_ensure(
+            channel_id=channel_id, server_id=server_id, parent_id=parent_id, name=channel_name
+        )
         user_ensure(user_id=user_id, name=user_name)
         entry = _locked_entry(channel=channel, lineage=lineage[:100], user_id=user_id, now=now)
         entry.messages = (list(entry.messages) + cleaned)[-MAX_MESSAGES:]

@@ -152,7 +152,9 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
         has_tools=form["tools"] == "yes",
         provider=form["provider"],
     )
-    loaded = selectors.load_stm(server_id=server.pk, context=stm_context, now=now, include_expired=True)
+    loaded = selectors.load_stm(
+        server_id=server.pk, context=stm_context, now=now, include_expired=True, with_rows=True
+    )
     person = DiscordUser.objects.filter(pk=user_id).first()
     context.update(
         reviewed=True,

@@ -22,7 +22,9 @@ def post(client, url, body, token):
 def test_the_bot_stores_a_turn_and_gets_the_entry_back(client, api_token):
     body = {
         "channel": "600",
+        "channel_name": "tavern-hall",
         "user": MIRA,
+        "user_name": "Mira",
         "messages": [
             {"role": "user", "name": "Mira", "content": "Any ale?", "timestamp": "2026-11-21T20:00:00Z"},
             {"role": "assistant", "name": "Lantern", "content": "Plenty."},
@@ -33,6 +35,8 @@ def test_the_bot_stores_a_turn_and_gets_the_entry_back(client, api_token):
     entry = response.json()["entry"]
     assert (entry["channel"], entry["user"], len(entry["messages"])) == (600, MIRA, 2)
     assert StmEntry.objects.get(channel_id=600).server_id == LANTERN
+    assert str(StmEntry.objects.get(channel_id=600).channel) == "#tavern-hall"
+    assert str(DiscordUser.objects.get(pk=MIRA)) == "Mira"
 
 
 def test_a_turn_with_a_bad_message_role_is_a_clear_400(client, api_token):

@@ -207,7 +207,11 @@ class Command(BaseCommand):
             long_term_intent=options["long_term_intent"],
         )
         loaded = load_stm(
-            server_id=options["server"], context=context, now=timezone.now(), include_expired=True
+            server_id=options["server"],
+            context=context,
+            now=timezone.now(),
+            include_expired=True,
+            with_rows=True,
         )
         result = loaded.contribution
         report = {
