@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from servers.models import AuditEvent, Server
 
@@ -239,7 +240,7 @@ def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
         Preset.objects.filter(server_id=preset.server_id, is_active=True).exclude(pk=preset.pk).update(
             is_active=False
         )
-        Preset.objects.filter(pk=preset.pk).update(is_active=True)
+        Preset.objects.filter(pk=preset.pk).update(is_active=True, updated_at=timezone.now())
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
@@ -254,7 +255,7 @@ def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
 def preset_deactivate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
     """Switch `preset` off: the server goes back to native assembly."""
     with transaction.atomic():
-        Preset.objects.filter(pk=preset.pk).update(is_active=False)
+        Preset.objects.filter(pk=preset.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
@@ -278,7 +279,7 @@ def preset_rename(*, preset: Preset, name: str, by: Any, actor_label: str = "") 
     old_name = preset.name
     try:
         with transaction.atomic():
-            Preset.objects.filter(pk=preset.pk).update(name=new_name)
+            Preset.objects.filter(pk=preset.pk).update(name=new_name, updated_at=timezone.now())
             preset.name = new_name
             AuditEvent.record(
                 server=preset.server_id,
@@ -315,7 +316,7 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: Any, actor_lab
     if style not in InjectionStyle.values:
         raise PresetError("The depth-injection style must be “merge” or “standalone”.")
     with transaction.atomic():
-        Preset.objects.filter(pk=preset.pk).update(injection_style=style)
+        Preset.objects.filter(pk=preset.pk).update(injection_style=style, updated_at=timezone.now())
         preset.injection_style = style
         AuditEvent.record(
             server=preset.server_id,
@@ -334,6 +335,7 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: Any, actor_label: s
         raise PresetError("Comments and the chat history cannot be switched off.")
     with transaction.atomic():
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
+        Preset.objects.filter(pk=node.preset_id).update(updated_at=timezone.now())
         node.enabled = enabled
         AuditEvent.record(
             server=node.preset.server_id,
@@ -361,6 +363,7 @@ def nodes_set_enabled(
             .exclude(enabled=enabled)
             .update(enabled=enabled)
         )
+        Preset.objects.filter(pk=preset.pk).update(updated_at=timezone.now())
         AuditEvent.record(
             server=preset.server_id,
             actor=by,

@@ -270,3 +270,17 @@ def test_the_help_page_explains_the_differences_to_any_signed_in_user(client, ch
     page = client.get(reverse("presets:help")).content.decode()
     for phrase in ("Depth injections", "kept but not applied", "no marker", "HTML", "do not support"):
         assert phrase.lower() in page.lower(), phrase
+
+
+def test_the_demo_data_gives_the_lantern_guild_one_active_preset_once(lantern):
+    from presets.demo import populate
+
+    populate(lantern)
+    populate(lantern)
+    preset = Preset.objects.get(server=lantern)
+    assert preset.is_active and preset.name == "Lantern House Style"
+    kinds = set(preset.nodes.values_list("kind", flat=True))
+    assert kinds == {"marker", "content", "comment"}
+    assert preset.nodes.filter(injection_position=1, injection_depth=0).exists()
+    assert preset.nodes.filter(enabled=False).exists()
+    assert preset.summary["warnings"] == [] and preset.summary["unsupported_macros"] == []
