@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from presets.macros import MacroEnv, Segment, compile_text, render_segments
+from presets.macros import MacroEnv, Segment, compile_text, render_segments, resolve_identity
 
 DEFAULT_CORPUS = Path("/work/shared/corpus/pm")
 
@@ -56,6 +56,7 @@ def main() -> None:
     total_ms = 0.0
     print(
         f"{'preset':45} {'nodes':>5} {'chars':>9} {'compile ms':>10} {'render ms':>9} {'cpu ms':>7} {'MB/s':>7}"
+        f" {'names ms':>8}"
     )
     for path in sorted(options.corpus.glob("*.json")):
         texts = node_texts(path)
@@ -69,11 +70,19 @@ def main() -> None:
         render_ms, render_cpu = median_ms(
             lambda segments=segments: render_segments(segments, env=env, seed=7), options.runs
         )
+        rendered = [segment.text for segment in render_segments(segments, env=env, seed=7).segments]
+        names_ms, _ = median_ms(
+            lambda rendered=rendered: [
+                resolve_identity(t, user="Ann", char="Lantern", seed=7) for t in rendered
+            ],
+            options.runs,
+        )
         total_chars += chars
         total_ms += render_ms
         mbps = chars / 1e6 / (render_ms / 1000) if render_ms else float("inf")
         print(
             f"{path.name:45} {len(texts):5} {chars:9} {compile_ms:10.2f} {render_ms:9.2f} {render_cpu:7.2f} {mbps:7.1f}"
+            f" {names_ms:8.2f}"
         )
     print(
         f"all presets: {total_chars} chars rendered in {total_ms:.1f} ms ({total_chars / 1e6 / (total_ms / 1000):.1f} MB/s)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +20,6 @@ MAX_EACH_ITERATIONS = 1000
 MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest uses ~3,000)
 MAX_WARNINGS = 200
 
-_READS = frozenset({"getvar", "getglobalvar", "each"})
 _WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
 
 
@@ -55,8 +55,9 @@ def render_segments(
     """Render `segments` in order from the variable state S0 (`variables`, `global_variables`).
 
     Pass 1 runs from S0 to find S1; pass 2 runs from S0 again and gives the output, where a read of
-    a key that S0 lacks and pass 2 has not written yet sees its S1 value. Random, roll and pick
-    draw the same values in both passes. Deferred identity macros stay in the texts. Each warning
+    a key that S0 lacks and pass 2 has not written yet sees its S1 value. (Pass 2 only re-renders
+    from the first segment where such a read happened: before it, it would repeat pass 1.) Random,
+    roll and pick draw the same values in both passes. Deferred identity macros stay in the texts. Each warning
     names its segment (`In "main": …`) unless `label_warnings` is False.
     """
     moment, zone_warning = local_now(env.now, env.timezone)
@@ -66,26 +67,33 @@ def render_segments(
     for segment in segments:
         names |= segment.template.macro_names
     draws: dict[tuple, int] = {}  # shared by both passes: the same macro draws the same value
-    forward_local: dict[str, Any] | None = None
-    forward_global: dict[str, Any] | None = None
-    if names & _READS and names & _WRITES:  # otherwise S1 could not change a read
-        first = _Pass(env, seed, moment, start_local, start_global, None, None, draws, report=False)
-        for segment in segments:
-            if segment.template.macro_names & _WRITES:  # a segment without writes cannot change S1
-                first.render(segment)
-        forward_local, forward_global = first.local.values, first.global_.values
-    final = _Pass(
-        env, seed, moment, start_local, start_global, forward_local, forward_global, draws, report=True
-    )
-    final.label = label_warnings
+    first = _Pass(env, seed, moment, start_local, start_global, None, None, draws, label=label_warnings)
+    outputs: list[SegmentOutput] = []
+    resume_at, checkpoint = len(segments), None
+    for index, segment in enumerate(segments):
+        if checkpoint is None:
+            before = first.checkpoint()
+            outputs.append(first.render(segment))
+            if first.local.missed or first.global_.missed:
+                resume_at, checkpoint = index, before
+        elif segment.template.macro_names & _WRITES:  # the rest of pass 1 only needs to find S1
+            first.render(segment)
+    final = first
+    if checkpoint is not None:
+        # A key was read before anything gave it a value, so pass 2 may differ from pass 1. Up to
+        # that segment both passes are identical: pass 2 resumes there, with S1 for such reads.
+        final = first.resume(
+            checkpoint, forward_local=first.local.values, forward_global=first.global_.values
+        )
+        del outputs[resume_at:]
+        outputs.extend(final.render(segment) for segment in segments[resume_at:])
     if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
         final.warnings.append(zone_warning)
-    outputs = tuple(final.render(segment) for segment in segments)
     warnings = tuple(dict.fromkeys(final.warnings))
     if len(warnings) > MAX_WARNINGS:
         warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
     return RenderOutput(
-        segments=outputs,
+        segments=tuple(outputs),
         variables=final.local.values,
         global_variables=final.global_.values,
         warnings=warnings,
@@ -117,29 +125,53 @@ class _TooLarge(Exception):
 class _Namespace:
     """One variable namespace during a pass; `forward` (S1) answers reads of keys not yet known."""
 
-    __slots__ = ("forward", "initial", "values", "written")
+    __slots__ = ("forward", "initial", "missed", "values", "version", "written")
 
     def __init__(self, start: dict[str, Any], forward: dict[str, Any] | None) -> None:
         self.values = dict(start)
         self.initial = frozenset(start)
         self.written: set[str] = set()
         self.forward = forward
+        self.missed: set[str] = set()  # keys read before S0 or this pass gave them a value
+        self.version = 0  # counts writes, so an unchanged namespace is not copied again
+
+    def copy_state(self) -> tuple[int, dict[str, Any], set[str]]:
+        return self.version, dict(self.values), set(self.written)
+
+    def restore(self, state: tuple[int, dict[str, Any], set[str]], forward: dict[str, Any]) -> None:
+        self.version, values, written = state
+        self.values, self.written, self.forward = dict(values), set(written), forward
 
     def read(self, key: str) -> tuple[bool, Any]:
         if key in self.values:
             return True, self.values[key]
-        forward = self.forward
-        if forward is not None and key in forward and key not in self.initial and key not in self.written:
-            return True, forward[key]
+        if key not in self.initial and key not in self.written:
+            forward = self.forward
+            if forward is None:
+                self.missed.add(key)
+            elif key in forward:
+                return True, forward[key]
         return False, None
 
     def write(self, key: str, value: Any) -> None:
         self.values[key] = value
         self.written.add(key)
+        self.version += 1
 
     def delete(self, key: str) -> None:
         self.values.pop(key, None)
         self.written.add(key)
+        self.version += 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Checkpoint:
+    local: tuple[int, dict[str, Any], set[str]]
+    global_: tuple[int, dict[str, Any], set[str]]
+    warnings: int
+    unknown: int
+    evaluations: int
+    exhausted: bool
 
 
 class _Pass:
@@ -156,17 +188,17 @@ class _Pass:
         forward_global: dict[str, Any] | None,
         drawn: dict[tuple, int],
         *,
-        report: bool,
+        label: bool,
     ) -> None:
         self.env = env
         self.seed = seed
         self.moment = moment
         self.local = _Namespace(start_local, forward_local)
         self.global_ = _Namespace(start_global, forward_global)
-        self.report = report
-        self.label = True
+        self.label = label
         self.warnings: list[str] = []
-        self.unknown: set[str] = set()
+        self.unknown: dict[str, None] = {}  # an ordered set, so a checkpoint can keep a prefix
+        self._last_checkpoint: _Checkpoint | None = None
         self.evaluations = 0
         self.exhausted = False
         self.loops: list[tuple[Any, Any]] = []
@@ -179,6 +211,33 @@ class _Pass:
         self.expanded: set[str] = set()
 
     # -- driving ---------------------------------------------------------------------------------
+
+    def checkpoint(self) -> _Checkpoint:
+        """The pass's state between two segments (namespaces are copied only when they changed)."""
+        last = self._last_checkpoint
+        local = self.local.copy_state() if last is None or last.local[0] != self.local.version else last.local
+        global_ = (
+            self.global_.copy_state()
+            if last is None or last.global_[0] != self.global_.version
+            else last.global_
+        )
+        self._last_checkpoint = _Checkpoint(
+            local, global_, len(self.warnings), len(self.unknown), self.evaluations, self.exhausted
+        )
+        return self._last_checkpoint
+
+    def resume(
+        self, at: _Checkpoint, *, forward_local: dict[str, Any], forward_global: dict[str, Any]
+    ) -> _Pass:
+        """A second pass starting from checkpoint `at` of this one, reading S1 for keys not known yet."""
+        second = _Pass(self.env, self.seed, self.moment, {}, {}, None, None, self.drawn, label=self.label)
+        second.local.initial, second.global_.initial = self.local.initial, self.global_.initial
+        second.local.restore(at.local, forward_local)
+        second.global_.restore(at.global_, forward_global)
+        second.warnings = self.warnings[: at.warnings]
+        second.unknown = dict.fromkeys(list(self.unknown)[: at.unknown])
+        second.evaluations, second.exhausted = at.evaluations, at.exhausted
+        return second
 
     def render(self, segment: Segment) -> SegmentOutput:
         template: CompiledText = segment.template
@@ -204,10 +263,9 @@ class _Pass:
         return SegmentOutput(segment.key, text, frozenset(self.expanded))
 
     def warn(self, message: str, key: str | None = None) -> None:
-        if self.report:
-            if self.label:
-                message = f'In "{key if key is not None else self.key}": {message}'
-            self.warnings.append(message)
+        if self.label:
+            message = f'In "{key if key is not None else self.key}": {message}'
+        self.warnings.append(message)
 
     def parts(self, parts: Parts) -> str:
         if len(parts) == 1 and parts[0].__class__ is str:
@@ -250,8 +308,8 @@ class _Pass:
             return handler(self, macro)
         if macro.name in IDENTITY_MACROS:
             return self.raw(macro)
-        if macro.name and self.report:
-            self.unknown.add(macro.name)
+        if macro.name:
+            self.unknown[macro.name] = None
         if macro.single:
             return "{" + self.parts(macro.body) + "}"
         return "{{" + self.parts(macro.body) + "}}"
