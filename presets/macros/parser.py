@@ -239,7 +239,10 @@ class _Scan:
         parent.text_from = end
 
     def _build(self, frame: _Frame, end: int) -> Macro:
-        parts = _merge(frame.parts)
+        raw_parts = frame.parts
+        if len(raw_parts) == 1 and raw_parts[0].__class__ is str:
+            return self._build_flat(raw_parts[0], frame, end)  # no nested macro: most macros
+        parts = _merge(raw_parts)
         single = frame.kind == "single"
         head = parts[0] if parts and isinstance(parts[0], str) else ""
         stripped = head.lstrip()
@@ -260,6 +263,29 @@ class _Scan:
         tail: list[Part] = [rest] if rest else []
         tail.extend(parts[1:])
         return Macro(name, frame.start, end, args=_split_args(tail), single=single)
+
+    def _build_flat(self, content: str, frame: _Frame, end: int) -> Macro:
+        """`_build` for content that is one text run (same result, without the general machinery)."""
+        single = frame.kind == "single"
+        stripped = content.lstrip()
+        if not single and stripped.startswith("//"):
+            self.names.add("//")
+            return Macro("//", frame.start, end, body=(content,))
+        match = _NAME.match(stripped)
+        name = match.group().lower() if match else ""
+        if name:
+            self.names.add(name)
+        if not name or name not in KNOWN_MACROS:
+            return Macro(name, frame.start, end, body=(content,), single=single)
+        rest = stripped[match.end() :]
+        if rest.startswith("::"):
+            rest = rest[2:]
+        elif rest.startswith(":"):
+            rest = rest[1:]
+        if not rest.strip():
+            return Macro(name, frame.start, end, single=single)
+        args = tuple((piece,) if piece else () for piece in rest.split("::"))
+        return Macro(name, frame.start, end, args=args, single=single)
 
 
 def _merge(parts: list[Part] | tuple[Part, ...]) -> Parts:
