@@ -9,6 +9,7 @@ from django.db.models import Q
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
+PREVIEW_CHARS = 100
 SHAPE_LABELS = {
     "prompt_manager": "Prompt Manager preset",
     "pre_prompt_manager": "Old chat preset (before the Prompt Manager)",
@@ -106,3 +107,10 @@ class PresetNode(models.Model):
     @property
     def is_depth_injection(self) -> bool:
         return self.kind != NodeKind.MARKER and self.injection_position == 1
+
+    @property
+    def preview(self) -> str:
+        """The first line-ish of the text, for the node list (plain slicing: templates' truncation
+        normalises the whole text, which costs more than the rest of the row on big presets)."""
+        text = " ".join(self.content[: PREVIEW_CHARS + 40].split())
+        return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"

@@ -72,3 +72,21 @@ def test_charlie_cannot_reach_the_lantern_presets(page, lantern, charlie):
     sign_in(page, "charlie")
     response = page.goto(f"/servers/{lantern.id}/presets/")
     assert response.status == 404
+
+
+def test_alice_is_asked_about_a_name_clash_and_keeps_both_without_choosing_the_file_again(
+    page, lantern, alice
+):
+    from presets import services
+
+    services.preset_import(server=lantern, raw=REAL_PRESET.read_bytes(), filename=REAL_PRESET.name, by=alice)
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.id}/presets/upload/")
+    page.set_input_files("input[name=file]", str(REAL_PRESET))
+    page.get_by_role("button", name="Upload").click()
+    wait_for_htmx(page)
+    assert "already exists" in page.get_by_test_id("upload-error").inner_text()
+    page.check("input[name=on_clash][value=keep_both]")
+    page.get_by_role("button", name="Upload").click()
+    page.wait_for_url("**/presets/*/?imported=1")
+    assert page.get_by_test_id("preset-name").inner_text().startswith(f"{REAL_PRESET.stem} (2)")
