@@ -54,10 +54,10 @@ def js_number_text(number: float | int) -> str:
         return "Infinity" if number > 0 else "-Infinity"
     if number == 0:
         return "0"
-    if number.is_integer() and abs(number) < 1e21:
+    if number.is_integer() and abs(number) < 2**53:
         return str(int(number))
     shortest = repr(number)  # Python and JavaScript both print the shortest round-trip digits
-    if 1e-7 <= abs(number) < 1e21:
+    if 1e-6 <= abs(number) < 1e21:  # JavaScript switches to exponents outside this range
         return format(Decimal(shortest), "f")
     mantissa, _, exponent = shortest.partition("e")
     if not exponent:
