@@ -6,72 +6,142 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('servers', '0001_initial'),
+        ("servers", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Preset',
+            name="Preset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('shape', models.CharField(max_length=32)),
-                ('is_active', models.BooleanField(default=False)),
-                ('injection_style', models.CharField(choices=[('merge', 'Merge into history messages'), ('standalone', 'Standalone messages (SillyTavern)')], default='merge', max_length=16)),
-                ('stored_text', models.TextField(help_text='The upload as text, secrets blanked, key order preserved.')),
-                ('settings', models.JSONField(blank=True, default=dict, help_text='Settings that shape the prompt.')),
-                ('summary', models.JSONField(blank=True, default=dict, help_text='The import summary (SPEC §1.6).')),
-                ('carried_over', models.PositiveIntegerField(blank=True, help_text='Node choices carried over from the preset this one replaced.', null=True)),
-                ('node_count', models.PositiveIntegerField(default=0)),
-                ('source_filename', models.CharField(blank=True, max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('server', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='presets', to='servers.server')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("shape", models.CharField(max_length=32)),
+                ("is_active", models.BooleanField(default=False)),
+                (
+                    "injection_style",
+                    models.CharField(
+                        choices=[
+                            ("merge", "Merge into history messages"),
+                            ("standalone", "Standalone messages (SillyTavern)"),
+                        ],
+                        default="merge",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "stored_text",
+                    models.TextField(help_text="The upload as text, secrets blanked, key order preserved."),
+                ),
+                (
+                    "settings",
+                    models.JSONField(blank=True, default=dict, help_text="Settings that shape the prompt."),
+                ),
+                (
+                    "summary",
+                    models.JSONField(blank=True, default=dict, help_text="The import summary (SPEC §1.6)."),
+                ),
+                (
+                    "carried_over",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Node choices carried over from the preset this one replaced.",
+                        null=True,
+                    ),
+                ),
+                ("node_count", models.PositiveIntegerField(default=0)),
+                ("source_filename", models.CharField(blank=True, max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "server",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="presets",
+                        to="servers.server",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'id'],
+                "ordering": ["name", "id"],
             },
         ),
         migrations.CreateModel(
-            name='PresetNode',
+            name="PresetNode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('identifier', models.TextField()),
-                ('name', models.TextField(blank=True)),
-                ('kind', models.CharField(choices=[('marker', 'Marker'), ('content', 'Content'), ('comment', 'Comment')], max_length=16)),
-                ('role', models.CharField(default='system', max_length=16)),
-                ('content', models.TextField(blank=True)),
-                ('enabled', models.BooleanField(default=True)),
-                ('injection_position', models.IntegerField(default=0)),
-                ('injection_depth', models.IntegerField(default=4)),
-                ('injection_order', models.IntegerField(default=100)),
-                ('injection_trigger', models.JSONField(blank=True, default=list)),
-                ('forbid_overrides', models.BooleanField(default=False)),
-                ('prefix', models.TextField(blank=True)),
-                ('suffix', models.TextField(blank=True)),
-                ('preset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='nodes', to='presets.preset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("identifier", models.TextField()),
+                ("name", models.TextField(blank=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("marker", "Marker"), ("content", "Content"), ("comment", "Comment")],
+                        max_length=16,
+                    ),
+                ),
+                ("role", models.CharField(default="system", max_length=16)),
+                ("content", models.TextField(blank=True)),
+                ("enabled", models.BooleanField(default=True)),
+                ("injection_position", models.IntegerField(default=0)),
+                ("injection_depth", models.IntegerField(default=4)),
+                ("injection_order", models.IntegerField(default=100)),
+                ("injection_trigger", models.JSONField(blank=True, default=list)),
+                ("forbid_overrides", models.BooleanField(default=False)),
+                ("prefix", models.TextField(blank=True)),
+                ("suffix", models.TextField(blank=True)),
+                (
+                    "preset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="nodes", to="presets.preset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['preset', 'position'],
+                "ordering": ["preset", "position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='preset',
-            constraint=models.UniqueConstraint(fields=('server', 'name'), name='preset_name_unique_per_server'),
+            model_name="preset",
+            constraint=models.UniqueConstraint(
+                fields=("server", "name"), name="preset_name_unique_per_server"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='preset',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_active', True)), fields=('server',), name='one_active_preset_per_server'),
+            model_name="preset",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_active", True)),
+                fields=("server",),
+                name="one_active_preset_per_server",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='presetnode',
-            constraint=models.UniqueConstraint(fields=('preset', 'position'), name='preset_node_position_unique'),
+            model_name="presetnode",
+            constraint=models.UniqueConstraint(
+                fields=("preset", "position"), name="preset_node_position_unique"
+            ),
         ),
     ]

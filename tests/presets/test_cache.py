@@ -181,3 +181,13 @@ def test_get_preset_compiles_an_inactive_preset_for_the_preview(second_preset):
 def test_get_preset_of_a_missing_preset_raises(db):
     with pytest.raises(Preset.DoesNotExist):
         preset_cache.get_preset(999_999)
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_every_write_leaves_one_audit_entry_by_alice(write, lantern, alice, house_style, second_preset):
+    from servers.models import AuditEvent
+
+    before = AuditEvent.objects.filter(server=lantern, actor=alice, action__startswith="preset.").count()
+    WRITES[write]({"house": house_style, "second": second_preset}, alice)
+    after = AuditEvent.objects.filter(server=lantern, actor=alice, action__startswith="preset.").count()
+    assert after == before + 1
