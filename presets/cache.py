@@ -24,6 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -40,6 +41,7 @@ log = logging.getLogger("tavernkeep.presets")
 STALE_SECONDS = 24 * 60 * 60
 GENERATION_SECONDS = 30 * 24 * 60 * 60
 LOCAL_ENTRIES = 64  # compiled presets kept per process (least recently used go first)
+PREVIEW_ENTRIES = 16  # compiled non-active presets kept per process for the preview
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,7 @@ class _Local:
 
 
 _local: OrderedDict[int, _Local] = OrderedDict()
+_previews: OrderedDict[int, tuple[datetime, CompiledPreset]] = OrderedDict()
 _local_lock = threading.Lock()
 
 
@@ -107,11 +110,23 @@ def get_active_preset(server_id: int) -> CompiledPreset | None:
 
 
 def get_preset(preset_id: int) -> CompiledPreset:
-    """Any stored preset, compiled (for the preview of a non-active preset); not cached.
+    """Any stored preset, compiled (for the preview of a non-active preset).
 
-    Raises Preset.DoesNotExist when there is no such preset.
+    One query per call; the nodes are loaded and compiled again only when the preset changed since
+    this process last compiled it (every write touches `updated_at`). Raises Preset.DoesNotExist.
     """
-    return _compile(_stored(Preset.objects.defer("stored_text").get(pk=preset_id)))
+    preset = Preset.objects.defer("stored_text").get(pk=preset_id)
+    with _local_lock:
+        known = _previews.get(preset_id)
+    if known is not None and known[0] == preset.updated_at:
+        return known[1]
+    compiled = _compile(_stored(preset))
+    with _local_lock:
+        _previews[preset_id] = (preset.updated_at, compiled)
+        _previews.move_to_end(preset_id)
+        while len(_previews) > PREVIEW_ENTRIES:
+            _previews.popitem(last=False)
+    return compiled
 
 
 def invalidate(server_id: int) -> None:
@@ -126,6 +141,7 @@ def clear_local() -> None:
     """Drop every compiled preset this process holds (tests call it between cases)."""
     with _local_lock:
         _local.clear()
+        _previews.clear()
 
 
 def _new_generation(server_id: int) -> str:

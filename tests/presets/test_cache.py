@@ -191,3 +191,15 @@ def test_every_write_leaves_one_audit_entry_by_alice(write, lantern, alice, hous
     WRITES[write]({"house": house_style, "second": second_preset}, alice)
     after = AuditEvent.objects.filter(server=lantern, actor=alice, action__startswith="preset.").count()
     assert after == before + 1
+
+
+def test_previewing_a_preset_twice_compiles_it_once_and_sees_later_toggles(
+    second_preset, alice, django_assert_num_queries
+):
+    first = preset_cache.get_preset(second_preset.pk)
+    with django_assert_num_queries(1):
+        assert preset_cache.get_preset(second_preset.pk) is first
+    services.node_set_enabled(node=second_preset.nodes.get(identifier="rules"), enabled=False, by=alice)
+    again = preset_cache.get_preset(second_preset.pk)
+    assert again is not first
+    assert not next(n for n in again.nodes if n.node.identifier == "rules").node.enabled
