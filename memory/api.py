@@ -15,7 +15,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from servers.api_auth import ApiError, api_view, read_json_body
-from servers.models import Server
 
 from . import selectors, services
 from .models import StmEntry
@@ -138,6 +137,6 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     if not 0 < user_id <= SNOWFLAKE_MAX:
         raise ApiError("The user id is not a Discord id.")
     user = services.user_set_opt_in(
-        user_id=user_id, opt_in=body["opt_in"], server=Server(pk=server_id), actor_label="api token"
+        user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
     )
     return _json({"user": user.pk, "cross_server_opt_in": user.cross_server_opt_in})

@@ -206,6 +206,16 @@ def _message(raw: dict) -> StmMessage:
     )
 
 
+def channel_by_id(channel_id: int) -> Channel | None:
+    """A known channel (of any server, or a DM), or None."""
+    return Channel.objects.filter(pk=channel_id).first()
+
+
+def discord_user(user_id: int) -> DiscordUser | None:
+    """A known Discord user, or None."""
+    return DiscordUser.objects.filter(pk=user_id).first()
+
+
 def channels_for(server: Server) -> list[Channel]:
     """The server's known channels, threads after their parent, for the review page."""
     return list(Channel.objects.filter(server=server).select_related("parent").order_by("name", "id"))

@@ -264,7 +264,7 @@ def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Any, actor_la
 
 
 def user_set_opt_in(
-    *, user_id: int, opt_in: bool, by: Any = None, server: Server | None = None, actor_label: str = ""
+    *, user_id: int, opt_in: bool, by: Any = None, server: Server | int | None = None, actor_label: str = ""
 ) -> DiscordUser:
     """Set a user's cross-server opt-in (their own choice, e.g. through the bot), audited."""
     with transaction.atomic():

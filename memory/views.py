@@ -35,7 +35,7 @@ from .contributor import (
     SHOWN,
     StmContext,
 )
-from .models import Channel, DiscordUser, StmEntry
+from .models import Channel, StmEntry
 
 VERDICT_LABELS = {
     SHOWN: ("shown", "ok"),
@@ -140,7 +140,7 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
     if channel_id is None or user_id is None:
         context["error"] = "Choose a channel and a user (Discord ids) to review."
         return context
-    current = Channel.objects.filter(pk=channel_id).first()
+    current = selectors.channel_by_id(channel_id)
     if current is not None and current.server_id != server.pk:
         # DMs and other servers' channels are not this server's to review (their text is private).
         context["error"] = f"Channel {channel_id} is not a channel of this server."
@@ -155,7 +155,7 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
     loaded = selectors.load_stm(
         server_id=server.pk, context=stm_context, now=now, include_expired=True, with_rows=True
     )
-    person = DiscordUser.objects.filter(pk=user_id).first()
+    person = selectors.discord_user(user_id)
     context.update(
         reviewed=True,
         current=current,
