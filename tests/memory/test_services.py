@@ -154,3 +154,28 @@ def test_two_expiry_runs_at_once_delete_each_expired_entry_once_and_nothing_else
     assert sum(results) == 300
     assert StmEntry.objects.count() == 100
     assert not StmEntry.objects.filter(expired_q(now=timezone.now())).exists()
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_turns_stored_at_once_in_a_new_channel_both_land_in_one_entry(lantern):
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def store_turn(text: str) -> None:
+        try:
+            start.wait(timeout=10)
+            services.stm_store_turn(server_id=LANTERN, channel_id=650, user_id=MIRA, messages=turn(text))
+        except BaseException as exc:  # reported below, in the test's thread
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=store_turn, args=(f"turn {i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert errors == []
+    entry = StmEntry.objects.get(channel_id=650)
+    assert sorted(m["content"] for m in entry.messages) == ["turn 0", "turn 1", "turn 2", "turn 3"]
