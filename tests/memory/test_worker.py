@@ -39,7 +39,9 @@ def test_a_real_worker_deletes_expired_entries_and_keeps_live_ones(store):
     queue = f"stm-test-{uuid.uuid4().hex[:8]}"
     worker = subprocess.Popen(
         [
-            str(Path(sys.executable).parent / "celery"),
+            sys.executable,
+            "-m",
+            "celery",
             "-A",
             "config",
             "worker",
