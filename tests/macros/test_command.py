@@ -57,3 +57,9 @@ def test_bad_json_in_an_option_exits_2_with_one_error_line(option: str, value: s
     assert len(lines) == 1
     assert lines[0].startswith("error: ")
     assert result.stdout == ""
+
+
+def test_a_seed_that_is_not_an_integer_exits_2_with_one_error_line() -> None:
+    result = run("hi", "--seed", "soon")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == ["error: --seed must be an integer, not 'soon'."]

@@ -17,23 +17,28 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["render"])
-        parser.add_argument("--seed", type=int, default=0, help="seed for random and roll (default 0)")
+        parser.add_argument("--seed", default="0", help="seed for random and roll, an integer (default 0)")
         parser.add_argument("--vars", default=None, help="starting variables, a JSON object")
         parser.add_argument(
             "--names", default=None, help='{"user": ..., "char": ...}: resolve identity macros'
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        for stream in (sys.stdin, sys.stdout):  # preset text is UTF-8 whatever the locale says
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(encoding="utf-8")
+        try:
+            seed = int(options["seed"])
+        except ValueError:
+            _fail(f"--seed must be an integer, not {options['seed']!r}.")
         variables = _json_object(options["vars"], "--vars")
         names = _json_object(options["names"], "--names")
         if names is not None and not all(isinstance(names.get(key, ""), str) for key in ("user", "char")):
             _fail('--names must map "user" and "char" to strings.')
-        output = render_text(sys.stdin.read(), seed=options["seed"], variables=variables)
+        output = render_text(sys.stdin.read(), seed=seed, variables=variables)
         text = output.text
         if names is not None:
-            text = resolve_identity(
-                text, user=names.get("user", ""), char=names.get("char", ""), seed=options["seed"]
-            )
+            text = resolve_identity(text, user=names.get("user", ""), char=names.get("char", ""), seed=seed)
         warnings = list(output.warnings)
         if output.unknown_macros:
             warnings.append(f"Unknown macros were left verbatim: {', '.join(sorted(output.unknown_macros))}.")
