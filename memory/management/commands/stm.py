@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memory import services
 from memory.contributor import StmContext
-from memory.models import Channel
+from memory.models import MAX_MESSAGES, Channel
 from memory.selectors import load_stm
 from servers.models import Server
 
@@ -251,6 +251,7 @@ def _server(server_id: int, *, create: bool) -> Server:
 
 
 def _synthetic_messages(n: int) -> list[dict[str, str]]:
+    """The last (at most 10) of `n` alternating user/assistant messages, one minute apart."""
     start = timezone.now() - timedelta(minutes=n)
     return [
         {
@@ -259,5 +260,5 @@ def _synthetic_messages(n: int) -> list[dict[str, str]]:
             "content": f"Synthetic message {i + 1}.",
             "timestamp": (start + timedelta(minutes=i)).isoformat(),
         }
-        for i in range(n)
+        for i in range(max(0, n - MAX_MESSAGES), n)
     ]
