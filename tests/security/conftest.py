@@ -1,0 +1,160 @@
+"""A populated server for the security walk: one object of every kind the URLs name, per server.
+
+`World` holds the ids a URL pattern's kwargs need. Every name and text of Harbor Hall's objects
+carries CANARY, so a response that shows any of them to a Lantern request is caught by a substring.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assembly import conversation_services
+from assembly import services as bucket_services
+from assembly.conversation_models import ConversationMessage, SampleConversation, Swipe
+from memory import services as memory_services
+from presets import cache as preset_cache
+from presets import services as preset_services
+from presets.models import Preset, PresetNode
+from servers.models import ApiToken, Server
+from servers.services import api_token_create, api_token_revoke
+
+CANARY = "HARBORCANARY"
+DEFAULT_BUCKETS = Path(__file__).resolve().parents[2] / "assembly" / "default_buckets.json"
+
+
+def preset_bytes(label: str) -> bytes:
+    prompts = [
+        {"identifier": "main", "name": f"{label} main", "role": "system", "content": f"{label} says hi."},
+        {"identifier": "extra", "name": f"{label} extra", "role": "system", "content": f"{label} extra."},
+        {"identifier": "chatHistory", "name": "Chat History", "marker": True},
+    ]
+    order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]
+    return json.dumps(
+        {"prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
+    ).encode()
+
+
+@dataclass(frozen=True)
+class World:
+    """Ids of one server's objects, by the URL kwarg that names them."""
+
+    server: Server
+    preset_id: int
+    node_id: int
+    token_id: int
+    revoked_token: str
+    live_token: str
+    channel_id: int
+    conversation_id: int
+    message_id: int
+    swipe_id: int
+    bucket_name: str
+    discord_user_id: int
+
+    def kwargs(self) -> dict[str, int]:
+        return {
+            "server_id": self.server.pk,
+            "preset_id": self.preset_id,
+            "node_id": self.node_id,
+            "token_id": self.token_id,
+            "channel_id": self.channel_id,
+            "conversation_id": self.conversation_id,
+            "message_id": self.message_id,
+            "swipe_id": self.swipe_id,
+            "user_id": self.discord_user_id,
+        }
+
+
+def build_world(server: Server, admin: Any, label: str, base: int) -> World:
+    """One of everything for `server`; `base` keeps Discord snowflakes of two worlds apart."""
+    preset = preset_services.preset_import(
+        server=server, raw=preset_bytes(label), filename=f"{label} preset.json", by=admin
+    ).preset
+    node = PresetNode.objects.filter(preset=preset, identifier="extra").get()
+    token, plain = api_token_create(server=server, name=f"{label} bot", by=admin)
+    revoked, revoked_plain = api_token_create(server=server, name=f"{label} old bot", by=admin)
+    api_token_revoke(token=revoked, by=admin)
+    channel = memory_services.channel_ensure(channel_id=base + 1, server_id=server.pk, name=f"{label}-chan")
+    memory_services.stm_store_turn(
+        server_id=server.pk,
+        channel_id=channel.pk,
+        user_id=base + 2,
+        user_name=f"{label} user",
+        messages=[{"role": "user", "name": f"{label} user", "content": f"{label} remembers"}],
+        summary=f"{label} summary",
+    )
+    conversation = conversation_services.conversation_create(server=server, name=f"{label} chat", by=admin)
+    message, _ = conversation_services.message_add(
+        conversation=conversation, role="user", text=f"{{{{setvar::mood::{label}}}}}{label} hello", by=admin
+    )
+    swipe, _ = conversation_services.swipe_add(message=message, text=f"{label} again", by=admin)
+    document = json.loads(DEFAULT_BUCKETS.read_text())
+    bucket = bucket_services.sample_bucket_save(
+        server=server, name=f"{label} sample", document=document, by=admin
+    )
+    return World(
+        server=server,
+        preset_id=preset.pk,
+        node_id=node.pk,
+        token_id=token.pk,
+        revoked_token=revoked_plain,
+        live_token=plain,
+        channel_id=channel.pk,
+        conversation_id=conversation.pk,
+        message_id=message.pk,
+        swipe_id=swipe.pk,
+        bucket_name=bucket.name,
+        discord_user_id=base + 2,
+    )
+
+
+def snapshot(server: Server) -> dict[str, Any]:
+    """Everything a request could change about a server's rows, as comparable plain data."""
+    from assembly.bucket_models import SampleBucket
+    from memory.models import Channel, StmEntry
+
+    server.refresh_from_db()
+    return {
+        "server": (server.name, server.stm_privacy_bypass),
+        "presets": list(
+            Preset.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
+        ),
+        "nodes": list(
+            PresetNode.objects.filter(preset__server=server).order_by("pk").values_list("pk", "enabled")
+        ),
+        "tokens": list(
+            ApiToken.objects.filter(server=server).order_by("pk").values_list("pk", "name", "revoked_at")
+        ),
+        "channels": list(
+            Channel.objects.filter(server=server).order_by("pk").values_list("pk", "is_private")
+        ),
+        "stm": list(
+            StmEntry.objects.filter(server=server).order_by("pk").values_list("pk", "summary", "messages")
+        ),
+        "buckets": list(SampleBucket.objects.filter(server=server).order_by("pk").values_list("pk", "name")),
+        "conversations": list(
+            SampleConversation.objects.filter(server=server).order_by("pk").values_list("pk", "name")
+        ),
+        "messages": list(
+            ConversationMessage.objects.filter(conversation__server=server)
+            .order_by("pk")
+            .values_list("pk", "position")
+        ),
+        "swipes": list(Swipe.objects.filter(message__conversation__server=server).order_by("pk").values()),
+    }
+
+
+@pytest.fixture
+def lantern_world(lantern, alice) -> World:
+    preset_cache.clear_local()
+    return build_world(lantern, alice, "Lantern", 710_000_000_000_000_000)
+
+
+@pytest.fixture
+def harbor_world(harbor, charlie) -> World:
+    return build_world(harbor, charlie, CANARY, 720_000_000_000_000_000)

@@ -1,0 +1,173 @@
+"""Every URL of the project, walked from the resolver, with what each method needs (SPEC §4).
+
+A pattern the walk finds that is neither in PAGES, API nor ALLOWED_UNCHECKED fails the matrix
+test, so a new view cannot escape it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from servers.permissions import Action
+
+from .conftest import DEFAULT_BUCKETS, World, preset_bytes
+
+LOGIN_ONLY = "login-only"  # any signed-in user; shows nothing server-specific
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+# name -> {method: what it needs}; a method not listed must answer 405 or obey the GET rule.
+PAGES: dict[str, dict[str, Action | str]] = {
+    "servers:home": {"GET": LOGIN_ONLY},
+    "servers:server": {"GET": Action.READ_PRESETS},
+    "servers:tokens": {"GET": Action.MANAGE_TOKENS, "POST": Action.MANAGE_TOKENS},
+    "servers:token-revoke": {"POST": Action.MANAGE_TOKENS},
+    "servers:audit": {"GET": Action.READ_AUDIT},
+    "presets:help": {"GET": LOGIN_ONLY},
+    "presets:list": {"GET": Action.READ_PRESETS},
+    "presets:upload": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
+    "presets:detail": {"GET": Action.READ_PRESETS},
+    "presets:activate": {"POST": Action.MANAGE_PRESETS},
+    "presets:deactivate": {"POST": Action.MANAGE_PRESETS},
+    "presets:rename": {"POST": Action.MANAGE_PRESETS},
+    "presets:delete": {"POST": Action.MANAGE_PRESETS},
+    "presets:style": {"POST": Action.MANAGE_PRESETS},
+    "presets:download": {"GET": Action.MANAGE_PRESETS},
+    "presets:nodes-bulk": {"POST": Action.MANAGE_PRESETS},
+    "presets:node-toggle": {"POST": Action.MANAGE_PRESETS},
+    "memory:review": {"GET": Action.REVIEW_STM},
+    "memory:bypass": {"POST": Action.MANAGE_PRIVACY},
+    "memory:channel-private": {"POST": Action.MANAGE_PRIVACY},
+    "assembly:preview": {"GET": Action.VIEW_PREVIEW},
+    "assembly:preview-render": {"POST": Action.VIEW_PREVIEW},
+    "assembly:sample-save": {"POST": Action.EDIT_SAMPLES},
+    "assembly:sample-delete": {"POST": Action.EDIT_SAMPLES},
+    "assembly:conversations": {"GET": Action.VIEW_PREVIEW, "POST": Action.EDIT_SAMPLES},
+    "assembly:conversation-import": {"POST": Action.EDIT_SAMPLES},
+    "assembly:conversation": {"GET": Action.VIEW_PREVIEW},
+    "assembly:conversation-rename": {"POST": Action.EDIT_SAMPLES},
+    "assembly:conversation-delete": {"POST": Action.EDIT_SAMPLES},
+    "assembly:message-add": {"POST": Action.EDIT_SAMPLES},
+    "assembly:message-edit": {"POST": Action.EDIT_SAMPLES},
+    "assembly:message-continue": {"POST": Action.EDIT_SAMPLES},
+    "assembly:message-delete": {"POST": Action.EDIT_SAMPLES},
+    "assembly:swipe-add": {"POST": Action.EDIT_SAMPLES},
+    "assembly:swipe-select": {"POST": Action.EDIT_SAMPLES},
+    "assembly:swipe-delete": {"POST": Action.EDIT_SAMPLES},
+    "assembly:ops-save": {"POST": Action.EDIT_SAMPLES},
+}
+
+# name -> methods the bearer-token API accepts.
+API: dict[str, tuple[str, ...]] = {
+    "presets:api-list": ("GET", "POST"),
+    "presets:api-active": ("GET",),
+    "memory:api-turns": ("POST",),
+    "memory:api-summary": ("POST", "PUT"),
+    "memory:api-entries": ("GET",),
+    "memory:api-opt-in": ("POST",),
+    "assembly:api-assemble": ("POST",),
+}
+
+# Patterns the walk does not exercise, each with its reason.
+ALLOWED_UNCHECKED: dict[str, str] = {
+    "admin:": "Django's own admin: staff-only, outside the role table (superusers only in practice)",
+    "login": "the sign-in form itself (throttling has its own test)",
+    "logout": "signing out changes only the caller's own session",
+}
+
+# Kwargs naming a global row, not one scoped to the server in the URL.
+GLOBAL_KWARGS = {"user_id": "a Discord user is global; the opt-in is the user's own, relayed by any bot"}
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    route: str
+    kwargs: tuple[str, ...]
+
+
+def _walk(patterns: list[Any], prefix: str, namespace: str | None) -> Iterator[Route]:
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            inner = ":".join(filter(None, [namespace, entry.namespace])) if entry.namespace else namespace
+            yield from _walk(entry.url_patterns, prefix + str(entry.pattern), inner)
+        elif isinstance(entry, URLPattern):
+            name = f"{namespace}:{entry.name}" if namespace else str(entry.name)
+            route = prefix + str(entry.pattern)
+            kwargs = tuple(re.findall(r"<(?:\w+:)?(\w+)>", route) + re.findall(r"\(\?P<(\w+)>", route))
+            yield Route(name=name, route=route, kwargs=kwargs)
+
+
+def all_routes() -> list[Route]:
+    """Every URL pattern of the project, namespaced names included."""
+    return list(_walk(get_resolver().url_patterns, "", None))
+
+
+def is_allowed_unchecked(name: str) -> bool:
+    return any(name == key or (key.endswith(":") and name.startswith(key)) for key in ALLOWED_UNCHECKED)
+
+
+def _bucket_text() -> str:
+    return DEFAULT_BUCKETS.read_text()
+
+
+def page_data(name: str, world: World) -> dict[str, Any]:
+    """POST form data that lets an allowed request do its real work (not stop at a missing field)."""
+    chat = '{"user_name":"U","character_name":"C"}\n{"name":"U","is_user":true,"mes":"hi"}\n'
+    data: dict[str, Callable[[], dict[str, Any]]] = {
+        "servers:tokens": lambda: {"name": "walk token"},
+        "presets:upload": lambda: {
+            "file": SimpleUploadedFile("walk.json", preset_bytes("Walk"), "application/json"),
+            "activate": "on",
+        },
+        "presets:rename": lambda: {"name": "Walked"},
+        "presets:style": lambda: {"style": "standalone"},
+        "presets:nodes-bulk": lambda: {"enabled": "0"},
+        "memory:bypass": lambda: {"bypass": "on"},
+        "memory:channel-private": lambda: {"private": "on"},
+        "assembly:preview-render": lambda: {"document": _bucket_text()},
+        "assembly:sample-save": lambda: {"name": "walk sample", "document": _bucket_text()},
+        "assembly:sample-delete": lambda: {"name": world.bucket_name},
+        "assembly:conversations": lambda: {"name": "walk chat"},
+        "assembly:conversation-import": lambda: {
+            "chat": SimpleUploadedFile("walk.jsonl", chat.encode(), "application/jsonl")
+        },
+        "assembly:conversation-rename": lambda: {"name": "walked chat"},
+        "assembly:message-add": lambda: {"role": "user", "text": "walk {{setvar::k::v}}"},
+        "assembly:message-edit": lambda: {"text": "edited"},
+        "assembly:message-continue": lambda: {"text": " more"},
+        "assembly:swipe-add": lambda: {"text": "another"},
+        "assembly:ops-save": lambda: {
+            "swipe": str(world.swipe_id),
+            "rows": "1",
+            "op-0": "setvar",
+            "key-0": "k",
+            "value-0": "v",
+        },
+    }
+    return data[name]() if name in data else {}
+
+
+def api_body(name: str, world: World) -> tuple[bytes, str, str]:
+    """(body, content type, query string) for an API call that does its real work."""
+    turn = {
+        "channel": world.channel_id,
+        "user": world.discord_user_id,
+        "messages": [{"role": "user", "name": "U", "content": "hi"}],
+    }
+    bodies: dict[str, tuple[Any, str]] = {
+        "presets:api-list": (preset_bytes("Api"), "?name=api+walk"),
+        "memory:api-turns": (turn, ""),
+        "memory:api-summary": ({**turn, "summary": "walked"}, ""),
+        "memory:api-opt-in": ({"opt_in": True}, ""),
+        "assembly:api-assemble": (json.loads(_bucket_text()), ""),
+    }
+    body, query = bodies.get(name, (b"", ""))
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return raw, "application/json", query
