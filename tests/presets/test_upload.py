@@ -189,12 +189,11 @@ def test_a_failure_while_storing_nodes_leaves_the_replaced_preset_untouched(
     lantern, alice, house_style, monkeypatch
 ):
     from presets import services
-    from presets.models import PresetNode as NodeRow
 
-    def broken_bulk_create(*args, **kwargs):
+    def broken_insert(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(NodeRow.objects, "bulk_create", broken_bulk_create)
+    monkeypatch.setattr(services, "_insert_nodes", broken_insert)
     with pytest.raises(RuntimeError):
         services.preset_import(
             server=lantern, raw=make_preset(), filename="House Style.json", on_clash="replace", by=alice
@@ -202,3 +201,38 @@ def test_a_failure_while_storing_nodes_leaves_the_replaced_preset_untouched(
     survivor = Preset.objects.get(server=lantern)
     assert survivor.pk == house_style.pk and survivor.is_active and survivor.nodes.count() == 12
     assert not AuditEvent.objects.filter(action="preset.replace").exists()
+
+
+def test_awkward_text_and_triggers_are_stored_exactly(lantern, alice):
+    import json as _json
+
+    from presets import services
+
+    awkward = 'tab\there\nnew line \\N backslash \\ and \\\\ {"json": [1]} ✨ 中文 \r end'
+    raw = _json.dumps(
+        {
+            "prompts": [
+                {
+                    "identifier": "main",
+                    "name": "Main",
+                    "content": awkward,
+                    "injection_trigger": ["normal", "continue"],
+                },
+                {"identifier": "chatHistory", "name": "Chat History", "marker": True},
+            ],
+            "prompt_order": [
+                {
+                    "character_id": 100001,
+                    "order": [
+                        {"identifier": "main", "enabled": True},
+                        {"identifier": "chatHistory", "enabled": True},
+                    ],
+                }
+            ],
+        }
+    ).encode()
+    preset = services.preset_import(server=lantern, raw=raw, filename="awkward.json", by=alice).preset
+    main = preset.nodes.get(identifier="main")
+    assert main.content == awkward
+    assert main.injection_trigger == ["normal", "continue"]
+    assert main.enabled is True and main.forbid_overrides is False and main.position == 0
