@@ -12,7 +12,7 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("<|im_end|>", re.compile(r"<\|im_end\|>")),
     (
         "<|start_header_id|>…<|end_header_id|>",
-        re.compile(r"<\|start_header_id\|>.*?<\|end_header_id\|>\n{0,2}", re.S),
+        re.compile(r"<\|start_header_id\|>[^<]{0,200}<\|end_header_id\|>\n{0,2}"),
     ),
     ("<|eot_id|>", re.compile(r"<\|eot_id\|>")),
     ("<|begin_of_text|>", re.compile(r"<\|begin_of_text\|>")),

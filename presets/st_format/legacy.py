@@ -42,12 +42,12 @@ _PLACEHOLDER_NAMES = "|".join(
     )
 )
 _TOKEN = re.compile(
-    r"\{\{\s*#if\s+([^{}]*?)\s*\}\}"  # 1: block open
+    r"\{\{\s*+#if\s++([^{}]*+)\}\}"  # 1: block open (possessive: no backtracking on long runs)
     r"|\{\{\s*/if\s*\}\}"  # block close
     rf"|\{{\{{\s*({_PLACEHOLDER_NAMES})\s*\}}\}}",  # 2: a bare placeholder outside any block
     re.IGNORECASE,
 )
-_NESTED_TAG = re.compile(r"\{\{\s*(?:#if\s+[^{}]*?|/if)\s*\}\}", re.IGNORECASE)
+_NESTED_TAG = re.compile(r"\{\{\s*+(?:#if\s++[^{}]*+|/if\s*+)\}\}", re.IGNORECASE)
 STORY_TEXT = "Story text"
 
 

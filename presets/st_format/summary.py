@@ -23,7 +23,7 @@ _HTML_TAG = re.compile(
     r"<\s*/?\s*(?:a|abbr|audio|b|big|blockquote|br|button|caption|center|code|col|del|details|div|dl|dd|dt"
     r"|em|figure|figcaption|font|footer|h[1-6]|header|hr|i|iframe|img|input|ins|label|li|mark|nav|ol|p"
     r"|pre|q|ruby|rt|section|small|span|strong|style|sub|summary|sup|svg|table|tbody|td|th|thead|tr|u|ul"
-    r"|video)(?:\s[^<>]*)?/?\s*>",
+    r"|video)(?:\s[^<>]*+)?/?\s*+>",
     re.IGNORECASE,
 )
 
@@ -45,7 +45,8 @@ def _rendered_text(node: PresetNode) -> str:
 # Every name the macro parser could report follows an opening brace run (it reads `[^\s:{}]+` after
 # the braces and leading spaces); this finds a superset of them cheaply, so texts whose macros are all
 # known skip the full parse.
-_MACRO_HEAD = re.compile(r"\{+\s*([^\s:{}]+)")
+# Anchored at the first brace of a run and possessive, so a long run of braces is scanned once.
+_MACRO_HEAD = re.compile(r"(?<!\{)\{++\s*+([^\s:{}]++)")
 
 
 def _may_use_unknown_macros(text: str) -> bool:
