@@ -90,3 +90,16 @@ def test_alice_is_asked_about_a_name_clash_and_keeps_both_without_choosing_the_f
     page.get_by_role("button", name="Upload").click()
     page.wait_for_url("**/presets/*/?imported=1")
     assert page.get_by_test_id("preset-name").inner_text().startswith(f"{REAL_PRESET.stem} (2)")
+
+
+def test_the_upload_progress_bar_follows_htmx_progress_events(page, lantern, alice):
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.id}/presets/upload/")
+    bar = page.get_by_test_id("upload-progress")
+    assert not bar.is_visible()
+    page.evaluate(
+        """() => document.getElementById('upload-form').dispatchEvent(new CustomEvent('htmx:xhr:progress',
+            {bubbles: true, detail: {lengthComputable: true, loaded: 30, total: 120}}))"""
+    )
+    assert bar.is_visible()
+    assert bar.evaluate("el => el.value") == 25
