@@ -20,7 +20,7 @@ WORLD_INFO_MARKERS = ("worldInfoBefore", "worldInfoAfter")
 # Real HTML element names only: prompt authors use XML-ish tags (<rules>, <task>) as structure for the
 # model, which is fine; HTML elements are what ends up shown as raw text in Discord.
 _HTML_TAG = re.compile(
-    r"<\s*/?\s*(?:a|abbr|audio|b|big|blockquote|br|button|caption|center|code|col|del|details|div|dl|dd|dt"
+    r"</?(?:a|abbr|audio|b|big|blockquote|br|button|caption|center|code|col|del|details|div|dl|dd|dt"
     r"|em|figure|figcaption|font|footer|h[1-6]|header|hr|i|iframe|img|input|ins|label|li|mark|nav|ol|p"
     r"|pre|q|ruby|rt|section|small|span|strong|style|sub|summary|sup|svg|table|tbody|td|th|thead|tr|u|ul"
     r"|video)(?:\s[^<>]*+)?/?\s*+>",

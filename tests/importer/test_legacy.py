@@ -166,3 +166,21 @@ def test_the_system_prompt_can_come_from_an_old_instruct_template(parse) -> None
 def test_without_any_system_prompt_text_main_is_empty(parse) -> None:
     parsed = parse({"story_string": "{{#if system}}{{system}}{{/if}}", "name": "ctx"})
     assert node(parsed, "main").content == ""
+
+
+def test_block_tags_with_odd_spacing_and_case_are_recognised(parse) -> None:
+    parsed = parse(_tc("{{ #if   Description  }}D: {{ description }}{{ /if }}"))
+    marker = node(parsed, "charDescription")
+    assert (marker.prefix, marker.suffix) == ("D: ", "")
+
+
+def test_a_stray_closing_tag_is_removed_with_a_warning(parse) -> None:
+    parsed = parse(_tc("Intro{{/if}}{{#if system}}{{system}}{{/if}}"))
+    assert node(parsed, "legacy_1").content == "Intro"
+    assert warned(parsed, "without its `{{#if}}`")
+
+
+def test_an_unclosed_block_runs_to_the_end_with_a_warning(parse) -> None:
+    parsed = parse(_tc("{{#if system}}{{system}}{{#if description}}{{description}}"))
+    assert [n.identifier for n in parsed.nodes][:1] == ["main"]
+    assert warned(parsed, "never closed")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
 from presets.st_format import ImportSummary, PromptSettings, resummarize
+from presets.st_format.summary import has_html
 
 from .conftest import pm_preset, prompt, warned
 
@@ -156,3 +159,22 @@ def test_resummarize_recounts_after_a_toggle_and_keeps_the_import_warnings(parse
     assert s.unsupported_macros == ()
     assert s.import_warnings == parsed.summary.import_warnings
     assert any("unknown role" in w for w in s.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("<br/>", True),
+        ("<br />", True),
+        ('<div class="bar">', True),
+        ("</DETAILS>", True),
+        ("< span >", False),
+        ("<font color=red>x</font>", True),
+        ("<rules>x</rules>", False),
+        ("<assistant>", False),
+        ("a < b and c > d", False),
+        ("<div " + " " * 1000, False),
+    ],
+)
+def test_html_detection_counts_real_html_elements_only(text: str, html: bool) -> None:
+    assert has_html(text) is html
