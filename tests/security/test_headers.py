@@ -1,0 +1,264 @@
+"""CSRF on every state-changing page, a strict CSP with no inline code anywhere, cookie and transport
+settings, bounded uploads and the login throttle."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from .routes import PAGES, page_data
+from .test_matrix import _url
+
+ROOT = Path(__file__).resolve().parents[2]
+THREE_MB = 3 * 1024 * 1024
+
+
+class InlineCodeFinder(HTMLParser):
+    """Collects what a strict CSP would block: inline script bodies, style attributes, on* handlers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, _ in attrs:
+            if name == "style" or name.startswith("on"):
+                self.found.append(f"<{tag} {name}=…>")
+        if tag == "style":
+            self.found.append("<style> element")
+        if tag == "script":
+            self._in_script = True
+            srcs = [value for name, value in attrs if name == "src"]
+            if not srcs:
+                self.found.append("<script> without src")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script and data.strip():
+            self.found.append(f"inline script body {data.strip()[:40]!r}")
+
+
+def inline_code(html: str) -> list[str]:
+    finder = InlineCodeFinder()
+    finder.feed(html)
+    return finder.found
+
+
+@pytest.fixture
+def signed_in(superuser) -> Client:
+    client = Client()
+    client.force_login(superuser)
+    return client
+
+
+def _get_pages(client: Client, world) -> dict[str, object]:
+    return {name: client.get(_url(name, world)) for name, methods in PAGES.items() if "GET" in methods}
+
+
+def test_the_inline_code_finder_sees_each_kind_of_inline_code():
+    html = '<p style="x" onclick="y">a</p><script>alert(1)</script><script src="/a.js"></script>'
+    assert inline_code(html) == [
+        "<p style=…>",
+        "<p onclick=…>",
+        "<script> without src",
+        "inline script body 'alert(1)'",
+    ]
+
+
+def test_no_page_has_inline_scripts_style_attributes_or_event_handlers(signed_in, lantern_world):
+    pages = _get_pages(signed_in, lantern_world)
+    assert {name: r.status_code for name, r in pages.items() if r.status_code != 200} == {}
+    found = {name: inline_code(r.content.decode()) for name, r in pages.items()}
+    assert {name: f for name, f in found.items() if f} == {}
+
+
+def test_error_pages_and_the_login_page_have_no_inline_code_either(carol, charlie, lantern_world):
+    anonymous = Client()
+    carol_client, charlie_client = Client(), Client()
+    carol_client.force_login(carol)
+    charlie_client.force_login(charlie)
+    responses = {
+        "login": anonymous.get(reverse("login")),
+        "403": carol_client.get(reverse("servers:tokens", args=[lantern_world.server.pk])),
+        "404": charlie_client.get(reverse("presets:list", args=[lantern_world.server.pk])),
+    }
+    assert {k: r.status_code for k, r in responses.items()} == {"login": 200, "403": 403, "404": 404}
+    assert {
+        k: inline_code(r.content.decode()) for k, r in responses.items() if inline_code(r.content.decode())
+    } == {}
+
+
+def test_every_page_sends_a_csp_without_unsafe_inline_or_eval(signed_in, lantern_world):
+    for name, response in _get_pages(signed_in, lantern_world).items():
+        policy = response.headers.get("Content-Security-Policy", "")
+        directives = dict(part.strip().split(" ", 1) for part in policy.split(";") if part.strip())
+        assert "'self'" in directives.get("script-src", ""), name
+        assert "unsafe" not in directives.get("script-src", "") + directives.get("style-src", ""), name
+        assert directives.get("object-src") == "'none'", name
+        assert directives.get("frame-ancestors") == "'none'", name
+
+
+def test_every_state_changing_page_refuses_a_post_without_a_csrf_token(superuser, lantern_world):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(superuser)
+    posts = [name for name, methods in PAGES.items() if "POST" in methods]
+    answers = {
+        name: client.post(_url(name, lantern_world), page_data(name, lantern_world)).status_code
+        for name in posts
+    }
+    assert answers == dict.fromkeys(posts, 403)
+    assert len(posts) >= 25  # the matrix lists every POST view; a shrinking list is a mistake
+
+
+def test_the_login_form_refuses_a_post_without_a_csrf_token(alice):
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(reverse("login"), {"username": "alice", "password": "correct horse battery"})
+    assert response.status_code == 403
+
+
+def _settings_with(debug: str) -> dict[str, object]:
+    code = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps({k: getattr(s, k) for k in ('SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', "
+        "'SESSION_COOKIE_HTTPONLY', 'SECURE_HSTS_SECONDS', 'SECURE_HSTS_INCLUDE_SUBDOMAINS', "
+        "'SECURE_CONTENT_TYPE_NOSNIFF', 'X_FRAME_OPTIONS')}))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": debug}
+    for key in ("SECURE_HTTPS", "SECURE_HSTS_SECONDS"):
+        env.pop(key, None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_with_debug_off_cookies_are_secure_and_hsts_lasts_a_year():
+    values = _settings_with("0")
+    assert values["SESSION_COOKIE_SECURE"] is True
+    assert values["CSRF_COOKIE_SECURE"] is True
+    assert values["SESSION_COOKIE_HTTPONLY"] is True
+    assert values["SECURE_HSTS_SECONDS"] >= 31536000
+    assert values["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert values["X_FRAME_OPTIONS"] == "DENY"
+
+
+def test_with_debug_on_cookies_work_over_plain_http_and_there_is_no_hsts():
+    values = _settings_with("1")
+    assert values["SESSION_COOKIE_SECURE"] is False
+    assert values["SECURE_HSTS_SECONDS"] == 0
+
+
+class CountingStream(io.RawIOBase):
+    """A request body of `size` bytes that records how much of it the server read."""
+
+    def __init__(self, size: int, chunk: bytes = b"x") -> None:
+        self.size = size
+        self.read_bytes = 0
+        self.chunk = chunk
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.size - self.read_bytes
+        n = left if n is None or n < 0 else min(n, left)
+        self.read_bytes += n
+        return self.chunk * n
+
+    def readline(self, *args: object) -> bytes:
+        return self.read(args[0] if args else 65536)  # type: ignore[arg-type]
+
+
+def _post_unread(
+    client: Client, url: str, size: int, content_type: str, **extra: str
+) -> tuple[int, int, bytes]:
+    stream = CountingStream(size)
+    response = client.generic(
+        "POST",
+        url,
+        b"",
+        content_type=content_type,
+        **{"wsgi.input": stream, "CONTENT_LENGTH": str(size)},
+        **extra,
+    )
+    return response.status_code, stream.read_bytes, response.content
+
+
+def test_a_3_mb_upload_to_the_upload_page_gets_413_without_being_read(alice, lantern):
+    client = Client()
+    client.force_login(alice)
+    status, read, body = _post_unread(
+        client, reverse("presets:upload", args=[lantern.pk]), THREE_MB, "multipart/form-data; boundary=xyz"
+    )
+    assert status == 413
+    assert read == 0
+    assert b"larger than" in body
+
+
+def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token):
+    status, read, body = _post_unread(
+        Client(),
+        reverse("presets:api-list", args=[lantern.pk]),
+        THREE_MB,
+        "application/json",
+        HTTP_AUTHORIZATION=f"Bearer {api_token}",
+    )
+    assert (status, read) == (413, 0)
+    assert "larger than" in json.loads(body)["error"]
+
+
+def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_token, settings):
+    settings.ASSEMBLE_MAX_BYTES = 2 * 1024 * 1024
+    status, read, body = _post_unread(
+        Client(),
+        reverse("assembly:api-assemble", args=[lantern.pk]),
+        THREE_MB,
+        "application/json",
+        HTTP_AUTHORIZATION=f"Bearer {api_token}",
+    )
+    assert (status, read) == (413, 0)
+
+
+def test_a_chat_file_over_the_8_mib_limit_is_refused_with_a_clear_message(alice, lantern):
+    client = Client()
+    client.force_login(alice)
+    url = reverse("assembly:conversation-import", args=[lantern.pk])
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    big = SimpleUploadedFile("big.jsonl", b"{}\n" * (3 * 1024 * 1024 + 1), "application/jsonl")
+    response = client.post(url, {"chat": big}, follow=True)
+    assert response.status_code == 200
+    assert b"larger than" in response.content
+
+
+def test_after_ten_failed_sign_ins_even_the_right_password_is_refused_for_a_while(alice, settings):
+    settings.LOGIN_ATTEMPTS_PER_15_MINUTES = 10
+    client = Client()
+    for _ in range(10):
+        assert client.post(reverse("login"), {"username": "alice", "password": "wrong"}).status_code == 200
+    response = client.post(reverse("login"), {"username": "alice", "password": "correct horse battery"})
+    assert response.status_code == 200
+    assert b"Too many failed sign-ins" in response.content
+    assert "_auth_user_id" not in client.session
+
+
+def test_below_the_limit_the_right_password_still_signs_in(alice, settings):
+    settings.LOGIN_ATTEMPTS_PER_15_MINUTES = 10
+    client = Client()
+    for _ in range(9):
+        client.post(reverse("login"), {"username": "alice", "password": "wrong"})
+    response = client.post(reverse("login"), {"username": "alice", "password": "correct horse battery"})
+    assert response.status_code == 302
