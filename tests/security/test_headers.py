@@ -222,7 +222,7 @@ def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token
 
 def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_token, settings):
     settings.ASSEMBLE_MAX_BYTES = 2 * 1024 * 1024
-    status, read, body = _post_unread(
+    status, read, _  = _post_unread(
         Client(),
         reverse("assembly:api-assemble", args=[lantern.pk]),
         THREE_MB,
