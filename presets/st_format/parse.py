@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from presets.st_format.chat_template import TokenStripper, instruct_sequences
@@ -75,6 +76,42 @@ def _blank_secrets(data: dict[str, Any]) -> tuple[str, ...]:
             data[key] = type(value)() if isinstance(value, (dict, list)) else ""
             blanked.append(key)
     return tuple(blanked)
+
+
+_STRING_VALUE = re.compile(r'\s*:\s*"(?:[^"\\]|\\.)*+"', re.S)
+
+
+def _blank_in_text(text: str, secrets: tuple[str, ...]) -> str | None:
+    """`text` with each secret's string value emptied in place, or None when that cannot be done."""
+    for key in secrets:
+        token = f'"{key}"'
+        pieces = []
+        done = 0
+        at = text.find(token)
+        while at >= 0:
+            value = _STRING_VALUE.match(text, at + len(token))
+            if value is not None and (at == 0 or text[at - 1] != "\\"):
+                pieces.append(text[done : at + len(token)] + ': ""')
+                done = value.end()
+            at = text.find(token, at + len(token))
+        if not pieces:
+            return None
+        text = "".join(pieces) + text[done:]
+    return text
+
+
+def _stored_text(text: str, data: dict[str, Any], secrets: tuple[str, ...], *, rewrite: bool) -> str:
+    """The upload as text with secrets blanked: edited in place when possible, so the file keeps its
+    formatting; re-serialised (key order kept) when NULs were removed or a secret is not a string."""
+    if not secrets and not rewrite:
+        return text
+    if not rewrite:
+        edited = _blank_in_text(text, secrets)
+        if edited is not None:
+            check = json.loads(edited, strict=False)
+            if isinstance(check, dict) and all(check.get(key) == "" for key in secrets):
+                return edited
+    return json.dumps(data, ensure_ascii=False, indent=4)
 
 
 def _settings(data: dict[str, Any]) -> tuple[PromptSettings, list[str]]:
@@ -151,10 +188,7 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
     )
     settings, setting_warnings = _settings(data)
     secrets = _blank_secrets(data)
-    if secrets or decoded.nul_removed:
-        stored_text = json.dumps(data, ensure_ascii=False, indent=4)
-    else:
-        stored_text = decoded.text
+    stored_text = _stored_text(decoded.text, data, secrets, rewrite=decoded.nul_removed > 0)
     summary = summarize(
         nodes,
         shape=shape,

@@ -146,3 +146,19 @@ def test_absurdly_nested_json_is_refused_or_imported_never_crashes(parse, depth:
         assert refused.message == "This file's JSON is nested too deeply to be a SillyTavern preset."
     else:
         assert parsed.nodes[0].identifier == "main"
+
+
+def test_blanking_a_secret_keeps_the_rest_of_the_file_as_written(parse) -> None:
+    raw = b'{\n  "prompts": [{"identifier": "main", "content": "say \\"custom_url\\": \\"x\\""}],\n  "custom_url" :  "http://10.0.0.1/v1"\n}'
+    parsed = parse(raw)
+    assert parsed.stored_text == raw.decode().replace('"http://10.0.0.1/v1"', '""').replace(
+        '"custom_url" :  ""', '"custom_url": ""'
+    )
+    assert parsed.nodes[0].content == 'say "custom_url": "x"'
+
+
+def test_a_secret_that_is_not_a_string_is_blanked_by_rewriting_the_file(parse) -> None:
+    data = {**SMALL, "custom_include_headers": {"Authorization": "Bearer abc"}}
+    parsed = parse(data)
+    assert json.loads(parsed.stored_text)["custom_include_headers"] == {}
+    assert "Bearer abc" not in parsed.stored_text
