@@ -1,0 +1,40 @@
+"""The three parsers of untrusted input, each wrapped so that the only allowed failure is its clear error.
+
+A target returns normally on accepted input and on the module's own error (ImportRefused,
+BucketError); anything else propagates and is a bug.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assembly.buckets import BucketError, parse_buckets
+from presets.macros import render_text
+from presets.st_format import ImportRefused, parse_preset
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+def import_target(raw: bytes) -> None:
+    """Parse an upload; a refusal must be one non-empty sentence."""
+    try:
+        parsed = parse_preset(raw, filename="fuzz.json", max_bytes=MAX_BYTES)
+    except ImportRefused as refused:
+        assert refused.message.strip(), "an ImportRefused without a message"
+        assert refused.status in (400, 413)
+        return
+    assert all("\x00" not in node.content for node in parsed.nodes), "a NUL reached the stored nodes"
+
+
+def macro_target(text: str, variables: dict[str, Any] | None = None, seed: int = 0) -> None:
+    """Render macro soup; the engine never raises, and output is bounded."""
+    output = render_text(text, seed=seed, variables=variables or {})
+    assert isinstance(output.text, str)
+    assert len(output.text) <= 1024 * 1024 + len(text) * 4
+
+
+def bucket_target(document: Any) -> None:
+    try:
+        parse_buckets(document)
+    except BucketError as error:
+        assert str(error).strip(), "a BucketError without a message"
