@@ -27,7 +27,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
+    from presets.cache import clear_local
+
     cache.clear()
+    clear_local()
 
 
 @pytest.fixture
