@@ -176,8 +176,9 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
     shape = detect_shape(data)
     converted = _convert(data, shape)
     # Text-completion exports carry template tokens in their post-history too; chat presets do not.
-    strip = TokenStripper(instruct_sequences(data.get("instruct")) if shape != "prompt_manager" else ())
-    clean = strip.strip if shape in ("text_completion", "system_prompt") else str
+    legacy = shape in ("text_completion", "system_prompt")
+    strip = TokenStripper(instruct_sequences(data.get("instruct")) if legacy else ())
+    clean = strip.strip if legacy else str
     nodes = converted.nodes + post_history_nodes(data, converted.nodes, clean)
     post_warnings = (
         [
