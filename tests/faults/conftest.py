@@ -141,3 +141,49 @@ def throwaway_redis() -> Iterator[ThrowawayRedis]:
     yield redis
     redis.stop()
     shutil.rmtree(redis.dir, ignore_errors=True)
+
+
+# -- helpers for the fault tests (hardening) -----------------------------------------------------------
+
+DEFAULT_BUCKETS = (
+    __import__("pathlib").Path(__file__).resolve().parents[2] / "assembly" / "default_buckets.json"
+)
+
+
+def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def]
+    """POST the default bucket document to the assemble API; the response."""
+    from django.urls import reverse
+
+    return client.post(
+        reverse("assembly:api-assemble", args=[server_id]),
+        data=DEFAULT_BUCKETS.read_text(),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+
+
+def node_sources(response) -> set[str]:  # type: ignore[no-untyped-def]
+    """Identifiers of the preset nodes an assemble answer used."""
+    return {
+        source["identifier"]
+        for message in response.json()["messages"]
+        for source in message["sources"]
+        if source["kind"] == "node"
+    }
+
+
+FAULT_PRESET = (
+    b'{"prompts": [{"identifier": "main", "name": "Main", "content": "Lantern rules."},'
+    b' {"identifier": "lamp", "name": "Lamp", "content": "Keep the lamp lit."},'
+    b' {"identifier": "chatHistory", "name": "Chat History", "marker": true}]}'
+)
+
+
+@pytest.fixture
+def lamp_preset(lantern, alice):  # type: ignore[no-untyped-def]
+    """An active preset for the Lantern Guild whose nodes `main` and `lamp` show in every assembly."""
+    from presets import cache as preset_cache
+    from presets import services
+
+    preset_cache.clear_local()
+    return services.preset_import(server=lantern, raw=FAULT_PRESET, filename="Lamp.json", by=alice).preset
