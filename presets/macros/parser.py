@@ -174,12 +174,13 @@ class _Scan:
                 self._close(stack, pos, end - pos)
         unclosed = [frame.start for frame in stack[1:]]
         self._flush(stack[-1], len(text))  # outer frames' remaining text belongs to their open child
-        while len(stack) > 1:  # an unclosed macro is literal text; its closed children still count
-            frame = stack.pop()
-            opening = "{{" if frame.kind == "macro" else "{"
-            stack[-1].parts.append(opening)
-            stack[-1].parts.extend(frame.parts)
-        self.parts = _group_each(_merge(root.parts))
+        # An unclosed macro is literal text; its closed children still count. Each open frame's
+        # parts end where its child starts, so the frames simply follow one another.
+        flat = root.parts
+        for frame in stack[1:]:
+            flat.append("{{" if frame.kind == "macro" else "{")
+            flat.extend(frame.parts)
+        self.parts = _group_each(_merge(flat))
         return unclosed
 
     def _flush(self, frame: _Frame, upto: int) -> None:
@@ -289,16 +290,20 @@ class _Scan:
 
 
 def _merge(parts: list[Part] | tuple[Part, ...]) -> Parts:
-    """Join adjacent text runs."""
+    """Join adjacent text runs (each run joined once, so many small pieces stay linear)."""
     out: list[Part] = []
+    pending: list[str] = []
     for part in parts:
-        if isinstance(part, str):
-            if not part:
-                continue
-            if out and isinstance(out[-1], str):
-                out[-1] = out[-1] + part
-                continue
+        if part.__class__ is str:
+            if part:
+                pending.append(part)  # type: ignore[arg-type]
+            continue
+        if pending:
+            out.append("".join(pending))
+            pending = []
         out.append(part)
+    if pending:
+        out.append("".join(pending))
     return tuple(out)
 
 
@@ -335,9 +340,11 @@ def _group_each(parts: list[Part] | tuple[Part, ...]) -> Parts:
             out = saved
         else:
             out.append(part)
-    while stack:
-        opener, saved = stack.pop()
-        saved.append(opener)
-        saved.extend(out)
-        out = saved
+    if stack:  # unmatched openers stay plain macros, in place; each level's parts follow its opener
+        flat: list[Part] = []
+        for opener, saved in stack:
+            flat.extend(saved)
+            flat.append(opener)
+        flat.extend(out)
+        out = flat
     return tuple(out)

@@ -99,3 +99,9 @@ def test_an_array_growing_past_the_size_limit_stops_growing() -> None:
     output = render(text, variables={"xs": list(range(300)), "chunk": "x" * 10_000, "list": []})
     assert 100 <= len(output.variables["list"]) <= 105
     assert any("1 MiB" in warning for warning in output.warnings)
+
+
+def test_tens_of_thousands_of_unclosed_macros_stay_literal() -> None:
+    for text in ("{{a " * 50_000, "{random:" * 50_000, "{{each::[1]}}" * 20_000):
+        output = render(text)
+        assert output.text == text
