@@ -132,4 +132,6 @@ def parse_roll(formula: str) -> Roll | None:
 
 def roll(spec: Roll, rng: Stream) -> int:
     """Return the sum of the dice drawn from `rng`, plus the modifier."""
+    if spec.dice == 1:  # most rolls in real presets
+        return rng.below(spec.sides) + 1 + spec.modifier
     return sum(rng.below(spec.sides) + 1 for _ in range(spec.dice)) + spec.modifier

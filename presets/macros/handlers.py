@@ -151,10 +151,11 @@ def _roll(state: _Pass, macro: Macro) -> str:
         return ""
     if spec.problem:
         state.warn(spec.problem)
-    draw = (2, state.key, macro.start, _draw_index(state, macro), spec)
+    occurrence = _draw_index(state, macro)
+    draw = (2, state.key, macro.start, occurrence, formula)  # the formula text: its hash is cached
     total = state.drawn.get(draw)
     if total is None:
-        total = state.drawn[draw] = roll(spec, stream_for(state.base, 2, macro.start, draw[3]))
+        total = state.drawn[draw] = roll(spec, stream_for(state.base, 2, macro.start, occurrence))
     return str(total)
 
 
