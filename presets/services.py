@@ -9,7 +9,7 @@ the partial unique constraint (one active preset per server) is the guarantee be
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
@@ -20,7 +20,7 @@ from servers.models import AuditEvent, Server
 
 from . import cache as preset_cache
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
-from .st_format import ImportSummary, ParsedPreset, parse_preset
+from .st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from .st_format import PresetNode as StNode
 
 OnClash = Literal["ask", "replace", "keep_both"]
@@ -89,7 +89,8 @@ def preset_import(
             server.presets.filter(is_active=True).update(is_active=False)
         summary = parsed.summary
         if replaced:
-            summary = replace(summary, enabled=sum(n.toggleable and n.enabled for n in nodes))
+            # The carried-over choices change what is enabled: recount hidden blocks, macros and HTML too.
+            summary = resummarize(summary, nodes)
         preset = _store(
             server,
             parsed,

@@ -236,3 +236,16 @@ def test_awkward_text_and_triggers_are_stored_exactly(lantern, alice):
     assert main.content == awkward
     assert main.injection_trigger == ["normal", "continue"]
     assert main.enabled is True and main.forbid_overrides is False and main.position == 0
+
+
+def test_replacing_recounts_the_summary_for_the_carried_over_choices(
+    client, alice, lantern, house_style, demo_bytes
+):
+    client.force_login(alice)
+    marker = house_style.nodes.get(identifier="charDescription")
+    marker.enabled = False
+    marker.save()
+    upload(client, lantern.id, demo_bytes, "House Style.json", on_clash="replace")
+    new = Preset.objects.get(server=lantern)
+    hidden = " ".join(new.summary["hidden_blocks"])
+    assert "charDescription" in hidden
