@@ -2,6 +2,7 @@
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -21,6 +22,34 @@ class SecurityHeadersMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
         return response
+
+
+class BodySizeLimitMiddleware:
+    """Answers 413 to a request whose declared body is larger than its view accepts, before it is read.
+
+    CsrfViewMiddleware reads the whole form (multipart files included) to find its token, so a view's
+    own size check comes after the read; this runs before it. A view declares its limit with a
+    `max_body_bytes` attribute (bytes, or a callable giving them); others get MAX_REQUEST_BYTES.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
+        limit = getattr(view_func, "max_body_bytes", None) or settings.MAX_REQUEST_BYTES
+        limit = limit() if callable(limit) else limit
+        length = request.headers.get("Content-Length", "")
+        if not (length.isdigit() and int(length) > limit):
+            return None
+        message = f"The request body is larger than the {limit / (1024 * 1024):.1f} MiB this address accepts."
+        if request.path.startswith("/api/"):
+            return JsonResponse({"error": message}, status=413)
+        return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
 
 
 class MaintenanceMiddleware:

@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "config.middleware.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.BodySizeLimitMiddleware",  # before CSRF, which reads the whole form
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -151,6 +152,9 @@ WHITENOISE_USE_FINDERS = True
 PRESET_MAX_BYTES = env_int("PRESET_MAX_BYTES", default=2 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = PRESET_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = PRESET_MAX_BYTES + 256 * 1024
+# Any request body, unless its view declares less (config.middleware.BodySizeLimitMiddleware);
+# the largest upload is a sample chat file (8 MiB).
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", default=8 * 1024 * 1024 + 256 * 1024)
 
 ST_PRESET_CACHE_TTL_MINUTES = env_int("ST_PRESET_CACHE_TTL_MINUTES", default=10)
 SHORT_TERM_MEMORY_TTL_HOURS = env_int("SHORT_TERM_MEMORY_TTL_HOURS", default=12)

@@ -104,6 +104,9 @@ def preset_upload(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "presets/upload.html", context, status=status)
 
 
+preset_upload.max_body_bytes = lambda: settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES  # type: ignore[attr-defined]
+
+
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET

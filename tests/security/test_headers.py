@@ -185,27 +185,46 @@ class CountingStream(io.RawIOBase):
 def _post_unread(
     client: Client, url: str, size: int, content_type: str, **extra: str
 ) -> tuple[int, int, bytes]:
+    """POST a body of `size` bytes that is never built in memory; (status, bytes read, response body)."""
     stream = CountingStream(size)
-    response = client.generic(
-        "POST",
-        url,
-        b"",
-        content_type=content_type,
-        **{"wsgi.input": stream, "CONTENT_LENGTH": str(size)},
-        **extra,
-    )
+    environ = {"wsgi.input": stream, "CONTENT_LENGTH": str(size), "CONTENT_TYPE": content_type}
+    response = client.generic("POST", url, b"", **environ, **extra)
     return response.status_code, stream.read_bytes, response.content
 
 
 def test_a_3_mb_upload_to_the_upload_page_gets_413_without_being_read(alice, lantern):
-    client = Client()
+    # CSRF checks on, as in production: CsrfViewMiddleware reads the whole form to find its token,
+    # so the limit must be enforced before it runs (config.middleware.BodySizeLimitMiddleware).
+    client = Client(enforce_csrf_checks=True)
     client.force_login(alice)
+    url = reverse("presets:upload", args=[lantern.pk])
+    client.get(url)
     status, read, body = _post_unread(
-        client, reverse("presets:upload", args=[lantern.pk]), THREE_MB, "multipart/form-data; boundary=xyz"
+        client,
+        url,
+        THREE_MB,
+        "multipart/form-data; boundary=xyz",
+        HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value,
     )
     assert status == 413
     assert read == 0
     assert b"larger than" in body
+
+
+def test_a_body_over_the_global_limit_is_refused_unread_on_any_page(alice, lantern, settings):
+    settings.MAX_REQUEST_BYTES = 1024 * 1024
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    url = reverse("assembly:conversation-import", args=[lantern.pk])
+    client.get(reverse("assembly:conversations", args=[lantern.pk]))
+    status, read, _ = _post_unread(
+        client,
+        url,
+        2 * 1024 * 1024,
+        "multipart/form-data; boundary=xyz",
+        HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value,
+    )
+    assert (status, read) == (413, 0)
 
 
 def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token):
@@ -222,7 +241,7 @@ def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token
 
 def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_token, settings):
     settings.ASSEMBLE_MAX_BYTES = 2 * 1024 * 1024
-    status, read, _  = _post_unread(
+    status, read, _ = _post_unread(
         Client(),
         reverse("assembly:api-assemble", args=[lantern.pk]),
         THREE_MB,
@@ -239,8 +258,8 @@ def test_a_chat_file_over_the_8_mib_limit_is_refused_with_a_clear_message(alice,
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     big = SimpleUploadedFile("big.jsonl", b"{}\n" * (3 * 1024 * 1024 + 1), "application/jsonl")
-    response = client.post(url, {"chat": big}, follow=True)
-    assert response.status_code == 200
+    response = client.post(url, {"chat": big})
+    assert response.status_code == 413
     assert b"larger than" in response.content
 
 
