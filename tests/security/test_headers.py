@@ -8,53 +8,18 @@ import json
 import os
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from .html_scan import inline_code
 from .routes import PAGES, page_data
 from .test_matrix import _url
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE_MB = 3 * 1024 * 1024
-
-
-class InlineCodeFinder(HTMLParser):
-    """Collects what a strict CSP would block: inline script bodies, style attributes, on* handlers."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[str] = []
-        self._in_script = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, _ in attrs:
-            if name == "style" or name.startswith("on"):
-                self.found.append(f"<{tag} {name}=…>")
-        if tag == "style":
-            self.found.append("<style> element")
-        if tag == "script":
-            self._in_script = True
-            srcs = [value for name, value in attrs if name == "src"]
-            if not srcs:
-                self.found.append("<script> without src")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._in_script = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_script and data.strip():
-            self.found.append(f"inline script body {data.strip()[:40]!r}")
-
-
-def inline_code(html: str) -> list[str]:
-    finder = InlineCodeFinder()
-    finder.feed(html)
-    return finder.found
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from servers.models import Role
 from servers.permissions import ROLE_TABLE, Action
 
 from .conftest import CANARY, World, snapshot
+from .html_scan import inline_code
 from .routes import (
     API,
     GLOBAL_KWARGS,
@@ -74,6 +75,10 @@ class Walk:
             self.failures.append(f"{label}: redirected to {response.headers.get('Location')}, not the login")
         if CANARY.encode() in body:
             self.failures.append(f"{label}: the response shows Harbor Hall's data")
+        if response.status_code == 200 and "text/html" in response.headers.get("Content-Type", ""):
+            found = inline_code(body.decode())
+            if found:
+                self.failures.append(f"{label}: inline code a strict CSP would block: {found}")
 
 
 def _url(name: str, world: World, *, objects: World | None = None) -> str:
@@ -165,21 +170,27 @@ def _walk_api(walk: Walk, lantern: World) -> None:
                         walk.check(label, response, expected)
 
 
+def _clients(users: dict[str, object], **headers: str) -> dict[str, tuple[Client, Role | None, bool]]:
+    roles = {"alice": Role.ADMIN, "bob": Role.MODERATOR, "carol": Role.SUPPORT}
+    personas: dict[str, tuple[Client, Role | None, bool]] = {}
+    for name, user in users.items():
+        client = Client(headers=headers)
+        client.force_login(user)
+        personas[name] = (client, roles.get(name), name == "superuser")
+    personas["anonymous"] = (Client(headers=headers), None, False)
+    return personas
+
+
 @pytest.fixture
 def clients(alice, bob, carol, charlie, superuser) -> dict[str, tuple[Client, Role | None, bool]]:
-    personas: dict[str, tuple[Client, Role | None, bool]] = {}
-    for name, user, role in (
-        ("alice", alice, Role.ADMIN),
-        ("bob", bob, Role.MODERATOR),
-        ("carol", carol, Role.SUPPORT),
-        ("charlie", charlie, None),
-        ("superuser", superuser, None),
-    ):
-        client = Client()
-        client.force_login(user)
-        personas[name] = (client, role, name == "superuser")
-    personas["anonymous"] = (Client(), None, False)
-    return personas
+    users = {"alice": alice, "bob": bob, "carol": carol, "charlie": charlie, "superuser": superuser}
+    return _clients(users)
+
+
+@pytest.fixture
+def htmx_clients(alice, bob, carol, charlie, superuser) -> dict[str, tuple[Client, Role | None, bool]]:
+    users = {"alice": alice, "bob": bob, "carol": carol, "charlie": charlie, "superuser": superuser}
+    return _clients(users, **{"HX-Request": "true"})
 
 
 def test_every_url_pattern_is_in_the_matrix_or_allowed_with_a_reason():
@@ -210,6 +221,12 @@ def test_every_role_gets_what_spec_section_4_gives_it_on_every_page(lantern_worl
     _walk_pages(walk, clients, lantern_world)
     assert walk.failures == [], "\n".join(walk.failures)
     assert walk.requests >= len(PAGES) * len(METHODS) * len(clients)
+
+
+def test_htmx_requests_obey_the_same_rules_on_every_page(lantern_world, harbor_world, htmx_clients):
+    walk = Walk(harbor=harbor_world, before=snapshot(harbor_world.server))
+    _walk_pages(walk, htmx_clients, lantern_world)
+    assert walk.failures == [], "\n".join(walk.failures)
 
 
 def test_another_servers_objects_named_under_lantern_urls_are_404_even_for_a_superuser(
