@@ -3,7 +3,8 @@
     .venv/bin/python bench/fuzz.py [--examples 10000] [--seed 0]
 
 Targets: the preset importer (preset-shaped JSON, arbitrary JSON, truncated uploads, random bytes),
-the macro engine (macro soup with random variables and seeds) and the bucket parser. The only
+the macro engine (macro soup with random variables and seeds), the bucket parser, and the whole
+assembly of any accepted preset with any accepted (mostly near-valid) document. The only
 acceptable failures are ImportRefused / BucketError; anything else stops the run with the
 falsifying example. Prints examples run, refusals, time and the slowest example per target.
 """
@@ -23,8 +24,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.fuzz.strategies import bucket_documents, json_values, macro_text, preset_uploads  # noqa: E402
-from tests.fuzz.targets import bucket_target, import_target, macro_target  # noqa: E402
+from tests.fuzz.strategies import (  # noqa: E402
+    assembly_inputs,
+    bucket_documents,
+    json_values,
+    macro_text,
+    preset_uploads,
+)
+from tests.fuzz.targets import assembly_target, bucket_target, import_target, macro_target  # noqa: E402
 
 
 class Tally:
@@ -81,6 +88,7 @@ def main() -> None:
             macro_target,
         ),
         ("buckets", st.tuples(bucket_documents), bucket_target),
+        ("assembly", assembly_inputs, assembly_target),
     ]
     print(f"fuzz: {options.examples} examples per target, seed {options.seed}")
     for name, strategy, call in targets:

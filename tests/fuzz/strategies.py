@@ -277,3 +277,19 @@ bucket_documents = st.one_of(
     ),
     json_values,
 )
+
+_DEFAULT_DOCUMENT = json.loads(
+    (
+        __import__("pathlib").Path(__file__).resolve().parents[2] / "assembly" / "default_buckets.json"
+    ).read_text()
+)
+# Mostly-valid documents: the default sample with some keys replaced by hostile values.
+near_valid_documents = st.dictionaries(
+    st.sampled_from(sorted(_DEFAULT_DOCUMENT)), st.one_of(json_values, macro_text), max_size=3
+).map(lambda changes: {**_DEFAULT_DOCUMENT, **changes})
+assembly_inputs = st.tuples(
+    preset_dicts.map(_dumps),
+    st.one_of(near_valid_documents, bucket_documents),
+    st.sampled_from(["merge", "standalone"]),
+    st.sampled_from(["", "openai", "anthropic", "gemini"]),
+)

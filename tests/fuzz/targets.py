@@ -38,3 +38,20 @@ def bucket_target(document: Any) -> None:
         parse_buckets(document)
     except BucketError as error:
         assert str(error).strip(), "a BucketError without a message"
+
+
+def assembly_target(raw: bytes, document: Any, style: str, provider: str) -> None:
+    """Any preset the importer accepts, with any bucket document the parser accepts, assembles."""
+    from assembly.engine import assemble
+    from presets.compiled import compile_preset
+
+    try:
+        parsed = parse_preset(raw, filename="fuzz.json", max_bytes=MAX_BYTES)
+        doc = parse_buckets(document)
+    except (ImportRefused, BucketError):
+        return
+    preset = compile_preset(
+        preset_id=1, name=parsed.name, injection_style="merge", settings=parsed.settings, nodes=parsed.nodes
+    )
+    result = assemble(doc, preset=preset, style=style, provider=provider or None, count_tokens=False, seed=7)
+    assert all(message.role in ("system", "user", "assistant") for message in result.messages)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .strategies import bucket_documents, json_values, macro_text, preset_uploads
-from .targets import bucket_target, import_target, macro_target
+from .strategies import assembly_inputs, bucket_documents, json_values, macro_text, preset_uploads
+from .targets import assembly_target, bucket_target, import_target, macro_target
 
 CI = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -34,6 +34,12 @@ def test_any_macro_text_renders_without_raising(text, variables, seed):
 @given(bucket_documents)
 def test_any_bucket_document_parses_or_gets_a_bucket_error(document):
     bucket_target(document)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(assembly_inputs)
+def test_any_accepted_preset_with_any_accepted_document_assembles(inputs):
+    assembly_target(*inputs)
 
 
 def test_the_targets_reject_what_they_should(tmp_path):
