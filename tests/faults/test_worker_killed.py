@@ -11,6 +11,7 @@ import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.db import connection
@@ -18,7 +19,6 @@ from django.utils import timezone
 
 from memory.models import Channel, DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
-from tests.memory.test_worker import test_database_url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -42,6 +42,12 @@ def _fill(lantern) -> None:
     StmEntry.objects.bulk_create(rows, batch_size=5000)
 
 
+def _worker_database_url() -> str:
+    """DATABASE_URL naming pytest-django's test database, so the worker sees this test's rows."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+
+
 def _start_worker(queue: str) -> subprocess.Popen:
     return subprocess.Popen(
         [
@@ -60,7 +66,7 @@ def _start_worker(queue: str) -> subprocess.Popen:
             "--loglevel=warning",
         ],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": test_database_url()},
+        env={**os.environ, "DATABASE_URL": _worker_database_url()},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
