@@ -53,11 +53,7 @@ def preview_render(request: HttpRequest, server_id: int) -> HttpResponse:
     options = _options(request.POST)
     text = request.POST.get("document", "")
     document, error = parse_document_text(text)
-    preview = (
-        Preview(error=error)
-        if error
-        else preview_assembly(server_id=server.pk, document=document, options=options)
-    )
+    preview = Preview(error=error) if error else _preview(server, document, options)
     context = _context(request, server, options, text, preview, sample_name=request.POST.get("name", ""))
     status = 400 if preview.error else 200
     if getattr(request, "htmx", False):
