@@ -48,4 +48,26 @@ def test_carol_deletes_the_message_that_set_hp_and_sees_the_earlier_value_return
     assert panel.locator('tr[data-key="hp"] .conv-value').inner_text() == "30"
     assert panel.locator('[data-testid="op-row"]').count() == 2
     assert page.dialogs == []
-    page.screenshot(path="var/conversation_vars.png", full_page=True)
+
+    # The preview, opened from the conversation, starts from the replayed state.
+    page.get_by_role("link", name="Preview from this conversation").click()
+    page.wait_for_load_state("networkidle")
+    variables = page.locator('[data-testid="variables"]').inner_text()
+    assert '"hp": "30"' in variables
+    assert "wounded" not in variables
+    result = page.locator('[data-testid="result"]').inner_text()
+    assert "The gate holds." in result
+    assert "An arrow finds you." not in result
+
+
+def test_carol_picks_the_conversation_in_the_preview_form_and_sees_its_variables(page, lantern, siege):
+    sign_in(page, "carol")
+    page.goto(f"/servers/{lantern.id}/preview/")
+    assert '"hp"' not in page.locator('[data-testid="variables"]').inner_text()
+    page.select_option('[data-testid="conversation-select"]', label="Conversation: Siege")
+    wait_for_htmx(page)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=variables]').textContent.includes('\"hp\": \"12\"')"
+    )
+    assert "An arrow finds you." in page.locator('[data-testid="result"]').inner_text()
+    assert page.dialogs == []
