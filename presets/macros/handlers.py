@@ -13,7 +13,7 @@ from .clock import clock_macro, format_moment, idle_duration
 from .dice import choose, parse_roll, roll, split_choices, stream_for
 from .parser import MAX_TEXT_CHARS, Macro
 from .paths import PathError, get_path, split_path
-from .values import as_collection, js_number, js_number_text, to_text
+from .values import added, as_collection, js_number_text, stepped, to_text
 
 if TYPE_CHECKING:
     from .render import _Namespace, _Pass
@@ -65,24 +65,11 @@ def _addvar(state: _Pass, macro: Macro) -> str:
             return state.raw(macro)
         namespace.write(key, [*array, addition])
         return ""
-    if current in (None, "", 0):  # JavaScript's `current || 0`, then `String(current || '')`
-        current = 0
-    increment = js_number(addition)
-    base = None if isinstance(current, dict | list | bool) else js_number(current)
-    if increment is None or base is None:
-        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
-        if _too_long(state, macro, len(prefix) + len(addition)):
-            return state.raw(macro)
-        namespace.write(key, prefix + addition)
-    else:
-        namespace.write(key, _tidy(base + increment))
+    value = added(current, addition)
+    if isinstance(value, str) and _too_long(state, macro, len(value)):
+        return state.raw(macro)
+    namespace.write(key, value)
     return ""
-
-
-def _tidy(number: float | int) -> float | int:
-    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
-        return int(number)
-    return number
 
 
 def _incvar(state: _Pass, macro: Macro) -> str:
@@ -91,13 +78,12 @@ def _incvar(state: _Pass, macro: Macro) -> str:
         return ""
     namespace = _namespace(state, macro)
     current = namespace.values.get(key)
-    number = None if isinstance(current, dict | list | bool) else js_number(current)
-    if number is None:
+    new = stepped(current, -1 if macro.name.startswith("dec") else 1)
+    if new is None:
         state.warn(
             f"`{macro.name}` on {key!r}, which holds text rather than a number; it was left unchanged."
         )
         return ""
-    new = _tidy(number + (-1 if macro.name.startswith("dec") else 1))
     namespace.write(key, new)
     return js_number_text(new)
 

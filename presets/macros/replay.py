@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .paths import PathError, append_path, delete_path, get_path, increment_path, set_path, split_path
-from .values import as_collection, js_number, to_text
+from .values import added, as_collection, number_of, stepped
 
 WRITE_OPS = ("setvar", "addvar", "incvar", "decvar", "deletevar")
 VALUE_OPS = frozenset({"setvar", "addvar"})
@@ -203,35 +203,11 @@ def _json_value(text: str) -> Any:
         return text
 
 
-def _tidy(number: float | int) -> float | int:
-    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
-        return int(number)
-    return number
-
-
-def _number_or_none(value: Any) -> float | int | None:
-    if isinstance(value, dict | list | bool):
-        return None
-    return js_number(value)
-
-
-def _added(current: Any, addition: Any, *, exists: bool) -> Any:
-    """SPEC §2.2's addvar on a value that is not an array: numbers add, anything else appends as text."""
-    if not exists or current in (None, ""):
-        current = 0
-    base = _number_or_none(current)
-    increment = _number_or_none(addition)
-    if base is None or increment is None:
-        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
-        return prefix + to_text(addition)
-    return _tidy(base + increment)
-
-
 def _stepped(current: Any, op: Op, *, exists: bool) -> float | int:
-    number = 0 if not exists or current in (None, "") else _number_or_none(current)
+    number = stepped(current if exists else None, -1 if op.op == "decvar" else 1)
     if number is None:
         raise _Unchanged("the value is not a number, so it was left unchanged.")
-    return _tidy(number + (-1 if op.op == "decvar" else 1))
+    return number
 
 
 def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
@@ -247,7 +223,7 @@ def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
         if isinstance(array, list):
             state[key] = [*array, op.value]  # an array, as the engine's addvar stores it
         else:
-            state[key] = _added(current, op.value, exists=exists)
+            state[key] = added(current if exists else None, op.value)
     else:
         state[key] = _stepped(current, op, exists=exists)
 
@@ -263,7 +239,7 @@ def _apply_at_path(collection: dict | list, path: str, op: Op) -> dict | list:
         addition = _json_value(op.value)
         if found and isinstance(current, list):
             return append_path(collection, path, addition)
-        return set_path(collection, path, _added(current, addition, exists=found))
-    if found and _number_or_none(current) is None:
+        return set_path(collection, path, added(current if found else None, addition))
+    if found and number_of(current) is None:
         raise _Unchanged("the value at the path is not a number, so it was left unchanged.")
     return increment_path(collection, path, -1 if op.op == "decvar" else 1)

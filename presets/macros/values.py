@@ -93,3 +93,37 @@ def as_collection(value: Any) -> dict | list | None:
             if isinstance(parsed, dict | list):
                 return parsed
     return None
+
+
+def tidy_number(number: float | int) -> float | int:
+    """A whole float as an int, so it prints and compares as JavaScript's number would."""
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
+        return int(number)
+    return number
+
+
+def number_of(value: Any) -> float | int | None:
+    """A variable value as a number for arithmetic, or None (collections and booleans never count)."""
+    if isinstance(value, dict | list | bool):
+        return None
+    return js_number(value)
+
+
+def added(current: Any, addition: Any) -> Any:
+    """`addvar` on a value that is not an array (SPEC §2.2): two numbers add, anything else appends as text.
+
+    A missing or empty value counts as 0, as JavaScript's `current || 0` does.
+    """
+    if current in (None, "", 0):
+        current = 0
+    base, increment = number_of(current), number_of(addition)
+    if base is None or increment is None:
+        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
+        return prefix + to_text(addition)
+    return tidy_number(base + increment)
+
+
+def stepped(current: Any, delta: int) -> float | int | None:
+    """`incvar`/`decvar`: the value moved by `delta`; missing or empty counts as 0; None when it is not a number."""
+    number = number_of(current)
+    return None if number is None else tidy_number(number + delta)
