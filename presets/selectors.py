@@ -12,7 +12,7 @@ from .st_format import PromptSettings
 
 # What the node list can be narrowed to, besides the three node kinds.
 NODE_FILTERS = ("marker", "content", "comment", "depth", "enabled", "disabled")
-_ST_NODE_FIELDS = (
+ST_NODE_FIELDS = (
     "identifier",
     "name",
     "kind",
@@ -73,12 +73,12 @@ def node_counts(preset: Preset) -> dict[str, int]:
 
 def st_nodes(preset_id: int) -> list[StNode]:
     """The stored nodes of a preset as the importer's dataclasses, in prompt order."""
-    rows = PresetNode.objects.filter(preset_id=preset_id).order_by("position").values_list(*_ST_NODE_FIELDS)
+    rows = PresetNode.objects.filter(preset_id=preset_id).order_by("position").values_list(*ST_NODE_FIELDS)
     return [_st_node(row) for row in rows]
 
 
 def _st_node(row: tuple) -> StNode:
-    values = dict(zip(_ST_NODE_FIELDS, row, strict=True))
+    values = dict(zip(ST_NODE_FIELDS, row, strict=True))
     values["injection_trigger"] = tuple(values["injection_trigger"] or ())
     return StNode(**values)
 

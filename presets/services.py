@@ -19,6 +19,7 @@ from django.utils import timezone
 from servers.models import AuditEvent, Server
 
 from . import cache as preset_cache
+from . import selectors
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
 from .st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from .st_format import PresetNode as StNode
@@ -180,23 +181,7 @@ def _store(
     return preset
 
 
-_NODE_COLUMNS = (
-    "preset_id",
-    "position",
-    "identifier",
-    "name",
-    "kind",
-    "role",
-    "content",
-    "enabled",
-    "injection_position",
-    "injection_depth",
-    "injection_order",
-    "injection_trigger",
-    "forbid_overrides",
-    "prefix",
-    "suffix",
-)
+_NODE_COLUMNS = ("preset_id", "position", *selectors.ST_NODE_FIELDS)
 
 
 def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
