@@ -286,19 +286,28 @@ def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Mess
 
     messages = []
     for item in items:
-        text = "".join(
+        texts = [
             resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed)
             if p.trusted
             else p.text
             for p in item.parts
-        )
+        ]
+        text = "".join(texts)
         if not text.strip():
             continue
         sources: dict[Source, None] = {}
         for part in item.parts:
             for source in part.sources:
                 sources[source] = None
+        pieces = tuple((p.sources[0], t) for p, t in zip(item.parts, texts, strict=True) if p.sources and t)
         messages.append(
-            Message(role=item.role, content=text, sources=tuple(sources), tag=item.tag, history=item.history)
+            Message(
+                role=item.role,
+                content=text,
+                sources=tuple(sources),
+                tag=item.tag,
+                history=item.history,
+                pieces=pieces,
+            )
         )
     return messages

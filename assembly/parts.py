@@ -90,6 +90,9 @@ class Message:
     sources: tuple[Source, ...]
     tag: str = ""
     history: bool = False
+    pieces: tuple[
+        tuple[Source, str], ...
+    ] = ()  # each part's final text with its first source (the preview's budget bar)
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content, "sources": [s.to_dict() for s in self.sources]}

@@ -15,8 +15,9 @@ from typing import Any
 
 from .buckets import BucketDocument, BucketError, parse_buckets
 from .engine import Assembly
-from .parts import Message
+from .parts import Message, Source
 from .selectors import PresetNotFound, assemble_for_server
+from .tokens import count_text
 
 # Budget bar categories, in prompt order.
 CATEGORIES = (
@@ -147,7 +148,10 @@ def _assemble(
 
 def category_of(message: Message) -> str:
     """Which budget category a message counts under (by its first source)."""
-    source = message.sources[0] if message.sources else None
+    return _category_of_source(message.sources[0] if message.sources else None)
+
+
+def _category_of_source(source: Source | None) -> str:
     if source is None or source.kind == "assembler":
         return "assembler"
     if source.kind == "node":
@@ -171,13 +175,29 @@ def _rows(assembly: Assembly) -> tuple[PreviewRow, ...]:
 def _shares(rows: tuple[PreviewRow, ...], limit: int) -> tuple[BudgetShare, ...]:
     totals = dict.fromkeys((key for key, _ in CATEGORIES), 0)
     for row in rows:
-        totals[row.category] += row.tokens
+        for category, tokens in _split(row).items():
+            totals[category] += tokens
     return tuple(
         BudgetShare(
             key=key, label=label, tokens=totals[key], percent=min(100, round(100 * totals[key] / limit))
         )
         for key, label in CATEGORIES
     )
+
+
+def _split(row: PreviewRow) -> dict[str, int]:
+    """A message's tokens shared among the categories of its parts (a squashed system message holds
+    server prompts and preset text together), in proportion to each part's own token count."""
+    weights: dict[str, int] = {}
+    for source, text in row.message.pieces:
+        category = _category_of_source(source)
+        weights[category] = weights.get(category, 0) + count_text(text)
+    total = sum(weights.values())
+    if len(weights) < 2 or total == 0:
+        return {row.category: row.tokens}
+    shares = {category: row.tokens * weight // total for category, weight in weights.items()}
+    shares[row.category] = shares.get(row.category, 0) + row.tokens - sum(shares.values())
+    return shares
 
 
 def _pretty(value: Any) -> str:
