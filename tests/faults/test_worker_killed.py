@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from datetime import timedelta
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.db import connection
@@ -19,10 +15,10 @@ from django.utils import timezone
 
 from memory.models import Channel, DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
+from tests.celery_worker import start_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
 EXPIRED = 40_000  # 20 batches of 2,000: long enough to kill the worker between two of them
 LIVE = 300
 
@@ -42,42 +38,12 @@ def _fill(lantern) -> None:
     StmEntry.objects.bulk_create(rows, batch_size=5000)
 
 
-def _worker_database_url() -> str:
-    """DATABASE_URL naming pytest-django's test database, so the worker sees this test's rows."""
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
-
-
-def _start_worker(queue: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "--without-heartbeat",
-            "--without-mingle",
-            "--without-gossip",
-            "--loglevel=warning",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": _worker_database_url()},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
 def test_a_worker_killed_mid_expiry_leaves_live_entries_and_a_rerun_finishes(lantern):
     _fill(lantern)
     live_ids = set(StmEntry.objects.filter(lineage__startswith="live-").values_list("id", flat=True))
     total = EXPIRED + LIVE
     queue = f"stm-kill-{uuid.uuid4().hex[:8]}"
-    worker = _start_worker(queue)
+    worker = start_worker(queue)
     try:
         expire_stm_entries.apply_async(queue=queue)
         deadline = time.monotonic() + 60

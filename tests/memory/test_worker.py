@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.db import connection
 
 from memory.models import StmEntry
 from memory.tasks import expire_stm_entries
+from tests.celery_worker import start_worker
 
-ROOT = Path(__file__).resolve().parents[2]
 WAIT_SECONDS = 60
-
-
-def test_database_url() -> str:
-    """DATABASE_URL pointing at pytest-django's test database, so the worker sees the test's rows."""
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
-
-
-test_database_url.__test__ = False  # a helper, not a test
 
 
 @pytest.mark.services
@@ -37,28 +24,7 @@ def test_a_real_worker_deletes_expired_entries_and_keeps_live_ones(store):
     store(700, hours_ago=1)
     store(701, hours_ago=20, summary="a summary lives 24 hours")
     queue = f"stm-test-{uuid.uuid4().hex[:8]}"
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "--without-heartbeat",
-            "--without-mingle",
-            "--without-gossip",
-            "--loglevel=warning",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": test_database_url()},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    worker = start_worker(queue, capture_output=True)
     try:
         expire_stm_entries.apply_async(queue=queue)
         deadline = time.monotonic() + WAIT_SECONDS
