@@ -21,13 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+from corpus_path import CORPUS  # noqa: E402
+
 from assembly.buckets import parse_buckets  # noqa: E402
 from assembly.engine import assemble  # noqa: E402
 from assembly.tokens import _counts, message_tokens  # noqa: E402
 from presets.compiled import compile_preset  # noqa: E402
 from presets.st_format import ImportRefused, parse_preset  # noqa: E402
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = CORPUS
 SPEAKERS = ("Mira", "Dax", "Ren")
 
 

@@ -27,6 +27,8 @@ import threading
 import time
 from pathlib import Path
 
+from corpus_path import CORPUS
+
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
@@ -85,9 +87,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument(
-        "--preset", default="/work/shared/corpus/pm/marinara-spaghetti-recipe-essentials.json"
-    )
+    parser.add_argument("--preset", default=str(CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"))
     args = parser.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="tk-load-")

@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from corpus_path import CORPUS
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_assemble import GUNICORN, PYTHON, ROOT, free_port, run, wait_until_up
@@ -122,9 +124,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=300)
-    parser.add_argument(
-        "--preset", default="/work/shared/corpus/pm/marinara-spaghetti-recipe-essentials.json"
-    )
+    parser.add_argument("--preset", default=str(CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"))
     args = parser.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="tk-load-mixed-")

@@ -14,9 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from corpus_path import CORPUS
+
 from presets.macros import MacroEnv, Segment, compile_text, render_segments, resolve_identity
 
-DEFAULT_CORPUS = Path("/work/shared/corpus/pm")
+DEFAULT_CORPUS = CORPUS / "pm"
 
 
 def node_texts(path: Path) -> list[tuple[str, str]]:

@@ -13,11 +13,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from corpus_path import CORPUS
 from genpreset import make_big_preset
 
 from presets.st_format import parse_preset
 
-CORPUS = Path("/work/shared/corpus/pm")
+CORPUS = CORPUS / "pm"
 RUNS = 9
 LARGEST = 4
 TARGET_CORPUS_MS = 100

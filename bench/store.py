@@ -26,6 +26,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from corpus_path import CORPUS  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
@@ -40,7 +41,7 @@ from presets.models import Preset  # noqa: E402
 from presets.st_format import parse_preset  # noqa: E402
 from servers.services import server_ensure  # noqa: E402
 
-CORPUS = Path("/work/shared/corpus/pm")
+CORPUS = CORPUS / "pm"
 RUNS = 7
 LARGEST = 4
 TARGET_CORPUS_MS = 100

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -201,6 +202,17 @@ def preset_download(request: HttpRequest, server_id: int, preset_id: int) -> Htt
     )
 
 
+def _with_counts(request: HttpRequest, response: HttpResponse, preset: Preset) -> HttpResponse:
+    """Append the page header's node counts as an out-of-band swap, so they follow a toggle."""
+    counts = render_to_string(
+        "presets/detail.html#preset-counts",
+        {"preset": preset, "counts": selectors.node_counts(preset), "oob": True},
+        request=request,
+    )
+    response.content += counts.encode()
+    return response
+
+
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
@@ -225,7 +237,7 @@ def node_toggle(request: HttpRequest, server_id: int, preset_id: int, node_id: i
             "can_manage": True,
             **_filters(request.POST),
         }
-        return render(request, "presets/detail.html#node-row", context)
+        return _with_counts(request, render(request, "presets/detail.html#node-row", context), preset)
     return _back_to_nodes(server, preset, request.POST)
 
 
@@ -246,7 +258,7 @@ def nodes_bulk(request: HttpRequest, server_id: int, preset_id: int) -> HttpResp
         context["bulk_message"] = (
             f"{'Enabled' if enabled else 'Disabled'} {changed} node{'s' * (changed != 1)}."
         )
-        return render(request, "presets/detail.html#node-list", context)
+        return _with_counts(request, render(request, "presets/detail.html#node-list", context), preset)
     messages.success(request, f"{'Enabled' if enabled else 'Disabled'} {changed} node{'s' * (changed != 1)}.")
     return _back_to_nodes(server, preset, request.POST)
 

@@ -10,8 +10,9 @@ import pytest
 from assembly.engine import assemble
 from presets.compiled import compile_preset
 from presets.st_format import ImportRefused, parse_preset
+from tests.corpus import CORPUS
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = CORPUS
 FILES = sorted([*CORPUS.glob("pm/*.json"), *CORPUS.glob("legacy/*.json")])
 
 

@@ -3,16 +3,15 @@ activates it; charlie, from another server, cannot even see that the library exi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from presets.models import Preset
 from tests.browser.conftest import sign_in, wait_for_htmx
+from tests.corpus import CORPUS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-REAL_PRESET = Path("/work/shared/corpus/pm/marinara-spaghetti-recipe-essentials.json")
+REAL_PRESET = CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"
 
 
 def test_alice_uploads_reads_the_summary_toggles_a_node_and_activates_the_preset(page, lantern, alice):
@@ -32,9 +31,14 @@ def test_alice_uploads_reads_the_summary_toggles_a_node_and_activates_the_preset
 
     first_on = page.locator("tr.node:not(.is-off) button.toggle.on").first
     row_id = first_on.locator("xpath=ancestor::tr").get_attribute("id")
+    enabled_before = (
+        preset.nodes.filter(enabled=True).exclude(kind="comment").exclude(identifier="chatHistory").count()
+    )
+    assert f"{enabled_before} of" in page.get_by_test_id("preset-counts").inner_text()
     first_on.click()
     wait_for_htmx(page)
     assert "is-off" in page.locator(f"#{row_id}").get_attribute("class")
+    assert f"{enabled_before - 1} of" in page.get_by_test_id("preset-counts").inner_text()
     node_pk = int(row_id.removeprefix("node-"))
     assert not preset.nodes.get(pk=node_pk).enabled
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from presets.st_format import ImportRefused, ParsedPreset, parse_preset
+from tests.corpus import CORPUS
 
 from .conftest import is_one_sentence
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = CORPUS
 PRESET_FILES = sorted((CORPUS / "pm").glob("*.json")) + sorted((CORPUS / "legacy").glob("*.json"))
 WORLD_INFO_FILES = sorted((CORPUS / "worldinfo").glob("*.json"))
 CARD_FILES = sorted((CORPUS / "cards").glob("*.json"))

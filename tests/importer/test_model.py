@@ -14,10 +14,11 @@ from presets.compiled import compile_preset
 from presets.macros import compile_text
 from presets.st_format import PresetNode, PromptSettings
 from presets.st_format.kinds import is_comment_only
+from tests.corpus import CORPUS
 
 from .conftest import pm_preset, prompt
 
-CORPUS_PM = Path("/work/shared/corpus/pm")
+CORPUS_PM = CORPUS / "pm"
 
 
 def test_a_node_round_trips_through_json(parse) -> None:

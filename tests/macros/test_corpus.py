@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from presets.macros import MacroEnv, Segment, compile_text, render_segments
+from tests.corpus import CORPUS
 
-CORPUS = Path("/work/shared/corpus/pm")
+CORPUS = CORPUS / "pm"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "macros.md"
 PRESETS = sorted(CORPUS.glob("*.json"))
 

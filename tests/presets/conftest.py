@@ -14,8 +14,9 @@ from presets import cache as preset_cache
 from presets import services
 from presets.demo import DEMO_FILE
 from presets.models import Preset
+from tests.corpus import CORPUS
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = CORPUS
 
 
 def make_preset(*contents: tuple[str, str, bool], markers: bool = True, **top: Any) -> bytes:

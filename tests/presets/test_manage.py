@@ -167,7 +167,9 @@ def test_alice_switches_one_node_off_and_on(client, alice, lantern, house_style)
     assert AuditEvent.objects.filter(action="preset.node.disable").count() == 1
 
 
-def test_toggling_with_htmx_returns_just_the_node_row(client, alice, lantern, house_style):
+def test_toggling_with_htmx_returns_the_node_row_and_the_new_header_counts(
+    client, alice, lantern, house_style
+):
     client.force_login(alice)
     node = house_style.nodes.get(identifier="d4c2b8f1-no-ooc")
     response = client.post(
@@ -176,7 +178,10 @@ def test_toggling_with_htmx_returns_just_the_node_row(client, alice, lantern, ho
         HTTP_HX_REQUEST="true",
     )
     body = response.content.decode().strip()
-    assert body.startswith(f'<tr class="node is-off" id="node-{node.pk}"') and body.endswith("</tr>")
+    row, _, counts = body.partition("</tr>")
+    assert row.startswith(f'<tr class="node is-off" id="node-{node.pk}"')
+    assert 'id="preset-counts"' in counts and 'hx-swap-oob="true"' in counts
+    assert "8 of 10 switchable nodes on" in counts
 
 
 def test_the_chat_history_and_comments_cannot_be_switched_off(client, alice, lantern, house_style):
