@@ -81,6 +81,16 @@ def request(port: int, token: str, body: bytes) -> tuple[int, float]:
     return response.status, elapsed
 
 
+def start_gunicorn(port: int, *, workers: int, env: dict[str, str]) -> subprocess.Popen:
+    """gunicorn serving the project on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
+    return subprocess.Popen(
+        [GUNICORN, "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning"],
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=2000)
@@ -105,21 +115,7 @@ def main() -> None:
     body = (ROOT / "assembly" / "default_buckets.json").read_bytes()
 
     port = free_port()
-    server = subprocess.Popen(
-        [
-            GUNICORN,
-            "config.wsgi",
-            "-b",
-            f"127.0.0.1:{port}",
-            "-w",
-            str(args.workers),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
+    server = start_gunicorn(port, workers=args.workers, env=env)
     try:
         wait_until_up(port, time.monotonic() + 30)
         for _ in range(20 * args.workers):  # warm every worker's caches

@@ -22,7 +22,6 @@ import random
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -33,7 +32,7 @@ from corpus_path import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_assemble import GUNICORN, PYTHON, ROOT, free_port, run, wait_until_up
+from load_assemble import PYTHON, ROOT, free_port, run, start_gunicorn, wait_until_up
 
 SERVER_ID = 777002
 PASSWORD = "load bench password"
@@ -156,21 +155,7 @@ def main() -> None:
     )
 
     port = free_port()
-    server = subprocess.Popen(
-        [
-            GUNICORN,
-            "config.wsgi",
-            "-b",
-            f"127.0.0.1:{port}",
-            "-w",
-            str(args.workers),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
+    server = start_gunicorn(port, workers=args.workers, env=env)
     try:
         wait_until_up(port, time.monotonic() + 30)
         session = Session(port)
