@@ -58,6 +58,24 @@ FULL_ORDER = [
 ]
 
 
+# SPEC §3.1's fixed native order, written out here rather than read from the engine's own constant.
+SPEC_ORDER_BEFORE_HISTORY = [
+    "SYSTEM_HUMANIZER_RULES",
+    "SYSTEM_CHANNEL_PROMPT",
+    "SYSTEM_PERSONA_PROMPT",
+    "SYSTEM_PERSONALITY",
+    "KNOWLEDGE_SERVER_INFO",
+    "KNOWLEDGE_SERVER_MEMORIES",
+    "KNOWLEDGE_SERVER_EMOJIS",
+    "KNOWLEDGE_SERVER_STICKERS",
+    "KNOWLEDGE_USERS_IN_CONVERSATION",
+    "KNOWLEDGE_SHORT_TERM_MEMORY",
+    "KNOWLEDGE_SERVER_DOCUMENTS",
+    "KNOWLEDGE_SERVER_CONDITIONING",
+    "DIALOGUE_SAMPLE",
+]
+
+
 def test_impersonation_uses_native_assembly_even_with_a_preset():
     preset = build_preset([make_node("custom", content="CUSTOM"), marker("chatHistory")])
     result = assemble(small(impersonation=True), preset=preset)
@@ -68,19 +86,7 @@ def test_impersonation_uses_native_assembly_even_with_a_preset():
 def test_without_a_preset_blocks_come_in_the_fixed_native_order():
     result = assemble(small())
     assert tags(result) == [
-        "SYSTEM_HUMANIZER_RULES",
-        "SYSTEM_CHANNEL_PROMPT",
-        "SYSTEM_PERSONA_PROMPT",
-        "SYSTEM_PERSONALITY",
-        "KNOWLEDGE_SERVER_INFO",
-        "KNOWLEDGE_SERVER_MEMORIES",
-        "KNOWLEDGE_SERVER_EMOJIS",
-        "KNOWLEDGE_SERVER_STICKERS",
-        "KNOWLEDGE_USERS_IN_CONVERSATION",
-        "KNOWLEDGE_SHORT_TERM_MEMORY",
-        "KNOWLEDGE_SERVER_DOCUMENTS",
-        "KNOWLEDGE_SERVER_CONDITIONING",
-        "DIALOGUE_SAMPLE",
+        *SPEC_ORDER_BEFORE_HISTORY,
         "DIALOGUE_HISTORY",
         "DIALOGUE_HISTORY",
         "DIALOGUE_HISTORY",
@@ -314,21 +320,7 @@ def test_leftovers_come_before_the_history_in_native_order_and_never_after_it():
     order = tags(assemble(small(), preset=preset))
     first_history = order.index("DIALOGUE_HISTORY")
     before = [t for t in order[:first_history] if t.isupper()]
-    assert before == [
-        "SYSTEM_HUMANIZER_RULES",
-        "SYSTEM_CHANNEL_PROMPT",
-        "SYSTEM_PERSONA_PROMPT",
-        "SYSTEM_PERSONALITY",
-        "KNOWLEDGE_SERVER_INFO",
-        "KNOWLEDGE_SERVER_MEMORIES",
-        "KNOWLEDGE_SERVER_EMOJIS",
-        "KNOWLEDGE_SERVER_STICKERS",
-        "KNOWLEDGE_USERS_IN_CONVERSATION",
-        "KNOWLEDGE_SHORT_TERM_MEMORY",
-        "KNOWLEDGE_SERVER_DOCUMENTS",
-        "KNOWLEDGE_SERVER_CONDITIONING",
-        "DIALOGUE_SAMPLE",
-    ]
+    assert before == SPEC_ORDER_BEFORE_HISTORY
     assert order[first_history + 3 :] == ["post"]
 
 
