@@ -1,0 +1,213 @@
+"""JavaScript regular expressions run in an embedded QuickJS (the `quickjs-ng` wheel).
+
+One QuickJS context per Python thread (the runtime must not be shared across threads), created on
+first use, holding every RegExp compiled in that thread: a pattern is compiled once per thread and
+reused. Every call into the context is bounded by `RUN_LIMIT_SECONDS` of CPU time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import quickjs
+
+RUN_LIMIT_SECONDS = 0.05
+_MEMORY_LIMIT = 256 * 1024 * 1024
+_MAX_HANDLES = 20_000
+_SOURCE = (Path(__file__).with_name("runtime.js")).read_text(encoding="utf-8")
+
+
+class RegexError(Exception):
+    """Base of the regex engine's errors; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class RegexCompileError(RegexError):
+    """The JavaScript engine rejected the pattern or its flags."""
+
+
+class RegexTimeout(RegexError):
+    """A run went past the time bound and was stopped."""
+
+
+class _Runtime:
+    def __init__(self) -> None:
+        self.context = quickjs.Context()
+        self.context.set_memory_limit(_MEMORY_LIMIT)
+        self.context.eval(_SOURCE)
+        self.context.set_time_limit(RUN_LIMIT_SECONDS)
+        self.handles: dict[tuple[str, str], int] = {}
+        get = self.context.get
+        self.compile = get("compile")
+        self.group_count = get("groupCount")
+        self.test = get("test")
+        self.spans = get("spans")
+        self.replace_json = get("replaceJson")
+        self.batch_start = get("batchStart")
+        self.batch_run = get("batchRun")
+        self.batch_step = get("batchStep")
+        self.batch_skip_run = get("batchSkipRun")
+        self.batch_run_index = get("batchRunIndex")
+
+    def handle(self, pattern: str, flags: str) -> int:
+        key = (pattern, flags)
+        found = self.handles.get(key)
+        if found is None:
+            found = _call(self.compile, pattern, flags, compiling=True)
+            self.handles[key] = found
+        return found
+
+
+_local = threading.local()
+
+
+def _runtime() -> _Runtime:
+    runtime: _Runtime | None = getattr(_local, "runtime", None)
+    if runtime is None or len(runtime.handles) >= _MAX_HANDLES:
+        # A fresh context frees every RegExp of the old one; handles are looked up again lazily.
+        runtime = _Runtime()
+        _local.runtime = runtime
+    return runtime
+
+
+def _call(function: quickjs.Object, *args: object, compiling: bool = False) -> object:
+    try:
+        return function(*args)
+    except quickjs.JSException as exc:
+        raise _translate(exc, compiling=compiling) from None
+    except (quickjs.StackOverflow, UnicodeError) as exc:
+        raise RegexError(f"The regex engine could not run this pattern ({exc}).") from None
+
+
+def _translate(exc: Exception, *, compiling: bool) -> RegexError:
+    text = str(exc).split("\n", 1)[0].strip()
+    if "interrupted" in text:
+        limit = round(RUN_LIMIT_SECONDS * 1000)
+        return RegexTimeout(f"Stopped after {limit} ms (the pattern backtracks too much on this text).")
+    if compiling:
+        return RegexCompileError(
+            f"Not a valid JavaScript regular expression: {text.removeprefix('SyntaxError: ')}."
+        )
+    return RegexError(f"The regex engine failed: {text}.")
+
+
+@dataclass(frozen=True, slots=True)
+class JsRegex:
+    """A compiled JavaScript RegExp. Picklable: only the pattern and flags travel."""
+
+    pattern: str
+    flags: str
+    group_count: int = field(compare=False)
+
+    def search(self, text: str) -> bool:
+        """Whether the pattern matches anywhere in `text` (`RegexTimeout` past the bound)."""
+        runtime = _runtime()
+        return bool(_call(runtime.test, runtime.handle(self.pattern, self.flags), text))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every match with `g`, of the first without; Python string indices."""
+        runtime = _runtime()
+        raw = json.loads(str(_call(runtime.spans, runtime.handle(self.pattern, self.flags), text)))
+        if not raw or all(ord(ch) < 0x10000 for ch in text):
+            return [(start, end) for start, end in raw]
+        index = _utf16_to_index(text)
+        return [(index[start], index[end]) for start, end in raw]
+
+    def replace(self, text: str, replacement: Replacement) -> str:
+        """`text` with the match(es) replaced per `replacement` (`RegexTimeout` past the bound)."""
+        runtime = _runtime()
+        handle = runtime.handle(self.pattern, self.flags)
+        return str(_call(runtime.replace_json, handle, text, replacement.tokens_json, replacement.trims_json))
+
+
+def compile_js_regex(pattern: str, flags: str = "") -> JsRegex:
+    """Compile once in this thread's engine; `RegexCompileError` when JavaScript rejects it."""
+    runtime = _runtime()
+    handle = runtime.handle(pattern, flags)
+    return JsRegex(pattern, flags, int(_call(runtime.group_count, handle)))  # type: ignore[call-overload]
+
+
+def _utf16_to_index(text: str) -> list[int]:
+    index: list[int] = []
+    for position, ch in enumerate(text):
+        index.append(position)
+        if ord(ch) >= 0x10000:
+            index.append(position)
+    index.append(len(text))
+    return index
+
+
+Token = str | int | tuple[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """A replacement template split into literals and group references, plus the trim strings."""
+
+    tokens: tuple[Token, ...]
+    trims: tuple[str, ...] = ()
+    tokens_json: str = field(init=False, compare=False, repr=False)
+    trims_json: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        encoded = [list(token) if isinstance(token, tuple) else token for token in self.tokens]
+        object.__setattr__(self, "tokens_json", json.dumps(encoded))
+        object.__setattr__(self, "trims_json", json.dumps([trim for trim in self.trims if trim]))
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One script's regex and replacement over some of a batch's texts (their indices)."""
+
+    regex: JsRegex
+    replacement: Replacement
+    targets: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    texts: list[str]
+    changed_by: dict[int, list[int]]  # text index → indices of the runs that changed it, in order
+    failures: dict[int, RegexError]  # run index → why it stopped (it changed nothing after that)
+
+
+def replace_many(texts: Sequence[str], runs: Sequence[Run]) -> BatchResult:
+    """Apply `runs` in order, each to its target texts, in one trip into the engine.
+
+    A run stopped by the time bound on one text leaves that text as it was and is skipped for the
+    rest of the batch (it would stall the request again on the next text); it is reported.
+    """
+    runtime = _runtime()
+    rows = ",".join(
+        f"[{runtime.handle(run.regex.pattern, run.regex.flags)},{run.replacement.tokens_json},"
+        f"{run.replacement.trims_json},{json.dumps(run.targets)}]"
+        for run in runs
+    )
+    _call(runtime.batch_start, f'{{"texts":{json.dumps(list(texts))},"runs":[{rows}]}}')
+    failures: dict[int, RegexError] = {}
+    while True:
+        try:
+            raw = _call(runtime.batch_run)
+            break
+        except RegexError:
+            # The bound counts from the start of the call: give the interrupted run its own full
+            # bound before blaming it.
+            current = int(runtime.batch_run_index())  # type: ignore[call-overload]
+            try:
+                _call(runtime.batch_step)
+            except RegexError as error:
+                failures[current] = error
+                runtime.batch_skip_run()
+    result = json.loads(str(raw))
+    out = list(texts)
+    for key, value in result["texts"].items():
+        out[int(key)] = value
+    changed = {int(key): value for key, value in result["changed"].items()}
+    return BatchResult(out, changed, failures)
