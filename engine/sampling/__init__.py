@@ -1,0 +1,36 @@
+"""Sampler settings: read from a preset, combined with a server's choice, mapped to each provider.
+
+Pure (no Django). Callers import from here, never from the modules inside.
+"""
+
+from .mapping import Dropped, GenerationSettings, generation_settings, with_generation_settings
+from .rules import PROVIDER_LABELS, PROVIDERS
+from .settings import (
+    MODE_LABELS,
+    MODES,
+    REASONING_EFFORTS,
+    SETTING_NAMES,
+    SamplerSettings,
+    SamplingValueError,
+    effective_settings,
+    parse_server_value,
+    sampler_settings_of,
+)
+
+__all__ = [
+    "MODES",
+    "MODE_LABELS",
+    "PROVIDERS",
+    "PROVIDER_LABELS",
+    "REASONING_EFFORTS",
+    "SETTING_NAMES",
+    "Dropped",
+    "GenerationSettings",
+    "SamplerSettings",
+    "SamplingValueError",
+    "effective_settings",
+    "generation_settings",
+    "parse_server_value",
+    "sampler_settings_of",
+    "with_generation_settings",
+]
