@@ -14,8 +14,38 @@ Core API (also used by World Info for `/regex/flags` keys):
   (missing → ""), every other `$` form is literal, trim strings are removed from inserted values.
 - `replace_many(texts, runs) -> BatchResult`: ordered `Run(regex, replacement, targets)` over a list
   of texts in one trip into the engine; a run stopped by the bound is skipped and reported.
+
+Scripts (SPEC §9.1):
+- `parse_scripts(data) -> [RegexScript]` (a SillyTavern export: one object or a list; `ScriptError`),
+  `parse_script(obj)`; `RegexScript.to_json()` gives the export shape back.
+- `compile_scripts(scripts) -> (CompiledScript, ...)`: compiled once (store/cache time), never raises;
+  `CompiledScript.inactive` is the reason a script never runs (e.g. a pattern JavaScript rejects).
+
+Where they run (SPEC §9.2), each taking compiled scripts in running order and a `RegexRequest`
+(seed, names, macro env, variables):
+- `apply_to_history(scripts, [(role, text)], request) -> PromptResult` (promptOnly, by placement and
+  depth; `changed_by[index]` lists the scripts that changed message `index`; `failures`);
+- `apply_to_entries(scripts, [(text, depth or None)], request) -> PromptResult` (World Info, placement 5);
+- `clean_reply(scripts, reply, request, reasoning=, impersonate=, reasoning_prefix=, reasoning_suffix=)`
+  and `clean_user_message(scripts, text, request)` -> `Cleaned(stored, display, reasoning, applied, errors)`;
+- `transform_source(script)` is the `{"kind": "regex", "script", "id"}` a changed part records.
 """
 
+from .apply import (
+    DEFAULT_REASONING_PREFIX,
+    DEFAULT_REASONING_SUFFIX,
+    Applied,
+    Cleaned,
+    PromptResult,
+    RegexRequest,
+    ScriptFailure,
+    apply_to_entries,
+    apply_to_history,
+    clean_reply,
+    clean_user_message,
+    split_reasoning,
+    transform_source,
+)
 from .find import parse_find_regex
 from .js import (
     RUN_LIMIT_SECONDS,
@@ -30,18 +60,51 @@ from .js import (
     replace_many,
 )
 from .replacement import compile_replacement
+from .scripts import (
+    CompiledScript,
+    Placement,
+    RegexScript,
+    ScriptError,
+    SubstituteRegex,
+    compile_script,
+    compile_scripts,
+    parse_script,
+    parse_scripts,
+)
 
 __all__ = [
+    "DEFAULT_REASONING_PREFIX",
+    "DEFAULT_REASONING_SUFFIX",
     "RUN_LIMIT_SECONDS",
+    "Applied",
     "BatchResult",
+    "Cleaned",
+    "CompiledScript",
     "JsRegex",
+    "Placement",
+    "PromptResult",
     "RegexCompileError",
     "RegexError",
+    "RegexRequest",
+    "RegexScript",
     "RegexTimeout",
     "Replacement",
     "Run",
+    "ScriptError",
+    "ScriptFailure",
+    "SubstituteRegex",
+    "apply_to_entries",
+    "apply_to_history",
+    "clean_reply",
+    "clean_user_message",
     "compile_js_regex",
     "compile_replacement",
+    "compile_script",
+    "compile_scripts",
     "parse_find_regex",
+    "parse_script",
+    "parse_scripts",
     "replace_many",
+    "split_reasoning",
+    "transform_source",
 ]

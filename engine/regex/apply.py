@@ -1,0 +1,338 @@
+"""Where scripts run (SPEC §9.2): the prompt's history and World Info entries, and reply cleaning.
+
+Every function takes the scripts already compiled (`CompiledScript`, in running order: the server's
+own first, then the preset's) and a `RegexRequest` (the seed, names and variables macros read).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from presets.macros import MacroEnv, render_text, resolve_identity
+
+from .find import parse_find_regex
+from .js import JsRegex, RegexCompileError, Replacement, Run, compile_js_regex, replace_many
+from .replacement import compile_replacement
+from .scripts import CompiledScript, Placement, RegexScript, SubstituteRegex
+
+DEFAULT_REASONING_PREFIX = "<think>"
+DEFAULT_REASONING_SUFFIX = "</think>"
+_MATCH_MACRO = re.compile(r"\{\{match\}\}", re.IGNORECASE)
+_REGEX_SPECIAL = re.compile(r"[.*+?^${}()|\[\]\\/]")
+
+
+@dataclass(frozen=True, slots=True)
+class RegexRequest:
+    """What macros in a script read: the request's seed, the names, the variables (read only)."""
+
+    seed: int = 0
+    user: str = "User"
+    char: str = "Assistant"
+    env: MacroEnv = field(default_factory=MacroEnv)
+    variables: Mapping[str, Any] | None = None
+    global_variables: Mapping[str, Any] | None = None
+
+    def render(self, text: str) -> str:
+        """`text` with the macros of SPEC §2 and the identity macros rendered; writes are dropped."""
+        if "{" in text:
+            text = render_text(
+                text,
+                env=self.env,
+                seed=self.seed,
+                variables=self.variables,
+                global_variables=self.global_variables,
+            ).text
+        return resolve_identity(text, user=self.user, char=self.char, seed=self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A script that changed a text: `where` is "stored", "display", "reasoning", "prompt" or "world_info"."""
+
+    script: str
+    id: str
+    where: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"script": self.script, "id": self.id, "where": self.where}
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptFailure:
+    """A script that did not run: inactive, a pattern that failed once macros went in, or stopped."""
+
+    script: str
+    id: str
+    error: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"script": self.script, "error": self.error}
+
+
+def transform_source(script: RegexScript) -> dict[str, str]:
+    """The `{"kind": "regex", "script", "id"}` entry a changed part carries in its `transforms`."""
+    return {"kind": "regex", "script": script.label, "id": script.id}
+
+
+# --- preparing scripts for one request -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    script: RegexScript
+    regex: JsRegex
+    replacement: Replacement
+
+
+def _prepare(
+    scripts: Sequence[CompiledScript],
+    request: RegexRequest,
+    keep: Callable[[RegexScript], bool],
+    failures: list[ScriptFailure],
+) -> list[_Ready]:
+    """The scripts `keep` selects, with their macros rendered; the others that cannot run reported."""
+    ready = []
+    for compiled in scripts:
+        script = compiled.script
+        if script.disabled or not keep(script):
+            continue
+        if compiled.inactive is not None:
+            failures.append(ScriptFailure(script.label, script.id, compiled.inactive))
+            continue
+        try:
+            regex = compiled.regex or _regex_with_macros(script, request)
+        except RegexCompileError as exc:
+            failures.append(ScriptFailure(script.label, script.id, exc.message))
+            continue
+        replacement = compiled.replacement or compile_replacement(
+            request.render(_MATCH_MACRO.sub("$0", script.replace_string)),
+            tuple(request.render(trim) for trim in script.trim_strings),
+        )
+        ready.append(_Ready(script, regex, replacement))
+    return ready
+
+
+def _regex_with_macros(script: RegexScript, request: RegexRequest) -> JsRegex:
+    pattern, flags = parse_find_regex(script.find_regex)
+    if script.substitute_regex == SubstituteRegex.ESCAPED:
+        pattern = _render_escaped(pattern, request)
+    else:
+        pattern = request.render(pattern)
+    return compile_js_regex(pattern, flags)
+
+
+def _render_escaped(pattern: str, request: RegexRequest) -> str:
+    # Render each macro on its own so only what the macros produced is escaped, never the pattern.
+    out, pos = [], 0
+    for found in re.finditer(r"\{\{.*?\}\}|<USER>|<BOT>", pattern):
+        out.append(pattern[pos : found.start()])
+        out.append(_REGEX_SPECIAL.sub(lambda m: "\\" + m.group(0), request.render(found.group(0))))
+        pos = found.end()
+    out.append(pattern[pos:])
+    return "".join(out)
+
+
+def _run(
+    texts: Sequence[str],
+    ready: Sequence[_Ready],
+    allows: Callable[[_Ready, int], bool],
+    failures: list[ScriptFailure],
+) -> tuple[list[str], dict[int, list[RegexScript]]]:
+    """Each ready script over the texts it `allows`, in order, in one trip into the engine."""
+    runs = [
+        Run(item.regex, item.replacement, tuple(i for i in range(len(texts)) if allows(item, i)))
+        for item in ready
+    ]
+    runs_used = [(item, run) for item, run in zip(ready, runs, strict=True) if run.targets]
+    if not runs_used:
+        return list(texts), {}
+    result = replace_many(texts, [run for _, run in runs_used])
+    for index, error in result.failures.items():
+        script = runs_used[index][0].script
+        failures.append(ScriptFailure(script.label, script.id, error.message))
+    changed = {
+        text: [runs_used[run][0].script for run in run_indices]
+        for text, run_indices in result.changed_by.items()
+    }
+    return result.texts, changed
+
+
+# --- the prompt ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PromptResult:
+    """Texts after the prompt scripts, which scripts changed each (by index), what could not run."""
+
+    texts: list[str]
+    changed_by: dict[int, list[RegexScript]]
+    failures: list[ScriptFailure]
+
+
+def apply_to_history(
+    scripts: Sequence[CompiledScript],
+    messages: Sequence[tuple[str, str]],
+    request: RegexRequest,
+) -> PromptResult:
+    """promptOnly scripts on history messages `(role, text)`, oldest first: user messages take
+    placement 1, assistant messages 2; depth 0 is the newest message."""
+    failures: list[ScriptFailure] = []
+    ready = _prepare(scripts, request, lambda s: s.prompt_only, failures)
+    count = len(messages)
+    placements = [Placement.USER_INPUT if role == "user" else Placement.AI_OUTPUT for role, _ in messages]
+
+    def allows(item: _Ready, index: int) -> bool:
+        script = item.script
+        return placements[index] in script.placement and script.depth_allows(count - 1 - index)
+
+    texts, changed = _run([text for _, text in messages], ready, allows, failures)
+    return PromptResult(texts, changed, failures)
+
+
+def apply_to_entries(
+    scripts: Sequence[CompiledScript],
+    entries: Sequence[tuple[str, int | None]],
+    request: RegexRequest,
+) -> PromptResult:
+    """promptOnly World Info scripts (placement 5) on activated entries `(text, depth)`; the depth is
+    an @depth entry's injection depth, None for the others (no depth bound applies then)."""
+    failures: list[ScriptFailure] = []
+    ready = _prepare(
+        scripts, request, lambda s: s.prompt_only and Placement.WORLD_INFO in s.placement, failures
+    )
+
+    def allows(item: _Ready, index: int) -> bool:
+        return item.script.depth_allows(entries[index][1])
+
+    texts, changed = _run([text for text, _ in entries], ready, allows, failures)
+    return PromptResult(texts, changed, failures)
+
+
+# --- reply and user-message cleaning ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cleaned:
+    """The answer of the reply-cleaning API and CLI (SPEC §9.2)."""
+
+    stored: str
+    display: str
+    reasoning: str | None
+    applied: tuple[Applied, ...]
+    errors: tuple[ScriptFailure, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stored": self.stored,
+            "display": self.display,
+            "reasoning": self.reasoning,
+            "applied": [applied.to_dict() for applied in self.applied],
+            "errors": [error.to_dict() for error in self.errors],
+        }
+
+
+def split_reasoning(
+    reply: str, *, prefix: str = DEFAULT_REASONING_PREFIX, suffix: str = DEFAULT_REASONING_SUFFIX
+) -> tuple[str, str | None]:
+    """A reply that opens (after whitespace) with `prefix`…`suffix` → (the rest, the reasoning inside)."""
+    if not prefix or not suffix:
+        return reply, None
+    start = len(reply) - len(reply.lstrip())
+    if not reply.startswith(prefix, start):
+        return reply, None
+    end = reply.find(suffix, start + len(prefix))
+    if end < 0:
+        return reply, None
+    reasoning = reply[start + len(prefix) : end].strip()
+    return reply[end + len(suffix) :].lstrip(), reasoning
+
+
+def clean_reply(
+    scripts: Sequence[CompiledScript],
+    reply: str,
+    request: RegexRequest,
+    *,
+    reasoning: str | None = None,
+    impersonate: bool = False,
+    reasoning_prefix: str = DEFAULT_REASONING_PREFIX,
+    reasoning_suffix: str = DEFAULT_REASONING_SUFFIX,
+) -> Cleaned:
+    """A model reply → what the bot keeps (`stored`), posts (`display`) and files as `reasoning`.
+
+    The reasoning block is split off first; `stored` has the scripts with neither flag for AI output
+    (user input when impersonating); `display` is `stored` after the markdownOnly ones (at depth 0);
+    `reasoning` (the given text, then the split block) has the placement-6 scripts with neither flag.
+    """
+    body, split = split_reasoning(reply, prefix=reasoning_prefix, suffix=reasoning_suffix)
+    parts = [text for text in (reasoning, split) if text]
+    thinking = "\n\n".join(parts) if parts else None
+    placement = Placement.USER_INPUT if impersonate else Placement.AI_OUTPUT
+    failures: list[ScriptFailure] = []
+    applied: list[Applied] = []
+
+    def neither(script: RegexScript) -> bool:
+        return not script.markdown_only and not script.prompt_only
+
+    stored = _clean_one(scripts, body, request, placement, neither, None, "stored", applied, failures)
+    display = _clean_one(
+        scripts, stored, request, placement, lambda s: s.markdown_only, 0, "display", applied, failures
+    )
+    if thinking is not None:
+        thinking = _clean_one(
+            scripts, thinking, request, Placement.REASONING, neither, None, "reasoning", applied, failures
+        )
+    return Cleaned(stored, display, thinking, tuple(applied), tuple(_unique(failures)))
+
+
+def clean_user_message(scripts: Sequence[CompiledScript], message: str, request: RegexRequest) -> Cleaned:
+    """A user message → `stored` (placement-1 scripts with neither flag); `display` is the same."""
+    failures: list[ScriptFailure] = []
+    applied: list[Applied] = []
+    stored = _clean_one(
+        scripts,
+        message,
+        request,
+        Placement.USER_INPUT,
+        lambda s: not s.markdown_only and not s.prompt_only,
+        None,
+        "stored",
+        applied,
+        failures,
+    )
+    return Cleaned(stored, stored, None, tuple(applied), tuple(_unique(failures)))
+
+
+def _clean_one(
+    scripts: Sequence[CompiledScript],
+    text: str,
+    request: RegexRequest,
+    placement: int,
+    keep: Callable[[RegexScript], bool],
+    depth: int | None,
+    where: str,
+    applied: list[Applied],
+    failures: list[ScriptFailure],
+) -> str:
+    ready = _prepare(
+        scripts,
+        request,
+        lambda s: keep(s) and placement in s.placement and s.depth_allows(depth),
+        failures,
+    )
+    texts, changed = _run([text], ready, lambda _item, _index: True, failures)
+    applied.extend(Applied(script.label, script.id, where) for script in changed.get(0, ()))
+    return texts[0]
+
+
+def _unique(failures: list[ScriptFailure]) -> list[ScriptFailure]:
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for failure in failures:
+        key = (failure.script, failure.id, failure.error)
+        if key not in seen:
+            seen.add(key)
+            out.append(failure)
+    return out
