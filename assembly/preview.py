@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .buckets import BucketDocument, BucketError, parse_buckets
-from .engine import Assembly
-from .parts import Message, Source
+from engine.assemble import Assembly
+from engine.buckets import BucketDocument, BucketError, decode_json, parse_buckets
+from engine.parts import Message, Source
+from engine.tokens import count_text
+
 from .selectors import PresetNotFound, assemble_for_server
-from .tokens import count_text
 
 # Budget bar categories, in prompt order.
 CATEGORIES = (
@@ -126,9 +127,9 @@ def preview_assembly(
 def parse_document_text(text: str) -> tuple[Any, str]:
     """The decoded JSON of a textarea, or (None, one-sentence error)."""
     try:
-        return json.loads(text), ""
-    except json.JSONDecodeError as exc:
-        return None, f"The sample is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
+        return decode_json(text, what="The sample"), ""
+    except BucketError as exc:
+        return None, exc.message
 
 
 def _assemble(

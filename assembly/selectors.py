@@ -8,16 +8,20 @@ SQL query at all (the API asserts it).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from presets.compiled import CompiledPreset
+from engine.assemble import Assembly, StoredStm, assemble
+from engine.buckets import BucketDocument, StmLine
+from engine.compiled import CompiledPreset
+from memory.selectors import stm_contribution
+from presets import cache as preset_cache
+from presets import selectors as preset_selectors
 
 from .bucket_models import SampleBucket
-from .buckets import BucketDocument, StmLine
-from .engine import Assembly, StoredStm, assemble
 
 DEFAULT_BUCKETS_PATH = Path(__file__).with_name("default_buckets.json")
 DEFAULT_SAMPLE_NAME = "Default sample"
@@ -56,14 +60,9 @@ def preset_for_assembly(
 ) -> CompiledPreset | None:
     """The compiled preset to assemble with: the one named or given by id (of this server), else the
     active one (from the cache); None means native assembly. Raises PresetNotFound."""
-    from presets import cache as preset_cache
-    from presets.models import Preset
-
     if preset_id is None and preset_name is None:
         return preset_cache.get_active_preset(server_id)
-    rows = Preset.objects.filter(server_id=server_id)
-    rows = rows.filter(pk=preset_id) if preset_id is not None else rows.filter(name=preset_name)
-    found = rows.values_list("pk", flat=True).first()
+    found = preset_selectors.preset_id_of(server_id, preset_id=preset_id, name=preset_name)
     if found is None:
         label = f"named {preset_name!r}" if preset_name is not None else f"with id {preset_id}"
         raise PresetNotFound(f"This server has no preset {label}.")
@@ -74,20 +73,7 @@ def stored_stm(server_id: int, doc: BucketDocument, *, now: datetime | None = No
     """The stored short-term memory for the document's `stm_context`, or None when it names none."""
     if doc.stm_context is None:
         return None
-    from memory.contributor import StmContext
-    from memory.selectors import stm_contribution
-
-    ctx = doc.stm_context
-    context = StmContext(
-        channel=ctx.channel,
-        user=ctx.user,
-        parent_channel=ctx.parent_channel,
-        lineage=ctx.lineage,
-        has_tools=ctx.has_tools,
-        provider=ctx.provider,
-        long_term_intent=ctx.long_term_intent,
-        impersonation=doc.impersonation,
-    )
+    context = replace(doc.stm_context, impersonation=doc.impersonation)
     # Stored memory is live data: its expiry is judged against the real time, not the sample's `now`.
     moment = now or datetime.now(UTC)
     contribution = stm_contribution(server_id=server_id, context=context, now=moment)

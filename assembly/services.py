@@ -6,10 +6,10 @@ from typing import Any
 
 from django.db import transaction
 
+from engine.buckets import BucketError, parse_buckets
 from servers.models import AuditEvent, Server
 
 from .bucket_models import SampleBucket
-from .buckets import BucketError, parse_buckets
 
 NAME_MAX_LENGTH = 100
 

@@ -16,14 +16,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from engine.buckets import BucketError
+from engine.injection import STYLES
+from engine.providers import PROVIDERS
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 
 from . import selectors, services
-from .buckets import BucketError
-from .injection import STYLES
 from .preview import Preview, PreviewOptions, parse_document_text, preview_assembly
-from .providers import PROVIDERS
 
 PAGE = "assembly/preview.html"
 
@@ -96,7 +96,7 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
     """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
     if options.conversation is None:
         return preview_assembly(server_id=server.pk, document=document, options=options)
-    from .conversation_selectors import preview_inputs
+    from conversations.selectors import preview_inputs
 
     inputs = preview_inputs(server.pk, options.conversation)
     if inputs is None:
@@ -108,7 +108,7 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
 
 
 def _conversation_choices(server: Server) -> list[tuple[int, str]]:
-    from .conversation_selectors import conversation_choices
+    from conversations.selectors import conversation_choices
 
     return conversation_choices(server.pk)
 

@@ -23,11 +23,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 from corpus_path import CORPUS  # noqa: E402
 
-from assembly.buckets import parse_buckets  # noqa: E402
-from assembly.engine import assemble  # noqa: E402
-from assembly.tokens import _counts, message_tokens  # noqa: E402
-from presets.compiled import compile_preset  # noqa: E402
-from presets.st_format import ImportRefused, parse_preset  # noqa: E402
+from engine.assemble import assemble  # noqa: E402
+from engine.buckets import parse_buckets  # noqa: E402
+from engine.compiled import compile_preset  # noqa: E402
+from engine.st_format import ImportRefused, parse_preset  # noqa: E402
+from engine.tokens import _counts, message_tokens  # noqa: E402
 
 CORPUS = CORPUS
 SPEAKERS = ("Mira", "Dax", "Ren")

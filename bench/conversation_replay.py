@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from presets.macros.extraction import extract_ops
-from presets.macros.replay import replay, replay_steps
+from engine.macros.extraction import extract_ops
+from engine.macros.replay import replay, replay_steps
 
 MESSAGES = 2_000
 RUNS = 5

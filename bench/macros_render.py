@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpus_path import CORPUS
 
-from presets.macros import MacroEnv, Segment, compile_text, render_segments, resolve_identity
+from engine.macros import MacroEnv, Segment, compile_text, render_segments, resolve_identity
 
 DEFAULT_CORPUS = CORPUS / "pm"
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_path import CORPUS
 from genpreset import make_big_preset
 
-from presets.st_format import parse_preset
+from engine.st_format import parse_preset
 
 CORPUS = CORPUS / "pm"
 RUNS = 9

@@ -53,7 +53,7 @@ def main() -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from memory.contributor import StmContext
+    from engine.stm import StmContext
     from memory.models import StmEntry
     from memory.selectors import expired_q, stm_contribution
     from memory.services import expire_entries

@@ -35,10 +35,10 @@ from django.test.utils import CaptureQueriesContext, setup_databases, teardown_d
 from django.urls import reverse  # noqa: E402
 from genpreset import make_big_preset  # noqa: E402
 
+from engine.st_format import parse_preset  # noqa: E402
 from presets import cache as preset_cache  # noqa: E402
 from presets import services  # noqa: E402
 from presets.models import Preset  # noqa: E402
-from presets.st_format import parse_preset  # noqa: E402
 from servers.services import server_ensure  # noqa: E402
 
 CORPUS = CORPUS / "pm"

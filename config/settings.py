@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "servers",
     "presets",
     "memory",
+    "conversations",
     "assembly",
 ]
 

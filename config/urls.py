@@ -9,5 +9,6 @@ urlpatterns = [
     path("", include("servers.urls")),
     path("", include("presets.urls")),
     path("", include("memory.urls")),
+    path("", include("conversations.urls")),
     path("", include("assembly.urls")),
 ]

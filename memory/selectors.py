@@ -10,9 +10,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from servers.models import Server
-
-from .contributor import (
+from engine.stm import (
     EMPTY,
     Contribution,
     EntrySnapshot,
@@ -22,6 +20,8 @@ from .contributor import (
     StmSettings,
     contribute,
 )
+from servers.models import Server
+
 from .models import Channel, DiscordUser, StmEntry
 
 logger = logging.getLogger(__name__)

@@ -21,11 +21,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from servers.models import Server
-from servers.permissions import Action, get_server_for, user_can
-
-from . import selectors, services
-from .contributor import (
+from engine.stm import (
     CUT_BY_CAP,
     EXPIRED,
     HIDDEN_NO_OPT_IN,
@@ -35,6 +31,10 @@ from .contributor import (
     SHOWN,
     StmContext,
 )
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+
+from . import selectors, services
 from .models import Channel, StmEntry
 
 VERDICT_LABELS = {

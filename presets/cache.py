@@ -29,12 +29,12 @@ from datetime import datetime
 from django.conf import settings
 from django.db import DatabaseError
 
+from engine.compiled import CompiledPreset, compile_preset
+from engine.st_format import PresetNode, PromptSettings
 from servers.resilient_cache import cache_delete, cache_get, cache_set
 
 from . import selectors
-from .compiled import CompiledPreset, compile_preset
 from .models import Preset
-from .st_format import PresetNode, PromptSettings
 
 log = logging.getLogger("tavernkeep.presets")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from engine.st_format import PresetNode as StNode
+from engine.st_format import PromptSettings
 from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
-from .st_format import PresetNode as StNode
-from .st_format import PromptSettings
 
 # What the node list can be narrowed to, besides the three node kinds.
 NODE_FILTERS = ("marker", "content", "comment", "depth", "enabled", "disabled")
@@ -38,6 +38,13 @@ def presets_for(server: Server | int) -> list[Preset]:
 def preset_of(server: Server, preset_id: int) -> Preset | None:
     """One preset of the server (stored text deferred), or None."""
     return server.presets.defer("stored_text").filter(pk=preset_id).first()
+
+
+def preset_id_of(server_id: int, *, preset_id: int | None = None, name: str | None = None) -> int | None:
+    """The id of the server's preset with that id or name, or None when it has none."""
+    rows = Preset.objects.filter(server_id=server_id)
+    rows = rows.filter(pk=preset_id) if preset_id is not None else rows.filter(name=name)
+    return rows.values_list("pk", flat=True).first()
 
 
 def nodes_for(preset: Preset, *, query: str = "", kind: str = "") -> QuerySet[PresetNode]:

@@ -16,13 +16,13 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
+from engine.st_format import PresetNode as StNode
 from servers.models import AuditEvent, Server
 
 from . import cache as preset_cache
 from . import selectors
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
-from .st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
-from .st_format import PresetNode as StNode
 
 OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled preset"

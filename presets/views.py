@@ -20,28 +20,13 @@ from django.utils.http import content_disposition_header, url_has_allowed_host_a
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from engine.st_format import ImportRefused, ImportSummary
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 
 from . import selectors, services
+from .forms import UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
-from .st_format import ImportRefused, ImportSummary
-
-# A multipart body carries a little more than the file: the boundary lines and the other fields.
-MULTIPART_SLACK_BYTES = 64 * 1024
-ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
-
-
-def too_large_message() -> str:
-    return (
-        f"The file is larger than the {settings.PRESET_MAX_BYTES // 1024 // 1024 or 1} MiB limit for presets."
-    )
-
-
-def body_too_large(request: HttpRequest) -> bool:
-    """True when the declared body is larger than any acceptable upload (checked before reading it)."""
-    length = request.headers.get("Content-Length", "")
-    return length.isdigit() and int(length) > settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES
 
 
 @login_required
@@ -60,52 +45,40 @@ def preset_list(request: HttpRequest, server_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def preset_upload(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    form = {"name": "", "activate": True, "on_clash": "ask"}
+    form = UploadOptions()
     if request.method == "GET":
         return render(request, "presets/upload.html", _upload_context(server, form))
     error, status, clash = None, 200, False
-    if body_too_large(request):
-        error, status = too_large_message(), 413
+    try:
+        upload = read_preset_upload(request, default_activate=False)
+        form = upload.options
+        result = services.preset_import(
+            server=server,
+            raw=upload.raw,
+            filename=upload.filename,
+            name=form.name or None,
+            on_clash=form.on_clash,
+            activate=form.activate,
+            by=request.user,
+        )
+    except UploadRefused as exc:
+        error, status, form = exc.message, exc.status, exc.options or form
+    except ImportRefused as exc:
+        error, status = exc.message, exc.status
+    except services.PresetNameClash as exc:
+        error, status, clash = exc.message + " Choose whether to replace it or keep both.", 409, True
     else:
-        form = {
-            "name": request.POST.get("name", "").strip(),
-            "activate": request.POST.get("activate") in ("1", "on", "true"),
-            "on_clash": request.POST.get("on_clash")
-            if request.POST.get("on_clash") in ON_CLASH_CHOICES
-            else "ask",
-        }
-        upload = request.FILES.get("file")
-        if upload is None:
-            error, status = "Choose a SillyTavern preset file (.json) to upload.", 400
-        elif upload.size is not None and upload.size > settings.PRESET_MAX_BYTES:
-            error, status = too_large_message(), 413
-        else:
-            try:
-                result = services.preset_import(
-                    server=server,
-                    raw=upload.read(settings.PRESET_MAX_BYTES + 1),
-                    filename=upload.name or "preset.json",
-                    name=form["name"] or None,
-                    on_clash=form["on_clash"],
-                    activate=form["activate"],
-                    by=request.user,
-                )
-            except ImportRefused as exc:
-                error, status = exc.message, exc.status
-            except services.PresetNameClash as exc:
-                error, status, clash = exc.message + " Choose whether to replace it or keep both.", 409, True
-            else:
-                url = reverse("presets:detail", args=[server.id, result.preset.pk]) + "?imported=1"
-                if request.htmx:
-                    return HttpResponse(status=204, headers={"HX-Redirect": url})
-                return redirect(url)
+        url = reverse("presets:detail", args=[server.id, result.preset.pk]) + "?imported=1"
+        if request.htmx:
+            return HttpResponse(status=204, headers={"HX-Redirect": url})
+        return redirect(url)
     context = _upload_context(server, form, error=error, clash=clash)
     if request.htmx:  # htmx swaps only 2xx answers; the error is in the partial
         return render(request, "presets/upload.html#upload-result", context)
     return render(request, "presets/upload.html", context, status=status)
 
 
-preset_upload.max_body_bytes = lambda: settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES  # type: ignore[attr-defined]
+preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]
 
 
 @login_required
@@ -280,7 +253,7 @@ def _preset_or_404(server: Server, preset_id: int) -> Preset:
 
 
 def _upload_context(
-    server: Server, form: dict[str, Any], *, error: str | None = None, clash: bool = False
+    server: Server, form: UploadOptions, *, error: str | None = None, clash: bool = False
 ) -> dict[str, Any]:
     return {
         "server": server,

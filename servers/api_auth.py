@@ -7,13 +7,14 @@ cached, so a warm request authenticates without touching the database.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+
+from engine.buckets import BucketError, decode_json
 
 from .models import ApiToken, token_digest
 from .resilient_cache import cache_delete, cache_get, cache_set
@@ -90,10 +91,6 @@ def read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
     if len(body) > max_bytes:
         raise ApiError(f"The request body is larger than {max_bytes // 1024} KiB.", 413)
     try:
-        return json.loads(body.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ApiError("The request body is not UTF-8 text.") from None
-    except json.JSONDecodeError as exc:
-        raise ApiError(
-            f"The request body is not valid JSON (line {exc.lineno}, column {exc.colno})."
-        ) from None
+        return decode_json(body, what="The request body")
+    except BucketError as exc:
+        raise ApiError(exc.message) from None

@@ -54,7 +54,7 @@ def sample_document() -> dict[str, Any]:
 
 @pytest.fixture
 def sample_doc(sample_document):
-    from assembly.buckets import parse_buckets
+    from engine.buckets import parse_buckets
 
     return parse_buckets(sample_document)
 
@@ -63,7 +63,7 @@ def make_node(
     identifier: str, *, kind: str = "content", content: str = "", enabled: bool = True, **fields: Any
 ):
     """A PresetNode with the importer's defaults; `fields` overrides any of them."""
-    from presets.st_format import PresetNode
+    from engine.st_format import PresetNode
 
     values: dict[str, Any] = {
         "identifier": identifier,
@@ -101,8 +101,8 @@ def depth(identifier: str, text: str, at: int, *, order: int = 100, role: str = 
 def build_preset(
     nodes, *, style: str = "merge", settings: dict[str, Any] | None = None, name: str = "hand-made"
 ):
-    from presets.compiled import compile_preset
-    from presets.st_format import PromptSettings
+    from engine.compiled import compile_preset
+    from engine.st_format import PromptSettings
 
     return compile_preset(
         preset_id=1,
@@ -116,7 +116,7 @@ def build_preset(
 @pytest.fixture
 def doc_with() -> Callable[..., Any]:
     """Build a bucket document from the default sample with some fields replaced."""
-    from assembly.buckets import parse_buckets
+    from engine.buckets import parse_buckets
 
     def build(**changes: Any):
         data = copy.deepcopy(json.loads(DEFAULT_BUCKETS.read_text(encoding="utf-8")))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from assembly.engine import assemble
 from assembly.preview import _rows, _shares
+from engine.assemble import assemble
 from tests.assembly.conftest import build_preset, make_node, marker
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from assembly.engine import assemble
-from presets.compiled import compile_preset
-from presets.st_format import ImportRefused, parse_preset
+from engine.assemble import assemble
+from engine.compiled import compile_preset
+from engine.st_format import ImportRefused, parse_preset
 from tests.corpus import CORPUS
 
 CORPUS = CORPUS
@@ -28,7 +28,7 @@ def _preset(path: Path):
 
 def _placed_after_history(preset) -> tuple[set[str], set[str]]:
     """(node identifiers, native tags) an enabled node positioned after chatHistory may emit."""
-    from assembly.rearrange import MARKER_TAG
+    from engine.rearrange import MARKER_TAG
 
     ids = [cn.node.identifier for cn in preset.nodes]
     if "chatHistory" not in ids:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from assembly.buckets import parse_buckets
-from assembly.engine import assemble
+from engine.assemble import assemble
+from engine.buckets import parse_buckets
 
 from .conftest import build_preset, depth, make_node, marker
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from assembly.buckets import BucketError, parse_buckets
-from assembly.engine import assemble
-from assembly.parts import Message, native_source
-from assembly.providers import CONVERSATION_START, shape
-from assembly.tokens import count_text
+from engine.assemble import assemble
+from engine.buckets import BucketError, parse_buckets
+from engine.parts import Message, native_source
+from engine.providers import CONVERSATION_START, shape
+from engine.tokens import count_text
 
 from .conftest import build_preset, make_node, marker
 

@@ -131,7 +131,7 @@ def test_charlie_cannot_preview_with_a_preset_of_another_server(
 def test_a_sample_conversation_replaces_the_history_and_starts_the_variables(
     client, carol, lantern, stored_preset
 ):
-    from assembly.conversation_services import conversation_create, message_add
+    from conversations.services import conversation_create, message_add
 
     conversation = conversation_create(server=lantern, name="Long night", by=carol)
     message_add(

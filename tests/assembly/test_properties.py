@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assembly.buckets import parse_buckets
-from assembly.engine import assemble
+from engine.assemble import assemble
+from engine.buckets import parse_buckets
 
 from .conftest import build_preset, depth, make_node, marker
 

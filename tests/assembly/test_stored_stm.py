@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from assembly.buckets import parse_buckets
 from assembly.selectors import assemble_for_server
+from engine.buckets import parse_buckets
 
 from .conftest import build_preset, make_node, marker
 
@@ -56,8 +56,8 @@ def test_stored_memory_replaces_the_inline_items(lantern, sample_document):
 def test_a_node_expanding_summary_drops_the_stored_same_channel_summary(lantern, sample_document):
     store(lantern)
     preset = build_preset([make_node("s", content="Recap: {{summary}}"), marker("chatHistory")])
-    from assembly.engine import assemble
     from assembly.selectors import stored_stm
+    from engine.assemble import assemble
 
     document = doc(sample_document)
     result = assemble(document, preset=preset, stm=stored_stm(lantern.pk, document))

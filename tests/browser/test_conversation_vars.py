@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assembly import conversation_services as services
+from conversations import services
 from tests.browser.conftest import sign_in, wait_for_htmx
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

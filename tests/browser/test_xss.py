@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assembly import conversation_services
 from assembly import services as bucket_services
+from conversations import services as conversation_services
 from memory import services as memory_services
 from presets import services as preset_services
 from servers.services import api_token_create

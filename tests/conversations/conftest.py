@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assembly import conversation_services as services
-from assembly.conversation_models import SampleConversation
+from conversations import services
+from conversations.models import SampleConversation
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from presets.macros.extraction import extract_ops, random_seed
-from presets.macros.replay import Op
+from engine.macros.extraction import extract_ops, random_seed
+from engine.macros.replay import Op
 
 
 def ops_of(extraction) -> list[tuple[str, str, str]]:

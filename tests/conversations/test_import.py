@@ -9,9 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from assembly import conversation_services as services
-from assembly.conversation_import import ChatFileError, read_st_chat
-from assembly.conversation_selectors import conversation_thread, conversation_variables
+from conversations import services
+from conversations.selectors import conversation_thread, conversation_variables
+from conversations.st_chat import ChatFileError, read_st_chat
 
 
 def chat_file(*messages: dict) -> str:
@@ -90,9 +90,9 @@ def test_ops_a_luker_chat_recorded_are_kept_before_the_texts_own(lantern, alice)
 def test_carol_imports_a_chat_file_from_the_page(client, carol, lantern):
     client.force_login(carol)
     upload = SimpleUploadedFile("siege.jsonl", chat_file(line("{{setvar::hp::9}}")).encode())
-    response = client.post(reverse("assembly:conversation-import", args=[lantern.id]), {"chat": upload})
+    response = client.post(reverse("conversations:conversation-import", args=[lantern.id]), {"chat": upload})
     conversation = lantern.sample_conversations.get(name="siege")
-    assert response["Location"] == reverse("assembly:conversation", args=[lantern.id, conversation.id])
+    assert response["Location"] == reverse("conversations:conversation", args=[lantern.id, conversation.id])
     assert conversation_variables(conversation) == {"hp": "9"}
 
 
@@ -100,6 +100,8 @@ def test_bob_the_moderator_cannot_import(client, bob, lantern):
     client.force_login(bob)
     upload = SimpleUploadedFile("siege.jsonl", chat_file(line("x")).encode())
     assert (
-        client.post(reverse("assembly:conversation-import", args=[lantern.id]), {"chat": upload}).status_code
+        client.post(
+            reverse("conversations:conversation-import", args=[lantern.id]), {"chat": upload}
+        ).status_code
         == 403
     )

@@ -7,8 +7,8 @@ import json
 
 from django.urls import reverse
 
-from assembly import conversation_services as services
 from assembly.selectors import default_document
+from conversations import services
 
 
 def render(client, server_id: int, **fields):

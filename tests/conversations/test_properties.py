@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from presets.macros.extraction import extract_ops
-from presets.macros.replay import WRITE_OPS, OpError, make_op, replay
+from engine.macros.extraction import extract_ops
+from engine.macros.replay import WRITE_OPS, OpError, make_op, replay
 
 MACRO_BITS = st.sampled_from(
     [

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from presets.macros.replay import Op, OpError, apply_ops, make_op, op_from_dict, replay, replay_steps
+from engine.macros.replay import Op, OpError, apply_ops, make_op, op_from_dict, replay, replay_steps
 
 ROSTER = json.dumps({"alice": {"hp": 10, "items": ["sword"]}, "bob": {"hp": 4}})
 

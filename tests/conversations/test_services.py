@@ -6,14 +6,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from assembly import conversation_services as services
-from assembly.conversation_selectors import (
+from conversations import services
+from conversations.selectors import (
     conversation_history,
     conversation_thread,
     conversation_variables,
     preview_inputs,
 )
-from presets.macros.replay import make_op
+from engine.macros.replay import make_op
 from servers.models import AuditEvent
 
 

@@ -7,14 +7,14 @@ import json
 import pytest
 from django.urls import reverse
 
-from assembly import conversation_services as services
-from assembly.conversation_models import SampleConversation
-from assembly.conversation_selectors import conversation_variables
+from conversations import services
+from conversations.models import SampleConversation
+from conversations.selectors import conversation_variables
 from servers.models import AuditEvent
 
 
 def url(name: str, *args) -> str:
-    return reverse(f"assembly:{name}", args=args)
+    return reverse(f"conversations:{name}", args=args)
 
 
 def current_swipe(message):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assembly.buckets import BucketError, parse_buckets
-from presets.macros import render_text
-from presets.st_format import ImportRefused, parse_preset
+from engine.buckets import BucketError, parse_buckets
+from engine.macros import render_text
+from engine.st_format import ImportRefused, parse_preset
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -42,8 +42,8 @@ def bucket_target(document: Any) -> None:
 
 def assembly_target(raw: bytes, document: Any, style: str, provider: str) -> None:
     """Any preset the importer accepts, with any bucket document the parser accepts, assembles."""
-    from assembly.engine import assemble
-    from presets.compiled import compile_preset
+    from engine.assemble import assemble
+    from engine.compiled import compile_preset
 
     try:
         parsed = parse_preset(raw, filename="fuzz.json", max_bytes=MAX_BYTES)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from presets.st_format import ImportRefused, ParsedPreset, parse_preset
+from engine.st_format import ImportRefused, ParsedPreset, parse_preset
 
 ONE_SENTENCE = re.compile(r"[^\n]+[.]")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from presets.st_format import ImportRefused, ParsedPreset, parse_preset
+from engine.st_format import ImportRefused, ParsedPreset, parse_preset
 from tests.corpus import CORPUS
 
 from .conftest import is_one_sentence

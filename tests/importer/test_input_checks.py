@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from presets.st_format import ImportRefused, preset_name_from_filename
+from engine.st_format import ImportRefused, preset_name_from_filename
 
 from .conftest import is_one_sentence, pm_preset, prompt, to_bytes, warned
 

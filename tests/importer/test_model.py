@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from presets.compiled import compile_preset
-from presets.macros import compile_text
-from presets.st_format import PresetNode, PromptSettings
-from presets.st_format.kinds import is_comment_only
+from engine.compiled import compile_preset
+from engine.macros import compile_text
+from engine.st_format import PresetNode, PromptSettings
+from engine.st_format.kinds import is_comment_only
 from tests.corpus import CORPUS
 
 from .conftest import pm_preset, prompt
@@ -62,7 +62,7 @@ def test_comment_detection_agrees_with_the_macro_engine_on_every_corpus_prompt()
 
 def test_the_importer_and_compiled_preset_import_no_django() -> None:
     code = (
-        "import sys, presets.st_format, presets.compiled; "
+        "import sys, engine.st_format, engine.compiled; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'assembly', 'memory')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from presets.macros import find_unsupported_macros
-from presets.st_format import ImportRefused, parse_preset
-from presets.st_format.summary import _may_use_unknown_macros
+from engine.macros import find_unsupported_macros
+from engine.st_format import ImportRefused, parse_preset
+from engine.st_format.summary import _may_use_unknown_macros
 
 from .conftest import is_one_sentence
 

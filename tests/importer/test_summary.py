@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from presets.st_format import ImportSummary, PromptSettings, resummarize
-from presets.st_format.summary import has_html
+from engine.st_format import ImportSummary, PromptSettings, resummarize
+from engine.st_format.summary import has_html
 
 from .conftest import pm_preset, prompt, warned
 

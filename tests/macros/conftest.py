@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from presets.macros import MacroEnv, RenderOutput, Segment, compile_text, render_segments, render_text
+from engine.macros import MacroEnv, RenderOutput, Segment, compile_text, render_segments, render_text
 
 
 def render(text: str, **options: Any) -> RenderOutput:

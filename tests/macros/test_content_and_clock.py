@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from presets.macros import MacroEnv
+from engine.macros import MacroEnv
 
 from .conftest import render
 

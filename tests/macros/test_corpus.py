@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from presets.macros import MacroEnv, Segment, compile_text, render_segments
+from engine.macros import MacroEnv, Segment, compile_text, render_segments
 from tests.corpus import CORPUS
 
 CORPUS = CORPUS / "pm"

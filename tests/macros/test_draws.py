@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from presets.macros import MacroEnv
+from engine.macros import MacroEnv
 
 from .conftest import render, render_nodes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from presets.macros import resolve_identity
+from engine.macros import resolve_identity
 
 from .conftest import render
 

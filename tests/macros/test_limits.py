@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from presets.macros import compile_text
-from presets.macros.parser import MAX_NESTING
-from presets.macros.render import MAX_EACH_ITERATIONS, MAX_EVALUATIONS
+from engine.macros import compile_text
+from engine.macros.parser import MAX_NESTING
+from engine.macros.render import MAX_EACH_ITERATIONS, MAX_EVALUATIONS
 
 from .conftest import render
 

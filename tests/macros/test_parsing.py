@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from presets.macros import compile_text, find_unsupported_macros
+from engine.macros import compile_text, find_unsupported_macros
 
 from .conftest import render
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from presets.macros.paths import (
+from engine.macros.paths import (
     PathError,
     append_path,
     delete_path,

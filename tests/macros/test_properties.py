@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from presets.macros import compile_text, find_unsupported_macros, resolve_identity
+from engine.macros import compile_text, find_unsupported_macros, resolve_identity
 
 from .conftest import render
 

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from presets.macros import MacroEnv, Segment, compile_text, render_segments
-from presets.macros.render import _Pass
+from engine.macros import MacroEnv, Segment, compile_text, render_segments
+from engine.macros.render import _Pass
 
 from .conftest import render_nodes
 

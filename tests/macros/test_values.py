@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from presets.macros.values import as_collection, js_number, js_number_text, to_text
+from engine.macros.values import as_collection, js_number, js_number_text, to_text
 
 
 @pytest.mark.parametrize(

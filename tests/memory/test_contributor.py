@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory.contributor import (
+from engine.stm import (
     StmContext,
     StmMessage,
     StmPolicy,

@@ -8,9 +8,9 @@ import pytest
 from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
+from engine.compiled import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
-from presets.compiled import CompiledPreset
 from presets.models import Preset
 from tests.presets.conftest import make_preset
 

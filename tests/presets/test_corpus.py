@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from engine.st_format import ImportRefused
 from presets import services
 from presets.models import Preset, PresetNode
-from presets.st_format import ImportRefused
 from tests.presets.conftest import CORPUS
 
 pytestmark = pytest.mark.django_db

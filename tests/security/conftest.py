@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from assembly import conversation_services
 from assembly import services as bucket_services
-from assembly.conversation_models import ConversationMessage, SampleConversation, Swipe
+from conversations import services as conversation_services
+from conversations.models import ConversationMessage, SampleConversation, Swipe
 from memory import services as memory_services
 from presets import cache as preset_cache
 from presets import services as preset_services

@@ -180,8 +180,8 @@ def test_a_body_over_the_global_limit_is_refused_unread_on_any_page(alice, lante
     settings.MAX_REQUEST_BYTES = 1024 * 1024
     client = Client(enforce_csrf_checks=True)
     client.force_login(alice)
-    url = reverse("assembly:conversation-import", args=[lantern.pk])
-    client.get(reverse("assembly:conversations", args=[lantern.pk]))
+    url = reverse("conversations:conversation-import", args=[lantern.pk])
+    client.get(reverse("conversations:conversations", args=[lantern.pk]))
     status, read, _ = _post_unread(
         client,
         url,
@@ -219,7 +219,7 @@ def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_tok
 def test_a_chat_file_over_the_8_mib_limit_is_refused_with_a_clear_message(alice, lantern):
     client = Client()
     client.force_login(alice)
-    url = reverse("assembly:conversation-import", args=[lantern.pk])
+    url = reverse("conversations:conversation-import", args=[lantern.pk])
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     big = SimpleUploadedFile("big.jsonl", b"{}\n" * (3 * 1024 * 1024 + 1), "application/jsonl")

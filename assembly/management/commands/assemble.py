@@ -15,11 +15,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from assembly.buckets import BucketError, parse_buckets
-from assembly.injection import STYLES
-from assembly.providers import PROVIDERS
 from assembly.selectors import PresetNotFound, assemble_for_server
-from assembly.tokens import ENCODINGS
+from engine.buckets import BucketError, decode_json, parse_buckets
+from engine.injection import STYLES
+from engine.providers import PROVIDERS
+from engine.tokens import ENCODINGS
 
 
 class _Failure(Exception):
@@ -104,10 +104,6 @@ class Command(BaseCommand):
         except OSError as exc:
             raise _Failure(f"cannot read the bucket file {path!r}: {exc.strerror or exc}.") from None
         try:
-            return json.loads(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise _Failure("the bucket file is not UTF-8 text.") from None
-        except json.JSONDecodeError as exc:
-            raise _Failure(
-                f"the bucket file is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
-            ) from None
+            return decode_json(raw, what="the bucket file")
+        except BucketError as exc:
+            raise _Failure(exc.message) from None

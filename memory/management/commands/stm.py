@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from engine.stm import StmContext
 from memory import services
-from memory.contributor import StmContext
 from memory.models import MAX_MESSAGES, Channel
 from memory.selectors import load_stm
 from servers.models import Server

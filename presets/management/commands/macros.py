@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from presets.macros import resolve_identity
-from presets.macros.render import render_text
+from engine.macros import resolve_identity
+from engine.macros.render import render_text
 
 
 class Command(BaseCommand):

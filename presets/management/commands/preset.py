@@ -16,9 +16,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from engine.st_format import ImportRefused
 from presets import selectors, services
-from presets.api import import_report, preset_listing
-from presets.st_format import ImportRefused
+from presets.reports import import_report, preset_listing
 from servers.services import server_ensure
 
 EXIT_REFUSED = 2

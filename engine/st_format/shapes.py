@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from presets.st_format.legacy import story_string_of
-from presets.st_format.model import ImportRefused
-from presets.st_format.prompt_manager import PRE_PM_KEYS
+from engine.st_format.legacy import story_string_of
+from engine.st_format.model import ImportRefused
+from engine.st_format.prompt_manager import PRE_PM_KEYS
 
 NOT_A_PRESET = "This is not a SillyTavern preset: expected a `prompts` list or a story string."
 

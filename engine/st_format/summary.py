@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from presets.macros import KNOWN_MACROS, find_unsupported_macros  # the engine owns the names
-from presets.st_format.model import ImportSummary, PresetNode
-from presets.st_format.wording import short_list
+from engine.macros import KNOWN_MACROS, find_unsupported_macros  # the engine owns the names
+from engine.st_format.model import ImportSummary, PresetNode
+from engine.st_format.wording import short_list
 
 # Markers whose disabling hides one of the server's own blocks, and what that block is called here.
 HIDING_MARKERS = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from presets.st_format.model import PresetNode
-from presets.st_format.prompt_manager import synthetic_node
+from engine.st_format.model import PresetNode
+from engine.st_format.prompt_manager import synthetic_node
 
 POST_HISTORY_ORDER = 10000  # after everything else at depth 0
 

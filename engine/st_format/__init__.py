@@ -3,15 +3,15 @@
 No Django here; the presets app stores what this package returns.
 """
 
-from presets.st_format.model import (
+from engine.st_format.model import (
     ImportRefused,
     ImportSummary,
     ParsedPreset,
     PresetNode,
     PromptSettings,
 )
-from presets.st_format.parse import parse_preset, preset_name_from_filename
-from presets.st_format.summary import resummarize, summarize
+from engine.st_format.parse import parse_preset, preset_name_from_filename
+from engine.st_format.summary import resummarize, summarize
 
 __all__ = [
     "ImportRefused",

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from presets.st_format.chat_template import TokenStripper, instruct_sequences
-from presets.st_format.model import PresetNode
-from presets.st_format.prompt_manager import Converted, synthetic_node
-from presets.st_format.wording import Findings, short_list
+from engine.st_format.chat_template import TokenStripper, instruct_sequences
+from engine.st_format.model import PresetNode
+from engine.st_format.prompt_manager import Converted, synthetic_node
+from engine.st_format.wording import Findings, short_list
 
 # Story-string block name -> the marker it becomes ("main" is the system prompt slot).
 BLOCK_TARGETS = {

@@ -6,25 +6,25 @@ import json
 import re
 from typing import Any
 
-from presets.st_format.chat_template import TokenStripper, instruct_sequences
-from presets.st_format.decode import TOO_DEEP, decode_upload
-from presets.st_format.legacy import (
+from engine.st_format.chat_template import TokenStripper, instruct_sequences
+from engine.st_format.decode import TOO_DEEP, decode_upload
+from engine.st_format.legacy import (
     convert_story_string,
     convert_system_prompt,
     story_string_of,
     system_prompt_text,
 )
-from presets.st_format.model import ImportRefused, ParsedPreset, PromptSettings
-from presets.st_format.post_history import post_history_nodes
-from presets.st_format.prompt_manager import (
+from engine.st_format.model import ImportRefused, ParsedPreset, PromptSettings
+from engine.st_format.post_history import post_history_nodes
+from engine.st_format.prompt_manager import (
     PRE_PM_KEYS,
     Converted,
     parse_pre_prompt_manager,
     parse_prompt_manager,
 )
-from presets.st_format.shapes import detect_shape, lone_system_prompt
-from presets.st_format.summary import summarize
-from presets.st_format.wording import short_list
+from engine.st_format.shapes import detect_shape, lone_system_prompt
+from engine.st_format.summary import summarize
+from engine.st_format.wording import short_list
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 NAME_LIMIT = 100

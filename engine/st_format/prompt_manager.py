@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from presets.st_format import fields
-from presets.st_format.kinds import DEFAULT_NAMES, KNOWN_IDENTIFIERS, is_comment_only
-from presets.st_format.model import PresetNode
-from presets.st_format.wording import Findings
+from engine.st_format import fields
+from engine.st_format.kinds import DEFAULT_NAMES, KNOWN_IDENTIFIERS, is_comment_only
+from engine.st_format.model import PresetNode
+from engine.st_format.wording import Findings
 
 CHARACTER_ORDER_IDS = (100001, 100000)  # SillyTavern's "global" order, then its default one
 

@@ -1,16 +1,16 @@
 """Native assembly: the bucket document as tagged items in the fixed order of SPEC §3.1.
 
-`native_items` gives every non-empty block as an `Item`; `macro_inputs` gives what the content
+`native_items` gives every non-empty block as an `Item`; `macro_env` gives what the content
 macros read ({{description}}, {{personality}}, {{mesExamples}}, …) from the same blocks, so a preset
 sees exactly what native assembly would send.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from .buckets import TAGS, BucketDocument, StmLine, TaggedItem
+from .macros import MacroEnv
 from .parts import Item, Part, native_source, single
 
 FALLBACK_SYSTEM_PROMPT = (
@@ -32,21 +32,6 @@ TRUSTED_TAGS = frozenset(
         "DIALOGUE_SAMPLE",
     }
 )
-
-
-@dataclass(frozen=True, slots=True)
-class MacroInputs:
-    """The block texts the content macros read."""
-
-    description: str = ""
-    personality: str = ""
-    mes_examples: str = ""
-    mes_examples_raw: str = ""
-    last_user_message: str = ""
-    last_message: str = ""
-    last_char_message: str = ""
-    summary: str = ""
-    user_message_times: tuple[datetime, ...] = ()
 
 
 def native_items(
@@ -119,8 +104,8 @@ def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
     return "\n".join(lines) if len(lines) > (1 if header else 0) else ""
 
 
-def macro_inputs(doc: BucketDocument, items: tuple[Item, ...]) -> MacroInputs:
-    """What the content macros read, taken from the same blocks native assembly sends."""
+def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 0) -> MacroEnv:
+    """What the content and clock macros read, taken from the same blocks native assembly sends."""
     by_tag: dict[str, list[Item]] = {}
     for item in items:
         by_tag.setdefault(item.tag, []).append(item)
@@ -141,7 +126,7 @@ def macro_inputs(doc: BucketDocument, items: tuple[Item, ...]) -> MacroInputs:
         samples = [format_sample(p.user, p.char) for p in doc.sample_dialogues]
         personality = "\n".join(doc.personality)
         description = doc.persona_prompt
-    return MacroInputs(
+    return MacroEnv(
         description=description,
         personality=personality,
         mes_examples="\n".join(s for s in samples if s),
@@ -150,7 +135,10 @@ def macro_inputs(doc: BucketDocument, items: tuple[Item, ...]) -> MacroInputs:
         last_message=history[-1][1] if history else "",
         last_char_message=next((text for role, text in reversed(history) if role == "assistant"), ""),
         summary=summary,
+        now=doc.now,
+        timezone=doc.timezone,
         user_message_times=times,
+        server_id=server_id,
     )
 
 

@@ -11,8 +11,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from presets.st_format.model import ImportRefused
-from presets.st_format.wording import plural
+from engine.st_format.model import ImportRefused
+from engine.st_format.wording import plural
 
 _MIB = 1024 * 1024
 _counter = threading.local()

@@ -33,6 +33,7 @@ class SampleConversation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "assembly_sampleconversation"  # moved from the assembly app; the table kept its name
         ordering = ["name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["server", "name"], name="one_sample_conversation_name_per_server")
@@ -50,6 +51,7 @@ class ConversationMessage(models.Model):
     timestamp = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "assembly_conversationmessage"  # moved from the assembly app; the table kept its name
         ordering = ["position", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -71,6 +73,7 @@ class Swipe(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "assembly_swipe"  # moved from the assembly app; the table kept its name
         ordering = ["id"]
         constraints = [
             # At most one current swipe per message; the services keep it at exactly one.

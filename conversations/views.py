@@ -7,25 +7,26 @@ browsers with a redirect back to the message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from presets.macros.replay import WRITE_OPS, Op, OpError, make_op
+from engine.macros.replay import WRITE_OPS, Op, OpError, make_op
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
-from . import conversation_selectors as selectors
-from . import conversation_services as services
-from .conversation_import import MAX_CHAT_BYTES
-from .conversation_models import ConversationMessage, MessageRole, SampleConversation, Swipe
+from . import selectors, services
+from .models import ConversationMessage, MessageRole, SampleConversation, Swipe
+from .st_chat import MAX_CHAT_BYTES
 
 MAX_OP_ROWS = services.MAX_OPS + 1
 WINDOW = 100  # messages shown by default: the latest ones (a long chat's page stays light)
@@ -34,7 +35,7 @@ WINDOW = 100  # messages shown by default: the latest ones (a long chat's page s
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def conversation_list(request: HttpRequest, server_id: int) -> HttpResponse:
+def conversation_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
         try:
@@ -43,28 +44,28 @@ def conversation_list(request: HttpRequest, server_id: int) -> HttpResponse:
             )
         except services.ConversationError as error:
             messages.error(request, str(error))
-            return redirect("assembly:conversations", server_id=server.id)
-        return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
+            return redirect("conversations:conversations", server_id=server.id)
+        return redirect("conversations:conversation", server_id=server.id, conversation_id=conversation.id)
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     context = {
         "server": server,
         "conversations": selectors.conversations_for(server),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }
-    return render(request, "assembly/conversations.html", context)
+    return render(request, "conversations/list.html", context)
 
 
 @login_required
 @require_POST
-def conversation_import(request: HttpRequest, server_id: int) -> HttpResponse:
+def conversation_import(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     upload = request.FILES.get("chat")
     if upload is None:
         messages.error(request, "Choose a SillyTavern chat file (.jsonl) to import.")
-        return redirect("assembly:conversations", server_id=server.id)
+        return redirect("conversations:conversations", server_id=server.id)
     if upload.size and upload.size > MAX_CHAT_BYTES:
         messages.error(request, f"The chat file is larger than {MAX_CHAT_BYTES // (1024 * 1024)} MiB.")
-        return redirect("assembly:conversations", server_id=server.id)
+        return redirect("conversations:conversations", server_id=server.id)
     name = request.POST.get("name", "").strip() or (upload.name or "").removesuffix(".jsonl")
     try:
         conversation, warnings = services.conversation_import(
@@ -72,25 +73,29 @@ def conversation_import(request: HttpRequest, server_id: int) -> HttpResponse:
         )
     except services.ConversationError as error:
         messages.error(request, str(error))
-        return redirect("assembly:conversations", server_id=server.id)
+        return redirect("conversations:conversations", server_id=server.id)
     messages.success(request, f"Imported {conversation.messages.count()} messages.")
     for warning in warnings[:20]:
         messages.warning(request, warning)
-    return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
+    return redirect("conversations:conversation", server_id=server.id, conversation_id=conversation.id)
 
 
 @login_required
-def conversation_detail(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+def conversation_detail(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     conversation = get_object_or_404(SampleConversation, server=server, pk=conversation_id)
     panel = request.GET.get("panel", "")
     context = _thread_context(request, server, conversation, panel=int(panel) if panel.isdigit() else None)
-    return render(request, "assembly/conversations_detail.html", context)
+    return render(request, "conversations/detail.html", context)
 
 
 @login_required
 @require_POST
-def conversation_rename(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+def conversation_rename(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
+) -> HttpResponse:
     server, conversation = _editable(request, server_id, conversation_id)
     try:
         services.conversation_rename(
@@ -98,22 +103,24 @@ def conversation_rename(request: HttpRequest, server_id: int, conversation_id: i
         )
     except services.ConversationError as error:
         messages.error(request, str(error))
-    return redirect("assembly:conversation", server_id=server.id, conversation_id=conversation.id)
+    return redirect("conversations:conversation", server_id=server.id, conversation_id=conversation.id)
 
 
 @login_required
 @require_POST
-def conversation_delete(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+def conversation_delete(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
+) -> HttpResponse:
     server, conversation = _editable(request, server_id, conversation_id)
     services.conversation_delete(conversation=conversation, by=request.user)
     messages.success(request, f"Conversation {conversation.name} deleted.")
-    return redirect("assembly:conversations", server_id=server.id)
+    return redirect("conversations:conversations", server_id=server.id)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def message_add(request: HttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
+def message_add(request: AuthenticatedHttpRequest, server_id: int, conversation_id: int) -> HttpResponse:
     server, conversation = _editable(request, server_id, conversation_id)
     role = request.POST.get("role", MessageRole.USER)
     try:
@@ -133,42 +140,46 @@ def message_add(request: HttpRequest, server_id: int, conversation_id: int) -> H
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def message_edit(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    try:
-        services.message_edit(
+def message_edit(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> HttpResponse:
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.message_edit(
             message=message,
             text=request.POST.get("text", ""),
             speaker=request.POST.get("speaker"),
             timestamp=_timestamp(request.POST.get("timestamp", "")),
             by=request.user,
-        )
-    except services.ConversationError as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error))
-    return _changed(request, server, conversation, focus=message.pk)
+        ),
+    )
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
 def message_continue(
-    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
 ) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    try:
-        warnings = services.message_continue(
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.message_continue(
             message=message, text=request.POST.get("text", ""), by=request.user
-        )
-    except services.ConversationError as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error))
-    return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
+        ),
+    )
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
 def message_delete(
-    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
 ) -> HttpResponse:
     server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
     services.message_delete(message=message, by=request.user)
@@ -178,69 +189,102 @@ def message_delete(
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def swipe_add(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    try:
-        _, warnings = services.swipe_add(message=message, text=request.POST.get("text", ""), by=request.user)
-    except services.ConversationError as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error))
-    return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
+def swipe_add(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> HttpResponse:
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.swipe_add(
+            message=message, text=request.POST.get("text", ""), by=request.user
+        )[1],
+    )
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
 def swipe_select(
-    request: HttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
 ) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    swipe = get_object_or_404(Swipe, message=message, pk=swipe_id)
-    services.swipe_select(swipe=swipe, by=request.user)
-    return _changed(request, server, conversation, focus=message.pk)
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.swipe_select(swipe=_swipe_of(message, swipe_id), by=request.user),
+    )
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
 def swipe_delete(
-    request: HttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
 ) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
-    swipe = get_object_or_404(Swipe, message=message, pk=swipe_id)
-    try:
-        services.swipe_delete(swipe=swipe, by=request.user)
-    except services.ConversationError as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error))
-    return _changed(request, server, conversation, focus=message.pk)
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.swipe_delete(swipe=_swipe_of(message, swipe_id), by=request.user),
+    )
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def ops_save(request: HttpRequest, server_id: int, conversation_id: int, message_id: int) -> HttpResponse:
-    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+def ops_save(
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
+) -> HttpResponse:
     swipe_id = request.POST.get("swipe", "")
-    swipe = get_object_or_404(Swipe, message=message, pk=int(swipe_id) if swipe_id.isdigit() else 0)
+    return _message_change(
+        request,
+        server_id,
+        conversation_id,
+        message_id,
+        lambda message: services.swipe_set_ops(
+            swipe=_swipe_of(message, int(swipe_id) if swipe_id.isdigit() else 0),
+            ops=_ops_from_form(request),
+            by=request.user,
+        ),
+        keep_panel_open=True,
+    )
+
+
+def _message_change(
+    request: AuthenticatedHttpRequest,
+    server_id: int,
+    conversation_id: int,
+    message_id: int,
+    change: Callable[[ConversationMessage], list[str] | None],
+    *,
+    keep_panel_open: bool = False,
+) -> HttpResponse:
+    """The shape every change to one message shares: check the role, change, re-render at the message."""
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    panel = message.pk if keep_panel_open else None
     try:
-        ops = _ops_from_form(request)
-        services.swipe_set_ops(swipe=swipe, ops=ops, by=request.user)
+        warnings = change(message) or []
     except (OpError, services.ConversationError) as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error), panel=message.pk)
-    return _changed(request, server, conversation, focus=message.pk, panel=message.pk)
+        return _changed(request, server, conversation, focus=message.pk, error=str(error), panel=panel)
+    return _changed(request, server, conversation, focus=message.pk, warnings=warnings, panel=panel)
 
 
 # -- request reading -----------------------------------------------------------------------------------
 
 
 def _editable(
-    request: HttpRequest, server_id: int, conversation_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
 ) -> tuple[Server, SampleConversation]:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     return server, get_object_or_404(SampleConversation, server=server, pk=conversation_id)
 
 
 def _editable_message(
-    request: HttpRequest, server_id: int, conversation_id: int, message_id: int
+    request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
 ) -> tuple[Server, SampleConversation, ConversationMessage]:
     server, conversation = _editable(request, server_id, conversation_id)
     return (
@@ -248,6 +292,10 @@ def _editable_message(
         conversation,
         get_object_or_404(ConversationMessage, conversation=conversation, pk=message_id),
     )
+
+
+def _swipe_of(message: ConversationMessage, swipe_id: int) -> Swipe:
+    return get_object_or_404(Swipe, message=message, pk=swipe_id)
 
 
 def _timestamp(value: str) -> datetime | None:
@@ -262,7 +310,7 @@ def _timestamp(value: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _ops_from_form(request: HttpRequest) -> list[Op]:
+def _ops_from_form(request: AuthenticatedHttpRequest) -> list[Op]:
     """The op panel's rows, in order: `op-N`, `key-N`, `value-N`, `delete-N`; rows without a key are skipped."""
     try:
         rows = min(int(request.POST.get("rows", "0")), MAX_OP_ROWS)
@@ -281,7 +329,7 @@ def _ops_from_form(request: HttpRequest) -> list[Op]:
 
 
 def _thread_context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     conversation: SampleConversation,
     *,
@@ -306,7 +354,7 @@ def _thread_context(
     }
 
 
-def _wants_all(request: HttpRequest) -> bool:
+def _wants_all(request: AuthenticatedHttpRequest) -> bool:
     """Show every message (`?all=1` on the page, or on the page an htmx request came from)."""
     if request.GET.get("all") == "1":
         return True
@@ -315,7 +363,7 @@ def _wants_all(request: HttpRequest) -> bool:
 
 
 def _changed(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     conversation: SampleConversation,
     *,
@@ -327,13 +375,13 @@ def _changed(
     """htmx: the re-rendered thread; otherwise a redirect back to the page (at the message)."""
     if request.htmx:
         context = _thread_context(request, server, conversation, panel=panel, error=error, warnings=warnings)
-        return render(request, "assembly/conversations_detail.html#thread", context)
+        return render(request, "conversations/detail.html#thread", context)
     if error:
         messages.error(request, error)
     for warning in warnings or []:
         messages.warning(request, warning)
     url = reverse(
-        "assembly:conversation", kwargs={"server_id": server.id, "conversation_id": conversation.id}
+        "conversations:conversation", kwargs={"server_id": server.id, "conversation_id": conversation.id}
     )
     if panel is not None:
         url += f"?panel={panel}"

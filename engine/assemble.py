@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from presets.compiled import CompiledPreset
-
 from .buckets import BucketDocument, Budget, StmLine
+from .compiled import CompiledPreset
 from .injection import STYLES, place_injections, tail_injections
-from .native import SAMPLE_HEADER, macro_inputs, native_items
+from .macros import RenderOutput, Segment, render_segments, resolve_identity
+from .native import SAMPLE_HEADER, macro_env, native_items
 from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import Arrangement, native_arrangement, node_is_active, rearrange
@@ -98,111 +98,123 @@ def assemble(
     for timing the assembly alone). Raises ValueError for an unknown style,
     provider or encoding.
     """
+    _check_choices(style, provider, encoding)
+    inputs = _inputs(doc, preset=preset, stm=stm, seed=seed, server_id=server_id, encoding=encoding)
+    arranged = _arrange(inputs, style=style)
+    return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens)
+
+
+# -- inputs ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Inputs:
+    """What one assembly starts from: the routed preset, the native items, the seed and the notes."""
+
+    doc: BucketDocument
+    preset: CompiledPreset | None
+    items: tuple[Item, ...]
+    seed: int
+    server_id: int
+    stm: StoredStm | None
+    encoding: str
+    notes: Notes
+
+
+def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
     if style is not None and style not in STYLES:
         raise ValueError(f"Unknown injection style {style!r}: use merge or standalone.")
     if provider is not None and provider not in PROVIDERS:
         raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
     if encoding not in ENCODINGS:
         raise ValueError(f"Unknown encoding {encoding!r}: use o200k_base or cl100k_base.")
+
+
+def _inputs(
+    doc: BucketDocument,
+    *,
+    preset: CompiledPreset | None,
+    stm: StoredStm | None,
+    seed: int | None,
+    server_id: int,
+    encoding: str,
+) -> _Inputs:
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     notes = Notes()
     if preset is not None and doc.impersonation:
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
-
     lines = stm.lines if stm is not None else None
     header = preset.settings.new_example_chat_prompt if preset is not None else SAMPLE_HEADER
     items = native_items(doc, stm=lines, sample_header=header)
-    variables, global_variables = dict(doc.variables), dict(doc.global_variables)
-    unknown: tuple[str, ...] = ()
+    return _Inputs(
+        doc=doc,
+        preset=preset,
+        items=items,
+        seed=seed,
+        server_id=server_id,
+        stm=stm,
+        encoding=encoding,
+        notes=notes,
+    )
+
+
+# -- arrange --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Arranged:
+    """The ordered items after rendering, rearranging, trimming and injecting."""
+
+    items: list[Item]
+    style: str
+    variables: dict[str, Any]
+    global_variables: dict[str, Any]
+    unknown_macros: tuple[str, ...] = ()
+
+
+def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
+    doc, preset, notes = inputs.doc, inputs.preset, inputs.notes
     if preset is None:
-        arrangement = native_arrangement(items)
-        style_used = style or "merge"
+        arrangement = native_arrangement(inputs.items)
+        arranged = _Arranged([], style or "merge", dict(doc.variables), dict(doc.global_variables))
     else:
-        rendered, expanded, render = _render_preset(doc, preset, items, seed, server_id, notes)
-        variables, global_variables = render.variables, render.global_variables
-        unknown = tuple(sorted(render.unknown_macros))
-        arrangement = rearrange(items, preset, rendered, expanded, notes)
-        style_used = style or preset.injection_style or "merge"
+        rendered, expanded, render = _render_preset(inputs, preset)
+        arrangement = rearrange(inputs.items, preset, rendered, expanded, notes)
+        arranged = _Arranged(
+            [],
+            style or preset.injection_style or "merge",
+            render.variables,
+            render.global_variables,
+            tuple(sorted(render.unknown_macros)),
+        )
         if preset.settings.squash_system_messages:
             arrangement.before = _squash(arrangement.before)
             arrangement.after = _squash(arrangement.after)
 
+    stm = inputs.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
     arrangement.injections.extend(tail_injections(directives))
     if doc.budget is not None:
-        _trim_to_budget(arrangement, doc.budget, encoding, notes)
-    arrangement = place_injections(arrangement, style_used)
+        _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes)
+    arrangement = place_injections(arrangement, arranged.style)
 
     ordered = [*arrangement.before, *arrangement.history, *arrangement.after]
     if ordered and ordered[-1].tag == "DIALOGUE_SAMPLE":
         ordered.append(
             Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, (assembler_source("sample_note"),), False),))
         )
-    messages = tuple(_to_messages(ordered, doc, seed))
-
-    payload = shape(provider, messages) if provider else None
-    if not count_tokens:
-        per_message, total = tuple(0 for _ in messages), 0
-    else:
-        per_message = tuple(message_tokens(m.content, encoding) for m in messages)
-        if payload is not None and provider != "openai":
-            total = count_messages(provider_texts(provider, payload), encoding)
-        else:
-            total = sum(per_message) + REPLY_PRIMING
-    tokens = TokenReport(
-        encoding=encoding, exact=provider in (None, "openai"), per_message=per_message, total=total
-    )
-    if count_tokens and doc.budget is not None and total > doc.budget.prompt:
-        notes.warn(
-            f"The prompt uses {total} tokens, over the budget of {doc.budget.prompt} "
-            f"(context {doc.budget.context} minus reply {doc.budget.reply})."
-        )
-    return Assembly(
-        mode="native" if preset is None else "preset",
-        preset_name=None if preset is None else preset.name,
-        style=style_used,
-        messages=messages,
-        warnings=tuple(notes.warnings),
-        omitted=tuple(notes.omitted),
-        variables=variables,
-        global_variables=global_variables,
-        seed=seed,
-        tokens=tokens,
-        provider=provider,
-        provider_payload=payload,
-        budget=doc.budget,
-        unknown_macros=unknown,
-    )
+    arranged.items = ordered
+    return arranged
 
 
 def _render_preset(
-    doc: BucketDocument,
-    preset: CompiledPreset,
-    items: tuple[Item, ...],
-    seed: int,
-    server_id: int,
-    notes: Notes,
-) -> tuple[Mapping[int, str], frozenset[str], Any]:
+    inputs: _Inputs, preset: CompiledPreset
+) -> tuple[Mapping[int, str], frozenset[str], RenderOutput]:
     """Render every active content node in node order (SPEC §2.2); texts keyed by node position."""
-    from presets.macros import MacroEnv, Segment, render_segments
-
-    inputs = macro_inputs(doc, items)
-    env = MacroEnv(
-        personality=inputs.personality,
-        description=inputs.description,
-        mes_examples=inputs.mes_examples,
-        mes_examples_raw=inputs.mes_examples_raw,
-        last_user_message=inputs.last_user_message,
-        last_message=inputs.last_message,
-        last_char_message=inputs.last_char_message,
-        summary=inputs.summary,
-        now=doc.now,
-        timezone=doc.timezone,
-        user_message_times=inputs.user_message_times,
-        server_id=server_id,
-    )
+    doc, notes = inputs.doc, inputs.notes
+    env = macro_env(doc, inputs.items, server_id=inputs.server_id)
     positions = [
         index
         for index, cn in enumerate(preset.nodes)
@@ -212,7 +224,7 @@ def _render_preset(
         Segment(key=preset.nodes[i].node.identifier, template=preset.nodes[i].template) for i in positions
     ]
     render = render_segments(
-        segments, env=env, seed=seed, variables=doc.variables, global_variables=doc.global_variables
+        segments, env=env, seed=inputs.seed, variables=doc.variables, global_variables=doc.global_variables
     )
     for warning in render.warnings:
         notes.warn(warning)
@@ -224,6 +236,56 @@ def _render_preset(
         frozenset().union(*(out.expanded for out in render.segments)) if render.segments else frozenset()
     )
     return rendered, expanded, render
+
+
+# -- finish ---------------------------------------------------------------------------------------------
+
+
+def _finish(inputs: _Inputs, arranged: _Arranged, *, provider: str | None, count_tokens: bool) -> Assembly:
+    doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
+    messages = tuple(_to_messages(arranged.items, doc, inputs.seed))
+    payload = shape(provider, messages) if provider else None
+    tokens = _count(messages, payload, provider=provider, encoding=encoding, count_tokens=count_tokens)
+    if count_tokens and doc.budget is not None and tokens.total > doc.budget.prompt:
+        notes.warn(
+            f"The prompt uses {tokens.total} tokens, over the budget of {doc.budget.prompt} "
+            f"(context {doc.budget.context} minus reply {doc.budget.reply})."
+        )
+    return Assembly(
+        mode="native" if inputs.preset is None else "preset",
+        preset_name=None if inputs.preset is None else inputs.preset.name,
+        style=arranged.style,
+        messages=messages,
+        warnings=tuple(notes.warnings),
+        omitted=tuple(notes.omitted),
+        variables=arranged.variables,
+        global_variables=arranged.global_variables,
+        seed=inputs.seed,
+        tokens=tokens,
+        provider=provider,
+        provider_payload=payload,
+        budget=doc.budget,
+        unknown_macros=arranged.unknown_macros,
+    )
+
+
+def _count(
+    messages: tuple[Message, ...],
+    payload: dict[str, Any] | None,
+    *,
+    provider: str | None,
+    encoding: str,
+    count_tokens: bool,
+) -> TokenReport:
+    exact = provider in (None, "openai")
+    if not count_tokens:
+        return TokenReport(encoding=encoding, exact=exact, per_message=tuple(0 for _ in messages), total=0)
+    per_message = tuple(message_tokens(m.content, encoding) for m in messages)
+    if payload is not None and provider != "openai":
+        total = count_messages(provider_texts(provider, payload), encoding)
+    else:
+        total = sum(per_message) + REPLY_PRIMING
+    return TokenReport(encoding=encoding, exact=exact, per_message=per_message, total=total)
 
 
 def _squash(items: list[Item]) -> list[Item]:
@@ -282,8 +344,6 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
 
 
 def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Message]:
-    from presets.macros import resolve_identity
-
     messages = []
     for item in items:
         texts = [

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from presets.compiled import CompiledNode, CompiledPreset
-
 from .buckets import TAGS
+from .compiled import CompiledNode, CompiledPreset
 from .parts import Item, Notes, Part, Source, native_source, node_source
+from .st_format import PresetNode
 
 DEPTH_BLOCK_TAG = ""
 WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
@@ -124,100 +124,121 @@ def rearrange(
     `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text.
     """
-    nodes = preset.nodes
-    active = [node_is_active(node, notes) for node in nodes]
-    buckets: dict[str, list[Item]] = {}
-    for item in native:
-        buckets.setdefault(item.tag, []).append(item)
-    dropped = _drop_duplicates_and_disabled(buckets, nodes, active, expanded, notes)
+    return _Walk(native, preset, rendered, expanded, notes).run()
 
-    ids = [cn.node.identifier for cn in nodes]
-    history_at = ids.index("chatHistory") if "chatHistory" in ids else None
-    main_on = any(active[i] and ids[i] == "main" for i in range(len(nodes)))
-    limit = len(nodes) if history_at is None else history_at
-    anchor_at = max((i for i in range(limit) if active[i] and ids[i] in ANCHORS), default=None)
-    # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
-    # leftovers (all in native order) include these blocks anyway.
-    pre_at = next((i for i in range(limit) if active[i] and ids[i] == "dialogueExamples"), None)
-    wi_at = next((i for i in range(len(nodes)) if active[i] and ids[i] in WORLD_INFO), None)
-    claimed_after = _claimed_after(nodes, active, history_at)
 
-    out = Arrangement()
-    current = out.before
-    emitted: set[str] = set()
-    settings = preset.settings
+class _Walk:
+    """One pass over the preset's nodes; `current` is the run (before or after the history) being filled."""
 
-    def take(tag: str, prefix: str = "", suffix: str = "") -> None:
-        if tag in emitted or tag in dropped:
-            return
-        emitted.add(tag)
-        items = buckets.get(tag, [])
-        if tag == "SYSTEM_PERSONALITY":
-            items = _wrap_format(items, settings.personality_format, "{{personality}}", tag)
-        elif tag == "KNOWLEDGE_SERVER_DOCUMENTS":
-            items = _wrap_format(items, settings.wi_format, "{0}", tag)
-        current.extend(_wrap(items, prefix, suffix, tag))
+    def __init__(
+        self,
+        native: tuple[Item, ...],
+        preset: CompiledPreset,
+        rendered: Mapping[int, str],
+        expanded: frozenset[str],
+        notes: Notes,
+    ) -> None:
+        self.nodes = preset.nodes
+        self.settings = preset.settings
+        self.rendered = rendered
+        self.notes = notes
+        self.active = [node_is_active(node, notes) for node in self.nodes]
+        self.buckets: dict[str, list[Item]] = {}
+        for item in native:
+            self.buckets.setdefault(item.tag, []).append(item)
+        self.dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
 
-    if not main_on:
-        # The server's prompt is never dropped: without an enabled `main` it opens the prompt.
-        take("SYSTEM_HUMANIZER_RULES")
-        take("SYSTEM_CHANNEL_PROMPT")
+        ids = [cn.node.identifier for cn in self.nodes]
+        active_ids = [i for i in range(len(ids)) if self.active[i]]
+        self.history_at = ids.index("chatHistory") if "chatHistory" in ids else None
+        self.main_on = any(ids[i] == "main" for i in active_ids)
+        limit = len(ids) if self.history_at is None else self.history_at
+        self.anchor_at = max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None)
+        # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
+        # leftovers (all in native order) include these blocks anyway.
+        self.pre_at = next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None)
+        self.wi_at = next((i for i in active_ids if ids[i] in WORLD_INFO), None)
+        self.claimed_after = _claimed_after(self.nodes, self.active, self.history_at)
 
-    for index, compiled in enumerate(nodes):
-        node = compiled.node
-        if index == pre_at:
-            for tag in PRE_HISTORY_BLOCKS:
-                if tag != "KNOWLEDGE_SERVER_DOCUMENTS" or wi_at is None:
-                    take(tag)
-        if node.identifier == "chatHistory":
-            if not active[index]:
-                notes.warn("The preset disables chatHistory; the conversation history is never omitted.")
+        self.out = Arrangement()
+        self.current = self.out.before
+        self.emitted: set[str] = set()
+
+    def run(self) -> Arrangement:
+        if not self.main_on:
+            # The server's prompt is never dropped: without an enabled `main` it opens the prompt.
+            self.take("SYSTEM_HUMANIZER_RULES")
+            self.take("SYSTEM_CHANNEL_PROMPT")
+        for index, compiled in enumerate(self.nodes):
+            self.visit(index, compiled.node)
+        if self.history_at is None:
+            # No chatHistory in the preset: everything not placed yet goes first, then the history.
             for tag in TAGS[:-1]:
-                if tag not in claimed_after:
-                    take(tag)
-            emitted.add("DIALOGUE_HISTORY")
-            out.history = list(buckets.get("DIALOGUE_HISTORY", []))
-            current = out.after
-            continue
-        if not active[index] or node.kind == "comment":
-            continue
-        text = rendered.get(index, "")
+                self.take(tag)
+            self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        return self.out
+
+    def visit(self, index: int, node: PresetNode) -> None:
+        if index == self.pre_at:
+            for tag in PRE_HISTORY_BLOCKS:
+                if tag != "KNOWLEDGE_SERVER_DOCUMENTS" or self.wi_at is None:
+                    self.take(tag)
+        if node.identifier == "chatHistory":
+            self.chat_history(index)
+            return
+        if not self.active[index] or node.kind == "comment":
+            return
+        text = self.rendered.get(index, "")
         if node.kind == "content" and node.injection_position == 1:
-            if text.strip():
-                depth = max(0, node.injection_depth)
-                out.injections.append(
-                    Injection(
-                        text,
-                        depth,
-                        node.injection_order,
-                        index,
-                        node.role,
-                        node_source(node.identifier, node.name),
-                    )
-                )
-            continue
+            self.injection(index, node, text)
+            return
         if node.identifier == "main":
-            take("SYSTEM_HUMANIZER_RULES")
-            take("SYSTEM_CHANNEL_PROMPT")
+            self.take("SYSTEM_HUMANIZER_RULES")
+            self.take("SYSTEM_CHANNEL_PROMPT")
         elif node.kind == "marker":
-            tag = MARKER_TAG.get(node.identifier)
-            if tag is not None:
-                take(tag, node.prefix, node.suffix)
-            elif node.identifier not in KNOWN_MARKERS:
-                notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
+            self.marker(node)
         if node.kind == "content" and text.strip():
             part = Part(text=text, sources=(node_source(node.identifier, node.name),), trusted=True)
-            current.append(Item(tag=DEPTH_BLOCK_TAG, role=node.role, parts=(part,)))
-        if index == anchor_at:
+            self.current.append(Item(tag=DEPTH_BLOCK_TAG, role=node.role, parts=(part,)))
+        if index == self.anchor_at:
             for tag in ANCHORED_BLOCKS:
-                take(tag)
+                self.take(tag)
 
-    if history_at is None:
-        # No chatHistory in the preset: everything not placed yet goes first, then the history.
+    def chat_history(self, index: int) -> None:
+        """The leftovers not claimed after the history, then the history; later nodes go after it."""
+        if not self.active[index]:
+            self.notes.warn("The preset disables chatHistory; the conversation history is never omitted.")
         for tag in TAGS[:-1]:
-            take(tag)
-        out.history = list(buckets.get("DIALOGUE_HISTORY", []))
-    return out
+            if tag not in self.claimed_after:
+                self.take(tag)
+        self.emitted.add("DIALOGUE_HISTORY")
+        self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        self.current = self.out.after
+
+    def injection(self, index: int, node: PresetNode, text: str) -> None:
+        if text.strip():
+            source = node_source(node.identifier, node.name)
+            depth = max(0, node.injection_depth)
+            self.out.injections.append(Injection(text, depth, node.injection_order, index, node.role, source))
+
+    def marker(self, node: PresetNode) -> None:
+        tag = MARKER_TAG.get(node.identifier)
+        if tag is not None:
+            self.take(tag, node.prefix, node.suffix)
+        elif node.identifier not in KNOWN_MARKERS:
+            self.notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
+
+    def take(self, tag: str, prefix: str = "", suffix: str = "") -> None:
+        """Place a native block (once) in the current run, with its format and marker text."""
+        if tag in self.emitted or tag in self.dropped:
+            return
+        self.emitted.add(tag)
+        items = self.buckets.get(tag, [])
+        if tag == "SYSTEM_PERSONALITY":
+            items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
+        elif tag == "KNOWLEDGE_SERVER_DOCUMENTS":
+            items = _wrap_format(items, self.settings.wi_format, "{0}", tag)
+        self.current.extend(_wrap(items, prefix, suffix, tag))
 
 
 def _drop_duplicates_and_disabled(

@@ -7,11 +7,11 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
 
-from presets.macros.replay import Op, OpError, ops_from_json, replay_steps
-from presets.macros.values import to_text
+from engine.macros.replay import Op, OpError, ops_from_json, replay_steps
+from engine.macros.values import to_text
 from servers.models import Server
 
-from .conversation_models import ConversationMessage, SampleConversation, Swipe
+from .models import ConversationMessage, SampleConversation, Swipe
 
 
 def conversations_for(server: Server) -> QuerySet[SampleConversation]:

@@ -7,10 +7,13 @@ docs/assembly.md.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from .stm import StmContext
 
 SCHEMA_VERSION = 1
 
@@ -85,17 +88,6 @@ class TaggedItem:
 
 
 @dataclass(frozen=True, slots=True)
-class StmInputs:
-    channel: int
-    user: int
-    parent_channel: int | None = None
-    lineage: str = ""
-    has_tools: bool = False
-    provider: str = ""
-    long_term_intent: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class Budget:
     context: int
     reply: int = 0
@@ -128,7 +120,7 @@ class BucketDocument:
     history: tuple[HistoryMessage, ...] = ()
     short_term_memory: tuple[StmLine, ...] = ()
     tail_directives: tuple[str, ...] = ()
-    stm_context: StmInputs | None = None
+    stm_context: StmContext | None = None
     budget: Budget | None = None
     impersonation: bool = False
     now: datetime | None = None
@@ -137,6 +129,23 @@ class BucketDocument:
     variables: dict[str, Any] = field(default_factory=dict)
     global_variables: dict[str, Any] = field(default_factory=dict)
     items: tuple[TaggedItem, ...] | None = None
+
+
+def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
+    """JSON text (UTF-8, an optional BOM) decoded; BucketError names the line and column otherwise.
+
+    `what` opens the sentence ("The request body", "the bucket file", …).
+    """
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise BucketError(f"{what} is not UTF-8 text.") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BucketError(
+            f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
+        ) from None
 
 
 def parse_buckets(data: Any) -> BucketDocument:
@@ -309,7 +318,7 @@ def _int(value: Any, label: str, *, optional: bool = False) -> int | None:
     return value
 
 
-def _stm_inputs(value: Any) -> StmInputs | None:
+def _stm_inputs(value: Any) -> StmContext | None:
     if value is None:
         return None
     entry = _entry(value, "stm_context")
@@ -319,7 +328,7 @@ def _stm_inputs(value: Any) -> StmInputs | None:
     lineage = entry.get("lineage") or ""
     if not isinstance(lineage, str):
         raise BucketError("`stm_context.lineage` must be a string.")
-    return StmInputs(
+    return StmContext(
         channel=_int(entry.get("channel"), "stm_context.channel"),
         user=_int(entry.get("user"), "stm_context.user"),
         parent_channel=_int(entry.get("parent_channel"), "stm_context.parent_channel", optional=True),

@@ -1,10 +1,11 @@
 from django.urls import path
 
-from . import views_conversations as views
+from . import views
 
 _C = "servers/<int:server_id>/conversations/<int:conversation_id>/"
 _M = _C + "messages/<int:message_id>/"
 
+app_name = "conversations"
 urlpatterns: list = [
     path("servers/<int:server_id>/conversations/", views.conversation_list, name="conversations"),
     path(

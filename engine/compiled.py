@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from presets.macros import CompiledText, compile_text
-from presets.st_format.model import PresetNode, PromptSettings
+from engine.macros import CompiledText, compile_text
+from engine.st_format.model import PresetNode, PromptSettings
 
 INJECTION_STYLES = ("merge", "standalone")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from presets.st_format.model import ROLES
+from engine.st_format.model import ROLES
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
