@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from presets.macros import MacroEnv, render_text, resolve_identity
+from engine.macros import MacroEnv, render_text, resolve_identity
 
 from .find import parse_find_regex
 from .js import JsRegex, RegexCompileError, Replacement, Run, compile_js_regex, replace_many

@@ -16,7 +16,7 @@ from engine.sampling import (
     parse_server_value,
     sampler_settings_of,
 )
-from presets.st_format import ImportRefused, parse_preset
+from engine.st_format import ImportRefused, parse_preset
 from tests.corpus import CORPUS
 
 PRESET_FILES = sorted((CORPUS / "pm").glob("*.json")) + sorted((CORPUS / "legacy").glob("*.json"))
