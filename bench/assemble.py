@@ -1,20 +1,26 @@
-"""Assembly speed: every corpus preset with the default sample and a 200-message history.
+"""Assembly speed against TomoriBot, the bot Tavernkeep replaces: every shared corpus preset, a 200-message history.
 
-    .venv/bin/python bench/assemble.py [--runs N]
+    .venv/bin/python bench/assemble.py [--runs N] [--rounds N] [--only NAME]
 
-Prints, per preset, the median and max assembly time without token counting, then the token
-counting time alone (cold: first count of each text; warm: from the hash cache), and a summary
-against the targets (≤ 5 ms typical, ≤ 25 ms the heaviest, without counting).
+For every preset in the reference file (`../shared/perf/tomoribot-reference.tsv`, TomoriBot's
+`reassembleWithPreset` in CPU ms on this machine kind), prints our whole assembly
+(`assemble(count_tokens=False)`, CPU ms, median of rounds × runs), the reference and the ratio
+ours / TomoriBot, with every node enabled ("all") and with the preset's own toggles ("own"); then the
+median and worst ratios against the targets (≤ 1.0 median, ≤ 2.0 worst), the floor (a
+200-character preset), a fresh document (parse + first assembly) and token counting on its own
+(cold: every text counted; warm: from the count cache; target ≤ 0.3 ms per assembly).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,17 +29,18 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 from corpus_path import CORPUS  # noqa: E402
 
-from engine.assemble import assemble  # noqa: E402
-from engine.buckets import parse_buckets  # noqa: E402
-from engine.compiled import compile_preset  # noqa: E402
-from engine.st_format import ImportRefused, parse_preset  # noqa: E402
+from engine import CompiledPreset, assemble, compile_preset, parse_buckets  # noqa: E402
+from engine.st_format import parse_preset  # noqa: E402
 from engine.tokens import _counts, message_tokens  # noqa: E402
 
-CORPUS = CORPUS
+REFERENCE = Path(os.environ.get("TAVERNKEEP_REFERENCE") or CORPUS.parent / "perf" / "tomoribot-reference.tsv")
 SPEAKERS = ("Mira", "Dax", "Ren")
+FLOOR_PRESET = "st-openai-Default"
+TARGET_MEDIAN, TARGET_WORST, TARGET_FLOOR_MS, TARGET_WARM_COUNT_MS = 1.0, 2.0, 0.3, 0.3
 
 
 def long_document(messages: int = 200) -> dict:
+    """The default sample with a `messages`-long conversation (the reference was measured on it)."""
     data = json.loads((ROOT / "assembly" / "default_buckets.json").read_text(encoding="utf-8"))
     history = []
     for i in range(messages):
@@ -57,72 +64,116 @@ def long_document(messages: int = 200) -> dict:
     return data
 
 
+def reference() -> dict[str, dict[str, float]]:
+    """TomoriBot's figures per preset name, from the reference file."""
+    lines = [line for line in REFERENCE.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    header = lines[0].split("\t")
+    rows = {}
+    for line in lines[1:]:
+        cells = line.split("\t")
+        rows[cells[0]] = {key: float(value) for key, value in zip(header[1:], cells[1:], strict=True)}
+    return rows
+
+
+def presets(path: Path) -> dict[str, CompiledPreset]:
+    """The file's preset with every node enabled ("all") and with its own toggles ("own")."""
+    parsed = parse_preset(path.read_bytes(), filename=path.name)
+    every = [dataclasses.replace(node, enabled=True) for node in parsed.nodes]
+    return {
+        toggles: compile_preset(
+            preset_id=1, name=parsed.name, injection_style="merge", settings=parsed.settings, nodes=nodes
+        )
+        for toggles, nodes in (("all", every), ("own", parsed.nodes))
+    }
+
+
+def cpu_ms(work: Callable[[], object], *, runs: int, rounds: int) -> float:
+    """CPU milliseconds of one call: the median over `rounds` of each round's median of `runs` calls."""
+    work()  # warm-up
+    medians = []
+    for _ in range(rounds):
+        times = []
+        for _ in range(runs):
+            start = time.process_time()
+            work()
+            times.append((time.process_time() - start) * 1000)
+        medians.append(statistics.median(times))
+    return statistics.median(medians)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
-    doc = parse_buckets(long_document())
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", help="one preset name")
+    args = parser.parse_args()
+    data = long_document()
+    doc = parse_buckets(data)
     start = time.perf_counter()
     message_tokens("load the encoding tables once")
     table_load = (time.perf_counter() - start) * 1000
-    rows = []
-    for path in sorted([*CORPUS.glob("pm/*.json"), *CORPUS.glob("legacy/*.json")]):
-        try:
-            parsed = parse_preset(path.read_bytes(), filename=path.name)
-        except ImportRefused:
-            continue
-        preset = compile_preset(
-            preset_id=1,
-            name=parsed.name,
-            injection_style="merge",
-            settings=parsed.settings,
-            nodes=parsed.nodes,
-        )
-        assemble(doc, preset=preset, count_tokens=False)  # warm-up
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            result = assemble(doc, preset=preset, count_tokens=False)
-            times.append((time.perf_counter() - start) * 1000)
-        _counts.clear()
-        start = time.perf_counter()
-        for m in result.messages:
-            message_tokens(m.content)
-        cold = (time.perf_counter() - start) * 1000
-        start = time.perf_counter()
-        for m in result.messages:
-            message_tokens(m.content)
-        warm = (time.perf_counter() - start) * 1000
-        rows.append(
-            (
-                path.name,
-                len(parsed.nodes),
-                len(result.messages),
-                statistics.median(times),
-                max(times),
-                cold,
-                warm,
-            )
-        )
-
+    ref = reference()
+    names = [args.only] if args.only else list(ref)
+    ratios: dict[str, list[float]] = {"all": [], "own": []}
+    cold_counts, warm_counts = [], []
     print(
-        f"{'preset':46} {'nodes':>5} {'msgs':>5} {'median ms':>10} {'max ms':>8} {'count cold':>11} {'count warm':>11}"
+        f"{'preset':38} {'chars':>7} {'all ms':>8} {'tb':>8} {'ratio':>6}   {'own ms':>8} {'tb':>8} {'ratio':>6}"
     )
-    for name, nodes, msgs, med, mx, cold, warm in rows:
-        print(f"{name:46} {nodes:5d} {msgs:5d} {med:10.2f} {mx:8.2f} {cold:11.2f} {warm:11.2f}")
-    medians = sorted(r[3] for r in rows)
-    heaviest = max(rows, key=lambda r: r[3])
+    for name in names:
+        compiled = presets(CORPUS / "pm" / f"{name}.json")
+        cells = []
+        for toggles in ("all", "own"):
+            preset = compiled[toggles]
+            ours = cpu_ms(
+                lambda preset=preset: assemble(doc, preset=preset, count_tokens=False),
+                runs=args.runs,
+                rounds=args.rounds,
+            )
+            theirs = ref[name][f"tb_reassembly_{toggles}"]
+            ratios[toggles].append(ours / theirs)
+            cells.append(f"{ours:8.3f} {theirs:8.3f} {ours / theirs:6.2f}")
+        result = assemble(doc, preset=compiled["own"], count_tokens=False)
+        _counts.clear()
+        start = time.process_time()
+        for message in result.messages:
+            message_tokens(message.content)
+        cold_counts.append((time.process_time() - start) * 1000)
+        warm_counts.append(
+            cpu_ms(lambda result=result: assemble_counts(result), runs=args.runs, rounds=args.rounds)
+        )
+        print(f"{name:38} {int(ref[name]['chars']):7d} {cells[0]}   {cells[1]}")
+
     print()
-    print(f"presets: {len(rows)}; 200-message history; {runs} runs each; assembly without token counting")
-    print(f"typical (median of medians): {statistics.median(medians):.2f} ms   target <= 5 ms")
-    print(f"heaviest: {heaviest[0]} {heaviest[3]:.2f} ms median, {heaviest[4]:.2f} ms max   target <= 25 ms")
+    print(
+        f"presets: {len(names)}; 200-message history; CPU ms, median of {args.rounds} rounds x {args.runs} runs"
+    )
+    for toggles, label in (("all", "every node on"), ("own", "own toggles  ")):
+        values = ratios[toggles]
+        worst = max(range(len(values)), key=values.__getitem__)
+        print(
+            f"ratio ours/TomoriBot, {label}: median {statistics.median(values):.2f} (target <= {TARGET_MEDIAN}), "
+            f"worst {values[worst]:.2f} {names[worst]} (target <= {TARGET_WORST})"
+        )
+    floor_preset = presets(CORPUS / "pm" / f"{FLOOR_PRESET}.json")["own"]
+    floor = cpu_ms(lambda: assemble(doc, preset=floor_preset, count_tokens=False), runs=50, rounds=3)
+    print(f"floor ({FLOOR_PRESET}, 230 chars): {floor:.3f} ms (target <= {TARGET_FLOOR_MS} ms)")
+    fresh = cpu_ms(
+        lambda: assemble(parse_buckets(data), preset=floor_preset, count_tokens=False), runs=50, rounds=3
+    )
+    print(f"fresh document on the same preset (parse_buckets + first assembly): {fresh:.3f} ms")
     print(f"encoding tables load (once per process): {table_load:.0f} ms")
     print(
-        f"token counting, cold cache: median {statistics.median(r[5] for r in rows):.2f} ms, max {max(r[5] for r in rows):.2f} ms"
+        f"token counting per assembly, cold cache: median {statistics.median(cold_counts):.2f} ms, "
+        f"max {max(cold_counts):.2f} ms"
     )
     print(
-        f"token counting, warm cache: median {statistics.median(r[6] for r in rows):.3f} ms, max {max(r[6] for r in rows):.3f} ms"
+        f"token counting per assembly, warm cache: median {statistics.median(warm_counts):.3f} ms, "
+        f"max {max(warm_counts):.3f} ms (target <= {TARGET_WARM_COUNT_MS} ms)"
     )
+
+
+def assemble_counts(result) -> int:
+    return sum(message_tokens(message.content) for message in result.messages)
 
 
 if __name__ == "__main__":
