@@ -16,7 +16,7 @@ from .buckets import BucketDocument, Budget, StmLine
 from .compiled import CompiledPreset
 from .injection import STYLES, place_injections, tail_injections
 from .macros import RenderOutput, Segment, render_segments, resolve_identity
-from .native import SAMPLE_HEADER, macro_env, native_items
+from .native import SAMPLE_HEADER, history_run, macro_env, native_items
 from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import Arrangement, native_arrangement, node_is_active, rearrange
@@ -279,7 +279,7 @@ def _count(
 ) -> TokenReport:
     exact = provider in (None, "openai")
     if not count_tokens:
-        return TokenReport(encoding=encoding, exact=exact, per_message=tuple(0 for _ in messages), total=0)
+        return TokenReport(encoding=encoding, exact=exact, per_message=(0,) * len(messages), total=0)
     per_message = tuple(message_tokens(m.content, encoding) for m in messages)
     if payload is not None and provider != "openai":
         total = count_messages(provider_texts(provider, payload), encoding)
@@ -344,30 +344,31 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
 
 
 def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Message]:
-    messages = []
-    for item in items:
-        texts = [
-            resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed)
-            if p.trusted
-            else p.text
-            for p in item.parts
-        ]
-        text = "".join(texts)
-        if not text.strip():
-            continue
-        sources: dict[Source, None] = {}
-        for part in item.parts:
-            for source in part.sources:
-                sources[source] = None
-        pieces = tuple((p.sources[0], t) for p, t in zip(item.parts, texts, strict=True) if p.sources and t)
-        messages.append(
-            Message(
-                role=item.role,
-                content=text,
-                sources=tuple(sources),
-                tag=item.tag,
-                history=item.history,
-                pieces=pieces,
-            )
-        )
-    return messages
+    ready = history_run(doc).messages if doc.items is None else {}
+    # A history item as the document gave it already has its message; the rest are built here.
+    built = [ready.get(id(item)) or _message(item, doc, seed) for item in items]
+    return [message for message in built if message is not None]
+
+
+def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
+    """The item as a message (identity macros resolved in its trusted parts); None when it is blank."""
+    texts = [
+        resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed) if p.trusted else p.text
+        for p in item.parts
+    ]
+    text = "".join(texts)
+    if not text.strip():
+        return None
+    sources: dict[Source, None] = {}
+    for part in item.parts:
+        for source in part.sources:
+            sources[source] = None
+    pieces = tuple((p.sources[0], t) for p, t in zip(item.parts, texts, strict=True) if p.sources and t)
+    return Message(
+        role=item.role,
+        content=text,
+        sources=tuple(sources),
+        tag=item.tag,
+        history=item.history,
+        pieces=pieces,
+    )

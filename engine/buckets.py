@@ -129,6 +129,9 @@ class BucketDocument:
     variables: dict[str, Any] = field(default_factory=dict)
     global_variables: dict[str, Any] = field(default_factory=dict)
     items: tuple[TaggedItem, ...] | None = None
+    # What the engine derives from the document once and shares between its assemblies (the
+    # history's items and messages, engine.native); a `replace()`d document starts empty.
+    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:

@@ -7,11 +7,14 @@ sees exactly what native assembly would send.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
+from operator import attrgetter
 
-from .buckets import TAGS, BucketDocument, StmLine, TaggedItem
+from .buckets import TAGS, BucketDocument, HistoryMessage, StmLine, TaggedItem
 from .macros import MacroEnv
-from .parts import Item, Part, native_source, single
+from .parts import Item, Message, Part, native_source, single
 
 FALLBACK_SYSTEM_PROMPT = (
     "You are {{char}}, a member of this Discord server. Reply in character, keep it conversational, "
@@ -74,24 +77,56 @@ def native_items(
     block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
     for index, pair in enumerate(doc.sample_dialogues):
         block("DIALOGUE_SAMPLE", format_sample(pair.user, pair.char, sample_header), group=index)
-    for message in doc.history:
-        text = (
-            f"{message.name}: {message.content}"
-            if message.role == "user" and message.name
-            else message.content
-        )
-        if text.strip():
-            items.append(
-                single(
-                    "DIALOGUE_HISTORY",
-                    message.role,
-                    text,
-                    native_source("DIALOGUE_HISTORY"),
-                    trusted=False,
-                    history=True,
-                )
-            )
+    items.extend(history_run(doc).items)
     return tuple(items)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRun:
+    """The document's history as native items, with what assembly needs from it, built once per document."""
+
+    items: tuple[Item, ...]
+    # Each item's finished message (history text is sent as it is): an assembly that leaves an
+    # item unchanged reuses it, so a long history costs no objects per message.
+    messages: dict[int, Message]  # id(item) -> message; the run keeps the items alive
+    last_user_message: str
+    last_message: str
+    last_char_message: str
+    user_message_times: tuple[datetime, ...]
+
+
+def history_run(doc: BucketDocument) -> HistoryRun:
+    """The document's `HistoryRun`, built on first use and kept in `doc.memo`."""
+    run = doc.memo.get("history")
+    if run is None:
+        run = doc.memo["history"] = _history_run(doc.history)
+    return run
+
+
+def _history_run(history: tuple[HistoryMessage, ...]) -> HistoryRun:
+    source = native_source("DIALOGUE_HISTORY")
+    sources = (source,)
+    items: list[Item] = []
+    messages: dict[int, Message] = {}
+    for message in history:
+        role, content = message.role, message.content
+        text = f"{message.name}: {content}" if role == "user" and message.name else content
+        if text.strip():
+            item = Item("DIALOGUE_HISTORY", role, (Part(text, sources, False),), history=True)
+            items.append(item)
+            messages[id(item)] = Message(
+                role, text, sources, "DIALOGUE_HISTORY", history=True, pieces=((source, text),)
+            )
+    return HistoryRun(
+        items=tuple(items),
+        messages=messages,
+        last_user_message=next((m.content for m in reversed(history) if m.role == "user"), ""),
+        last_message=history[-1].content if history else "",
+        last_char_message=next((m.content for m in reversed(history) if m.role == "assistant"), ""),
+        user_message_times=tuple(
+            m.timestamp for m in history if m.role == "user" and m.timestamp is not None
+        ),
+    )
 
 
 def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
@@ -107,8 +142,8 @@ def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
 def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 0) -> MacroEnv:
     """What the content and clock macros read, taken from the same blocks native assembly sends."""
     by_tag: dict[str, list[Item]] = {}
-    for item in items:
-        by_tag.setdefault(item.tag, []).append(item)
+    for tag, run in groupby(items, attrgetter("tag")):  # native items come in runs of one tag
+        by_tag.setdefault(tag, []).extend(run)
     samples = [item.text for item in by_tag.get("DIALOGUE_SAMPLE", ())]
     summary = "\n".join(
         item.text for item in by_tag.get("KNOWLEDGE_SHORT_TERM_MEMORY", ()) if item.same_channel
@@ -119,9 +154,13 @@ def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 
         raw = [s.split("\n", 1)[1] if s.startswith(SAMPLE_HEADER + "\n") else s for s in samples]
         personality = "\n".join(item.text for item in by_tag.get("SYSTEM_PERSONALITY", ()))
         description = "\n".join(item.text for item in by_tag.get("SYSTEM_PERSONA_PROMPT", ()))
+        last_user = next((text for role, text in reversed(history) if role == "user"), "")
+        last = history[-1][1] if history else ""
+        last_char = next((text for role, text in reversed(history) if role == "assistant"), "")
     else:
-        history = [(m.role, m.content) for m in doc.history]
-        times = tuple(m.timestamp for m in doc.history if m.role == "user" and m.timestamp is not None)
+        run = history_run(doc)
+        last_user, last, last_char = run.last_user_message, run.last_message, run.last_char_message
+        times = run.user_message_times
         raw = [format_sample(p.user, p.char, "") for p in doc.sample_dialogues]
         samples = [format_sample(p.user, p.char) for p in doc.sample_dialogues]
         personality = "\n".join(doc.personality)
@@ -131,9 +170,9 @@ def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 
         personality=personality,
         mes_examples="\n".join(s for s in samples if s),
         mes_examples_raw="\n".join(s for s in raw if s),
-        last_user_message=next((text for role, text in reversed(history) if role == "user"), ""),
-        last_message=history[-1][1] if history else "",
-        last_char_message=next((text for role, text in reversed(history) if role == "assistant"), ""),
+        last_user_message=last_user,
+        last_message=last,
+        last_char_message=last_char,
         summary=summary,
         now=doc.now,
         timezone=doc.timezone,

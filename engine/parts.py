@@ -36,7 +36,13 @@ class Source:
 
 
 def native_source(tag: str) -> Source:
-    return Source(kind="native", tag=tag)
+    source = _NATIVE_SOURCES.get(tag)
+    if source is None:
+        source = _NATIVE_SOURCES[tag] = Source(kind="native", tag=tag)
+    return source
+
+
+_NATIVE_SOURCES: dict[str, Source] = {}  # one shared (frozen) source per tag
 
 
 def node_source(identifier: str, name: str) -> Source:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
@@ -144,8 +146,8 @@ class _Walk:
         self.notes = notes
         self.active = [node_is_active(node, notes) for node in self.nodes]
         self.buckets: dict[str, list[Item]] = {}
-        for item in native:
-            self.buckets.setdefault(item.tag, []).append(item)
+        for tag, run in groupby(native, attrgetter("tag")):  # native items come in runs of one tag
+            self.buckets.setdefault(tag, []).extend(run)
         self.dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
 
         ids = [cn.node.identifier for cn in self.nodes]
