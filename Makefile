@@ -1,10 +1,10 @@
-# Two commands matter: `make run` and `make test` (see README.md).
+# Two commands matter: `make run` and `make test` (see README.md); `make dev` for development.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test setup browser lint format bench worker beat clean
+.PHONY: run dev test setup browser lint format bench worker beat clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,20 @@ browser:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# The demo as production serves it: DEBUG off (the project's own 404/403/500 pages), gunicorn,
+# static files from WhiteNoise. Plain http on 127.0.0.1, so cookies drop the Secure flag (SECURE_HTTPS=0).
+# One worker process: without REDIS_URL the cache lives in that process.
+DEMO_ENV := DEBUG=0 SECURE_HTTPS=0
+
 run: setup
+	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput
+	$(DEMO_ENV) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(DEMO_ENV) $(BIN)/python manage.py demo_data
+	@echo "Open http://127.0.0.1:$(PORT)/ and sign in as alice / tavern-demo"
+	$(DEMO_ENV) $(BIN)/gunicorn config.wsgi:application --bind 127.0.0.1:$(PORT) --workers 1 --threads 4 --access-logfile -
+
+# Development: DEBUG on (Django's debug pages), runserver reloading on every change.
+dev: setup
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py demo_data
 	@echo "Open http://127.0.0.1:$(PORT)/ and sign in as alice / tavern-demo"

@@ -1,10 +1,11 @@
-"""Project-wide middleware: security headers and the maintenance page."""
+"""Project-wide middleware: security headers, body limits, the maintenance page and htmx messages."""
 
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -79,3 +80,25 @@ class MaintenanceMiddleware:
             )
         html = render_to_string("503.html")
         return HttpResponse(html, status=503, headers={"Retry-After": "30"})
+
+
+class HtmxMessagesMiddleware:
+    """Shows the messages queued during an htmx request in the page's #flash box (an out-of-band
+    swap appended to the partial), so they are consumed now instead of surfacing on a later page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not getattr(request, "htmx", False) or response.status_code != 200 or response.streaming:
+            return response
+        if "HX-Redirect" in response.headers or "HX-Location" in response.headers:
+            return response  # the next page shows them
+        if not response.get("Content-Type", "").startswith("text/html"):
+            return response
+        queued = list(messages.get_messages(request))
+        if queued:
+            flash = render_to_string("messages.html", {"messages": queued}, request=request)
+            response.content += f'<div hx-swap-oob="innerHTML:#flash">{flash}</div>'.encode()
+        return response

@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.HtmxMessagesMiddleware",  # after MessageMiddleware: its answer is seen first
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -186,9 +187,16 @@ CONTENT_SECURITY_POLICY = (
     "frame-ancestors 'none'; form-action 'self'"
 )
 
+# One handler, on the root logger: Django's own loggers (django, django.request, django.server)
+# keep their levels but print through it, so each line appears once whatever DEBUG is.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "INFO", "propagate": True},
+    },
 }

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from . import login_throttle, selectors, services
-from .permissions import Action, get_server_for, servers_for, user_can
+from .permissions import Action, get_server_for, role_of, servers_for, user_can
+from .status import server_status
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):
@@ -45,7 +46,13 @@ def home(request: HttpRequest) -> HttpResponse:
 def server_home(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     can = {action.value: user_can(request.user, server, action) for action in Action}
-    return render(request, "servers/server.html", {"server": server, "can": can})
+    context = {
+        "server": server,
+        "can": can,
+        "status": server_status(server),
+        "role": role_of(request.user, server),
+    }
+    return render(request, "servers/server.html", context)
 
 
 @login_required
