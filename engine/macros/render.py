@@ -14,6 +14,7 @@ from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .handlers import HANDLERS, TRIM_MARK
 from .parser import MAX_NESTING, MAX_TEXT_CHARS, CompiledText, EachBlock, Macro, Parts, compile_text
 from .paths import PathError, get_path, split_path
+from .reuse import Recording, WatchedValues, finish_recording, replay, still_holds
 from .values import as_collection
 
 MAX_EACH_ITERATIONS = 1000
@@ -70,23 +71,50 @@ def render_segments(
     first = _Pass(env, seed, moment, start_local, start_global, None, None, draws, label=label_warnings)
     outputs: list[SegmentOutput] = []
     resume_at, checkpoint = len(segments), None
+    recorded: dict[int, Recording] = {}
+    watched: tuple[WatchedValues, WatchedValues] | None = None
     for index, segment in enumerate(segments):
         if checkpoint is None:
             before = first.checkpoint()
             outputs.append(first.render(segment))
             if first.local.missed or first.global_.missed:
                 resume_at, checkpoint = index, before
-        elif segment.template.macro_names & _WRITES:  # the rest of pass 1 only needs to find S1
-            first.render(segment)
+                watched = (WatchedValues(first.local.values), WatchedValues(first.global_.values))
+                first.local.values, first.global_.values = watched
+        elif watched is not None and segment.template.macro_names & _WRITES:
+            # The rest of pass 1 only needs to find S1; what it renders is kept for pass 2.
+            warnings_at, unknown_at, evaluations = len(first.warnings), len(first.unknown), first.evaluations
+            output = first.render(segment)
+            recording = finish_recording(
+                output,
+                watched,
+                warnings=first.warnings[warnings_at:],
+                unknown=list(first.unknown)[unknown_at:],
+                evaluations=evaluations,
+                spent=first.evaluations - evaluations,
+            )
+            if recording is not None:
+                recorded[index] = recording
     final = first
-    if checkpoint is not None:
+    if checkpoint is not None and watched is not None:
         # A key was read before anything gave it a value, so pass 2 may differ from pass 1. Up to
-        # that segment both passes are identical: pass 2 resumes there, with S1 for such reads.
-        final = first.resume(
-            checkpoint, forward_local=first.local.values, forward_global=first.global_.values
-        )
+        # that segment both passes are identical: pass 2 resumes there, with S1 for such reads, and
+        # renders again only the segments whose inputs changed (reuse.py).
+        final = first.resume(checkpoint, forward_local=watched[0].plain(), forward_global=watched[1].plain())
         del outputs[resume_at:]
-        outputs.extend(final.render(segment) for segment in segments[resume_at:])
+        namespaces = (final.local, final.global_)
+        for index in range(resume_at, len(segments)):
+            recording = recorded.get(index)
+            if recording is None or not still_holds(
+                recording, namespaces, final.evaluations, MAX_EVALUATIONS
+            ):
+                outputs.append(final.render(segments[index]))
+                continue
+            replay(recording, namespaces)
+            final.warnings.extend(recording.warnings)
+            final.unknown.update(dict.fromkeys(recording.unknown))
+            final.evaluations += recording.spent
+            outputs.append(recording.output)
     if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
         final.warnings.append(zone_warning)
     warnings = tuple(dict.fromkeys(final.warnings))

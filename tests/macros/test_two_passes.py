@@ -1,7 +1,8 @@
 """The two-pass rule, checked against a plain reference: pass 1 over everything, pass 2 over everything.
 
 `render_segments` skips work (pass 1 only renders writers once a key was read too early, pass 2
-resumes where the passes start to differ); the results must be the same as the plain way.
+resumes where the passes start to differ and replays the segments whose inputs did not change); the
+results must be the same as the plain way.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ PIECES = [
     "{{incvar::c}}", "{{addvar::a::2}}", "{{deletevar::a}}", "{{roll:1d6}}", "{{random::p::q::r}}",
     "{{setglobalvar::g::{{roll:1d20}}}}", "{{getglobalvar::g}}", "{{foo}}", "{{roll:bad}}", "{{description}}",
     "{{each::[1,2]}}{{incvar::n}}{{/each}}", "{{getvar::n}}", "text ", "{{// {{setvar::c::7}} }}", "{{pick::x::y}}",
+    "{{setvar::a::{{getvar::c}}}}", "{{addvar::b::{{getvar::g}}}}", "{{setglobalvar::g::{{getvar::b}}}}",
 ]  # fmt: skip
 
 segment_texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=6).map("".join), min_size=1, max_size=6)
@@ -70,3 +72,21 @@ def test_warnings_and_unknown_macros_before_a_forward_read_are_kept_once() -> No
 def test_a_read_of_a_key_nobody_writes_renders_empty() -> None:
     output = render_nodes("[{{getvar::never}}]", "{{setvar::other::1}}")
     assert output.segments[0].text == "[]"
+
+
+def test_a_node_fed_by_a_re_rendered_node_shows_the_second_pass_value() -> None:
+    # "early" reads `late` before it is written; "copy" depends on what "early" stores, so it must
+    # render again in pass 2 even though its own text never reads ahead.
+    output = render_nodes(
+        "{{setvar::seen::[{{getvar::late}}]}}",
+        "{{setvar::copy::{{getvar::seen}}!}}{{getvar::copy}}",
+        "{{setvar::late::L}}",
+        "{{getvar::copy}}",
+    )
+    assert [segment.text for segment in output.segments] == ["", "[L]!", "", "[L]!"]
+    assert output.variables == {"seen": "[L]", "copy": "[L]!", "late": "L"}
+
+
+def test_a_writer_after_a_forward_read_that_reads_nothing_ahead_keeps_its_draws() -> None:
+    output = render_nodes("{{getvar::late}}", "{{setvar::late::{{roll:1d1000000}}}}{{getvar::late}}")
+    assert output.segments[0].text == output.segments[1].text
