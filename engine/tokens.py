@@ -30,6 +30,11 @@ def _encoder(name: str) -> Any:
     return bpe_openai.get_encoding(name)
 
 
+def load_tables(encoding: str = DEFAULT_ENCODING) -> None:
+    """Load the encoding's rank tables now (about 1.5 s) rather than on the first count."""
+    _encoder(encoding)
+
+
 def count_text(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """The exact number of tokens of `text` in the OpenAI encoding (special tokens count as text)."""
     if not text:

@@ -1,0 +1,34 @@
+"""A web process warmed at start (gunicorn.conf.py → assembly.warmup) answers its first assemble
+request without compiling or loading a preset and without loading the token tables."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from assembly.warmup import warm_process
+from presets.cache import clear_local
+
+
+def test_the_first_request_after_the_warm_up_reads_no_preset_from_the_database(
+    client, api_token, stored_preset, sample_document
+):
+    clear_local()
+    warm_process(close_connections=False)
+    url = reverse("assembly:api-assemble", args=[stored_preset.server_id])
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(
+            url, sample_document, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {api_token}"
+        )
+    assert response.status_code == 200
+    assert response.json()["preset"] == stored_preset.name
+    assert not [q["sql"] for q in queries.captured_queries if "presets_" in q["sql"]]
+
+
+def test_a_warm_up_without_any_active_preset_still_loads_the_token_tables(db):
+    from engine.tokens import _encoder
+
+    _encoder.cache_clear()
+    warm_process(close_connections=False)
+    assert _encoder.cache_info().currsize == 1
