@@ -42,6 +42,9 @@ class Preset(models.Model):
     stored_text = models.TextField(help_text="The upload as text, secrets blanked, key order preserved.")
     settings = models.JSONField(default=dict, blank=True, help_text="Settings that shape the prompt.")
     summary = models.JSONField(default=dict, blank=True, help_text="The import summary (SPEC §1.6).")
+    sampling = models.JSONField(
+        default=dict, blank=True, help_text="The sampler settings the file sets (engine.sampling names)."
+    )
     carried_over = models.PositiveIntegerField(
         null=True, blank=True, help_text="Node choices carried over from the preset this one replaced."
     )
@@ -114,3 +117,38 @@ class PresetNode(models.Model):
         normalises the whole text, which costs more than the rest of the row on big presets)."""
         text = " ".join(self.content[: PREVIEW_CHARS + 40].split())
         return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+class SamplingMode(models.TextChoices):
+    PRESET = "preset", "The preset's sampling"
+    SERVER = "server", "The server's own values"
+    MERGED = "merged", "The preset's, with the server's values winning per field"
+
+
+class SamplingProvider(models.TextChoices):
+    OPENAI = "openai", "OpenAI"
+    ANTHROPIC = "anthropic", "Anthropic"
+    GEMINI = "gemini", "Gemini"
+
+
+class ServerSampling(models.Model):
+    """A server's choice of what sampler settings reach the model; no row means the preset's."""
+
+    server = models.OneToOneField(Server, on_delete=models.CASCADE, primary_key=True, related_name="sampling")
+    mode = models.CharField(max_length=16, choices=SamplingMode.choices, default=SamplingMode.PRESET)
+    provider = models.CharField(
+        max_length=16,
+        choices=SamplingProvider.choices,
+        default=SamplingProvider.OPENAI,
+        help_text="The provider the bot sends to; the preset page shows the effective values for it.",
+    )
+    values = models.JSONField(
+        default=dict, blank=True, help_text="The server's own values (SillyTavern names), checked when set."
+    )
+    updated_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"sampling of server {self.server_id}"

@@ -171,6 +171,7 @@ def _store(
         is_active=is_active,
         stored_text=parsed.stored_text,
         settings=parsed.settings.to_dict(),
+        sampling=parsed.sampling,
         summary=summary.to_dict(),
         carried_over=carried_over,
         node_count=len(nodes),

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api, views, views_sampling
 
 app_name = "presets"
 
@@ -9,6 +9,7 @@ urlpatterns = [
     path("help/", views.help_page, name="help"),
     path("servers/<int:server_id>/presets/", views.preset_list, name="list"),
     path("servers/<int:server_id>/presets/upload/", views.preset_upload, name="upload"),
+    path("servers/<int:server_id>/sampling/", views_sampling.sampling, name="sampling"),
     path(_preset, views.preset_detail, name="detail"),
     path(_preset + "activate/", views.preset_activate, name="activate"),
     path(_preset + "deactivate/", views.preset_deactivate, name="deactivate"),

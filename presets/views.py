@@ -24,7 +24,7 @@ from engine.st_format import ImportRefused, ImportSummary
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 
-from . import selectors, services
+from . import selectors, services, views_sampling
 from .forms import UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
 
@@ -298,6 +298,7 @@ def _detail_context(
         "node_filters": selectors.NODE_FILTERS,
         "filtered": bool(filters["q"] or filters["kind"]),
         **filters,
+        **views_sampling.panel_context(request, server, preset),
     }
 
 

@@ -28,6 +28,7 @@ class Action(StrEnum):
     SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
     VIEW_PREVIEW = "view_preview"  # preview, sample buckets and conversations (read)
     EDIT_SAMPLES = "edit_samples"  # sample buckets and sample conversations (edit)
+    MANAGE_SAMPLING = "manage_sampling"  # the server's sampling choice (mode, provider, own values)
 
 
 _ALL = frozenset(Role)
@@ -41,6 +42,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
     Action.SEE_OPT_IN: _ALL,
     Action.VIEW_PREVIEW: _ALL,
     Action.EDIT_SAMPLES: frozenset({Role.ADMIN, Role.SUPPORT}),
+    Action.MANAGE_SAMPLING: frozenset({Role.ADMIN}),
 }
 
 

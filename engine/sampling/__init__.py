@@ -8,9 +8,11 @@ from .rules import PROVIDER_LABELS, PROVIDERS
 from .settings import (
     MODE_LABELS,
     MODES,
+    PRESET_KEYS,
     REASONING_EFFORTS,
     SETTING_NAMES,
     SamplerSettings,
+    SamplingChoice,
     SamplingValueError,
     effective_settings,
     parse_server_value,
@@ -20,6 +22,7 @@ from .settings import (
 __all__ = [
     "MODES",
     "MODE_LABELS",
+    "PRESET_KEYS",
     "PROVIDERS",
     "PROVIDER_LABELS",
     "REASONING_EFFORTS",
@@ -27,6 +30,7 @@ __all__ = [
     "Dropped",
     "GenerationSettings",
     "SamplerSettings",
+    "SamplingChoice",
     "SamplingValueError",
     "effective_settings",
     "generation_settings",

@@ -36,6 +36,9 @@ ALIASES = {
     "genamt": "openai_max_tokens",
 }
 
+# Every top-level key of a preset file the sampler settings are read from.
+PRESET_KEYS = (*SETTING_NAMES, *ALIASES)
+
 REASONING_EFFORTS = ("auto", "min", "low", "medium", "high", "max")
 
 MODES = ("preset", "server", "merged")
@@ -98,6 +101,30 @@ class SamplerSettings:
     def overridden_by(self, other: SamplerSettings) -> SamplerSettings:
         """These settings with every field `other` sets replaced by its value."""
         return replace(self, **other.to_dict())
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingChoice:
+    """A server's choice (mode, the provider it sends to, its own values); the default sends the preset's."""
+
+    mode: str = "preset"
+    provider: str = "openai"
+    values: SamplerSettings = SamplerSettings()
+
+    def effective(self, preset: SamplerSettings | None) -> SamplerSettings:
+        """The settings sent with this preset's (None: native assembly) under this choice."""
+        return effective_settings(self.mode, preset, self.values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "provider": self.provider, "values": self.values.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SamplingChoice:
+        return cls(
+            mode=d.get("mode") if d.get("mode") in MODES else "preset",
+            provider=str(d.get("provider") or "openai"),
+            values=SamplerSettings.from_dict(d.get("values")),
+        )
 
 
 def sampler_settings_of(data: Mapping[str, Any]) -> SamplerSettings:

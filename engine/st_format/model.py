@@ -5,7 +5,7 @@ Pure dataclasses: no Django, no I/O. Everything here is picklable and JSON-frien
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 SHAPES = ("prompt_manager", "pre_prompt_manager", "text_completion", "system_prompt")
@@ -93,6 +93,7 @@ _TUPLE_FIELDS = (
     "unsupported_macros",
     "html_nodes",
     "kept_not_applied",
+    "sampler_settings",
     "secrets_blanked",
     "warnings",
     "notes",
@@ -117,6 +118,9 @@ class ImportSummary:
     unsupported_macros: tuple[str, ...] = ()
     html_nodes: tuple[str, ...] = ()
     kept_not_applied: tuple[str, ...] = ()
+    sampler_settings: tuple[
+        str, ...
+    ] = ()  # the sampler settings the file sets (sent per the server's choice)
     secrets_blanked: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -151,3 +155,4 @@ class ParsedPreset:
     settings: PromptSettings
     summary: ImportSummary
     stored_text: str  # the upload as text, secrets blanked, key order preserved
+    sampling: dict[str, Any] = field(default_factory=dict)  # SamplerSettings.to_dict()

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from engine.sampling import PRESET_KEYS, sampler_settings_of
 from engine.st_format.chat_template import TokenStripper, instruct_sequences
 from engine.st_format.decode import TOO_DEEP, decode_upload
 from engine.st_format.legacy import (
@@ -133,9 +134,12 @@ def _settings(data: dict[str, Any]) -> tuple[PromptSettings, list[str]]:
     return PromptSettings(**values), warnings
 
 
+_SAMPLER_KEYS = frozenset(PRESET_KEYS)  # sent to the model per the server's choice (engine.sampling)
+
+
 def _kept_not_applied(data: dict[str, Any], shape: str) -> tuple[str, ...]:
     """Top-level data stored with the preset but not applied (sampler settings, regex scripts, models)."""
-    consumed = _CONSUMED[shape] | _ALWAYS_CONSUMED
+    consumed = _CONSUMED[shape] | _ALWAYS_CONSUMED | _SAMPLER_KEYS
     kept = []
     for key, value in data.items():
         if key in consumed:
@@ -198,6 +202,7 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
         notes=converted.notes,
         secrets_blanked=secrets,
         kept_not_applied=_kept_not_applied(data, shape),
+        sampler_settings=tuple(key for key in data if key in _SAMPLER_KEYS and data[key] is not None),
     )
     return ParsedPreset(
         name=preset_name_from_filename(filename),
@@ -206,4 +211,5 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
         settings=settings,
         summary=summary,
         stored_text=stored_text,
+        sampling=sampler_settings_of(data).to_dict(),
     )

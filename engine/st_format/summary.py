@@ -114,6 +114,7 @@ def summarize(
     notes: Sequence[str] = (),
     secrets_blanked: Sequence[str] = (),
     kept_not_applied: Sequence[str] = (),
+    sampler_settings: Sequence[str] = (),
 ) -> ImportSummary:
     """The full summary for `nodes` in their current state, plus what the import itself found."""
     macros = unsupported_macros(nodes)
@@ -133,6 +134,7 @@ def summarize(
         unsupported_macros=macros,
         html_nodes=html,
         kept_not_applied=tuple(kept_not_applied),
+        sampler_settings=tuple(sampler_settings),
         secrets_blanked=tuple(secrets_blanked),
         warnings=(*import_warnings, *derived),
         notes=tuple(notes),
@@ -150,4 +152,5 @@ def resummarize(summary: ImportSummary, nodes: Sequence[PresetNode]) -> ImportSu
         notes=summary.notes,
         secrets_blanked=summary.secrets_blanked,
         kept_not_applied=summary.kept_not_applied,
+        sampler_settings=summary.sampler_settings,
     )

@@ -108,7 +108,14 @@ def test_top_level_extras_are_kept_but_not_applied(parse) -> None:
         temperature=0.9, openai_model="gpt-4o", extensions={"regex_scripts": []}, squash_system_messages=True
     )
     kept = parse(data).summary.kept_not_applied
-    assert kept == ("temperature", "openai_model", "extensions.regex_scripts")
+    assert kept == ("openai_model", "extensions.regex_scripts")
+
+
+def test_sampler_settings_are_read_and_no_longer_called_kept_but_not_applied(parse) -> None:
+    parsed = parse(_preset(temperature=0.9, top_k=40, seed=None, typical_p=0.9))
+    assert parsed.sampling == {"temperature": 0.9, "top_k": 40}
+    assert parsed.summary.sampler_settings == ("temperature", "top_k")
+    assert parsed.summary.kept_not_applied == ("typical_p",)
 
 
 def test_prompt_shaping_settings_are_applied(parse) -> None:

@@ -52,10 +52,10 @@ def test_the_form_name_overrides_the_file_name(client, alice, lantern, demo_byte
     assert Preset.objects.get(server=lantern).name == "Friday Night"
 
 
-def test_the_summary_lists_kept_settings_and_the_depth_injection(client, alice, lantern, house_style):
+def test_the_summary_lists_sampler_settings_and_the_depth_injection(client, alice, lantern, house_style):
     client.force_login(alice)
     page = client.get(reverse("presets:detail", args=[lantern.id, house_style.pk])).content.decode()
-    assert "Kept but not applied" in page and "temperature" in page
+    assert "Sampler settings" in page and "temperature" in page
     assert "depth 0" in page
 
 

@@ -1,4 +1,6 @@
-"""`manage.py preset import FILE --server ID …` and `manage.py preset list --server ID`, JSON out.
+"""`manage.py preset import FILE --server ID …`, `manage.py preset list --server ID` and
+`manage.py preset sampling --server ID (--use preset|server|merged) [--set NAME=VALUE ...]
+[--unset NAME ...] --json` (the server's sampling choice, then its effective settings per provider), JSON out.
 
 The contract (acceptance checks use it): success prints one JSON object and exits 0; a refused file,
 a name clash without --replace/--keep-both, or an unreadable file prints ONE line starting
@@ -16,8 +18,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from engine.sampling import MODES, PROVIDERS
 from engine.st_format import ImportRefused
-from presets import selectors, services
+from presets import sampling_selectors, sampling_services, selectors, services
 from presets.reports import import_report, preset_listing
 from servers.services import server_ensure
 
@@ -49,17 +52,34 @@ class Command(BaseCommand):
         listing = actions.add_parser("list", help="List a server's presets.")
         listing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
         listing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        sampling = actions.add_parser("sampling", help="Set a server's sampling choice and show its effect.")
+        sampling.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        sampling.add_argument(
+            "--use", choices=MODES, help="Send the preset's, the server's, or merged values."
+        )
+        sampling.add_argument("--provider", choices=PROVIDERS, help="The provider the server sends to.")
+        sampling.add_argument(
+            "--set", action="extend", nargs="+", default=[], metavar="NAME=VALUE", help="Set server values."
+        )
+        sampling.add_argument(
+            "--unset", action="extend", nargs="+", default=[], metavar="NAME", help="Remove server values."
+        )
+        sampling.add_argument("--json", action="store_true", help="Print JSON (always on).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             if options["action"] == "import":
                 report = self._import(options)
+            elif options["action"] == "sampling":
+                report = self._sampling(options)
             else:
                 report = {"presets": [_row(p) for p in selectors.presets_for(options["server"])]}
         except ImportRefused as exc:
             self._fail(exc.message)
         except services.PresetError as exc:
             self._fail(exc.message + " Use --replace or --keep-both.")
+        except sampling_services.SamplingError as exc:
+            self._fail(exc.message)
         except OSError as exc:
             self._fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
         except DatabaseError as exc:
@@ -85,6 +105,25 @@ class Command(BaseCommand):
             actor_label="cli",
         )
         return import_report(result)
+
+    def _sampling(self, options: dict[str, Any]) -> dict[str, Any]:
+        pairs = {}
+        for item in options["set"]:
+            name, equals, value = item.partition("=")
+            if not equals or not name.strip():
+                raise sampling_services.SamplingError(f"--set takes NAME=VALUE, not {item!r}.")
+            pairs[name.strip()] = value
+        server = server_ensure(server_id=options["server"])
+        choice = sampling_services.sampling_set(
+            server=server,
+            mode=options["use"],
+            provider=options["provider"],
+            set_values=pairs,
+            unset=options["unset"],
+            by=None,
+            actor_label="cli",
+        )
+        return sampling_selectors.settings_per_provider(choice, sampling_selectors.active_preset(server))
 
     def _fail(self, message: str, code: int = EXIT_REFUSED) -> NoReturn:
         sys.stderr.write("error: " + " ".join(message.split()) + "\n")
