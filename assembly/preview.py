@@ -67,6 +67,7 @@ class Preview:
     shares: tuple[BudgetShare, ...] = ()
     limit: int = 0  # the prompt budget, or the total when there is none
     provider_json: str = ""
+    generation_json: str = ""  # the sampler parameters sent (engine.sampling)
     variables_json: str = ""
     global_variables_json: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -119,6 +120,7 @@ def preview_assembly(
         shares=_shares(rows, limit),
         limit=limit,
         provider_json=_pretty(main.provider_payload) if main.provider_payload is not None else "",
+        generation_json=_pretty(main.generation.params) if main.generation is not None else "",
         variables_json=_pretty(main.variables),
         global_variables_json=_pretty(main.global_variables),
     )

@@ -17,8 +17,10 @@ from typing import Any
 from engine.assemble import Assembly, StoredStm, assemble
 from engine.buckets import BucketDocument, StmLine
 from engine.compiled import CompiledPreset
+from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
+from presets import sampling_cache
 from presets import selectors as preset_selectors
 
 from .bucket_models import SampleBucket
@@ -115,4 +117,15 @@ def assemble_for_server(
         server_id=server_id,
         stm=stored_stm(server_id, doc),
         seed=seed,
+        generation=generation_for(server_id, preset, provider),
     )
+
+
+def generation_for(server_id: int, preset: CompiledPreset | None, provider: str | None) -> GenerationSettings:
+    """The sampler parameters under the server's sampling choice (cached: no SQL once warm), for the
+    requested provider, else for the server's own."""
+    choice = sampling_cache.get_sampling_choice(server_id)
+    target = (
+        provider if provider in PROVIDERS else choice.provider if choice.provider in PROVIDERS else "openai"
+    )
+    return generation_settings(choice.effective(preset.sampling if preset is not None else None), target)

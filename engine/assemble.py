@@ -20,6 +20,7 @@ from .native import SAMPLE_HEADER, history_run, macro_env, native_items
 from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import Arrangement, native_arrangement, node_is_active, rearrange
+from .sampling import GenerationSettings, with_generation_settings
 from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
 
 SAMPLE_NOTE = (
@@ -54,6 +55,7 @@ class Assembly:
     provider_payload: dict[str, Any] | None = None
     budget: Budget | None = None
     unknown_macros: tuple[str, ...] = ()
+    generation: GenerationSettings | None = None  # the sampler parameters for the provider
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,6 +77,8 @@ class Assembly:
         if self.provider is not None:
             out["provider"] = self.provider
             out["provider_payload"] = self.provider_payload
+        if self.generation is not None:
+            out["generation_settings"] = self.generation.to_dict()
         return out
 
 
@@ -89,19 +93,22 @@ def assemble(
     stm: StoredStm | None = None,
     seed: int | None = None,
     count_tokens: bool = True,
+    generation: GenerationSettings | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
     `style` overrides the preset's injection style; `provider` adds that provider's request body;
     `stm` replaces the document's inline short-term memory; `seed` overrides the document's seed
     (when neither is given one is drawn and returned); `count_tokens=False` skips the counting (zeros,
-    for timing the assembly alone). Raises ValueError for an unknown style,
+    for timing the assembly alone); `generation` (engine.sampling) is returned as the assembly's
+    generation settings, goes into the provider's request body when it is for that provider, and its
+    sentences about values changed to fit join the warnings. Raises ValueError for an unknown style,
     provider or encoding.
     """
     _check_choices(style, provider, encoding)
     inputs = _inputs(doc, preset=preset, stm=stm, seed=seed, server_id=server_id, encoding=encoding)
     arranged = _arrange(inputs, style=style)
-    return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens)
+    return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens, generation=generation)
 
 
 # -- inputs ---------------------------------------------------------------------------------------------
@@ -241,10 +248,22 @@ def _render_preset(
 # -- finish ---------------------------------------------------------------------------------------------
 
 
-def _finish(inputs: _Inputs, arranged: _Arranged, *, provider: str | None, count_tokens: bool) -> Assembly:
+def _finish(
+    inputs: _Inputs,
+    arranged: _Arranged,
+    *,
+    provider: str | None,
+    count_tokens: bool,
+    generation: GenerationSettings | None = None,
+) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
     messages = tuple(_to_messages(arranged.items, doc, inputs.seed))
     payload = shape(provider, messages) if provider else None
+    if generation is not None:
+        for sentence in generation.adjusted:
+            notes.warn(sentence)
+        if payload is not None and generation.provider == provider:
+            payload = with_generation_settings(provider, payload, generation)
     tokens = _count(messages, payload, provider=provider, encoding=encoding, count_tokens=count_tokens)
     if count_tokens and doc.budget is not None and tokens.total > doc.budget.prompt:
         notes.warn(
@@ -266,6 +285,7 @@ def _finish(inputs: _Inputs, arranged: _Arranged, *, provider: str | None, count
         provider_payload=payload,
         budget=doc.budget,
         unknown_macros=arranged.unknown_macros,
+        generation=generation,
     )
 
 

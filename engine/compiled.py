@@ -6,9 +6,10 @@ Pure (no Django); this is what the preset cache stores and the assembler consume
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.macros import CompiledText, compile_text
+from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
 INJECTION_STYLES = ("merge", "standalone")
@@ -31,6 +32,7 @@ class CompiledPreset:
     injection_style: str  # "merge" | "standalone"
     settings: PromptSettings
     nodes: tuple[CompiledNode, ...]  # in prompt order
+    sampling: SamplerSettings = field(default_factory=SamplerSettings)  # the preset's sampler settings
 
 
 def compile_preset(
@@ -40,6 +42,7 @@ def compile_preset(
     injection_style: str,
     settings: PromptSettings,
     nodes: Sequence[PresetNode],
+    sampling: SamplerSettings | None = None,
 ) -> CompiledPreset:
     """The preset with every content node's text compiled by the macro engine, order kept."""
     compiled = tuple(
@@ -51,4 +54,5 @@ def compile_preset(
         injection_style=injection_style,
         settings=settings,
         nodes=compiled,
+        sampling=sampling or SamplerSettings(),
     )

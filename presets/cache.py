@@ -23,13 +23,15 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError
 
 from engine.compiled import CompiledPreset, compile_preset
+from engine.sampling import SamplerSettings
 from engine.st_format import PresetNode, PromptSettings
 from servers.resilient_cache import cache_delete, cache_get, cache_set
 
@@ -53,6 +55,7 @@ class StoredPreset:
     injection_style: str
     settings: PromptSettings
     nodes: tuple[PresetNode, ...]
+    sampling: dict[str, Any] = field(default_factory=dict)  # SamplerSettings.to_dict()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,7 @@ def _stored(preset: Preset) -> StoredPreset:
         injection_style=preset.injection_style,
         settings=selectors.prompt_settings(preset),
         nodes=tuple(selectors.st_nodes(preset.pk)),
+        sampling=dict(preset.sampling or {}),
     )
 
 
@@ -172,6 +176,8 @@ def _compile(stored: StoredPreset) -> CompiledPreset:
         injection_style=stored.injection_style,
         settings=stored.settings,
         nodes=stored.nodes,
+        # getattr: an entry cached before sampler settings were stored has no such field.
+        sampling=SamplerSettings.from_dict(getattr(stored, "sampling", None)),
     )
 
 

@@ -17,6 +17,7 @@ from .rules import (
     GEMINI_BUDGETS,
     OPENAI_EFFORTS,
     PROVIDER_LABELS,
+    PROVIDER_NAMES,
     PROVIDERS,
     RULES,
     Rule,
@@ -70,7 +71,7 @@ def generation_settings(settings: SamplerSettings, provider: str) -> GenerationS
         if rule.param is None:
             dropped.append(Dropped(name, f"{label} has no {name} parameter"))
             continue
-        sent, reason, note = _number(name, values[name], rule, label)
+        sent, reason, note = _number(name, values[name], rule, PROVIDER_NAMES[provider])
         if reason is not None:
             dropped.append(Dropped(name, reason))
         else:
@@ -106,7 +107,7 @@ def with_generation_settings(
     return {**payload, **params}
 
 
-def _number(name: str, value: Any, rule: Rule, label: str) -> tuple[Any, str | None, str | None]:
+def _number(name: str, value: Any, rule: Rule, provider_name: str) -> tuple[Any, str | None, str | None]:
     """(value to send, reason it is dropped, sentence saying how it was changed)."""
     if not is_number(value):
         return None, f"{value!r} is not a number", None
@@ -117,12 +118,12 @@ def _number(name: str, value: Any, rule: Rule, label: str) -> tuple[Any, str | N
     if rule.low is not None and sent < rule.low:
         sent, note = (
             rule.low,
-            f"{name} {value:g} is below {label}'s minimum of {rule.low:g}, so {rule.low:g} is sent.",
+            f"{name} {value:g} is below {provider_name}'s minimum of {rule.low:g}, so {rule.low:g} is sent.",
         )
     elif rule.high is not None and sent > rule.high:
         sent, note = (
             rule.high,
-            f"{name} {value:g} is above {label}'s maximum of {rule.high:g}, so {rule.high:g} is sent.",
+            f"{name} {value:g} is above {provider_name}'s maximum of {rule.high:g}, so {rule.high:g} is sent.",
         )
     if rule.whole:
         whole = round(sent)

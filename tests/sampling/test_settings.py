@@ -99,8 +99,8 @@ def test_every_corpus_preset_maps_for_every_provider(path: Path) -> None:
         parsed = parse_preset(path.read_bytes(), filename=path.name)
     except ImportRefused:
         pytest.skip("refused files are not stored")
-    data = json.loads(parsed.stored_text, strict=False)
-    settings = sampler_settings_of(data)
+    settings = SamplerSettings.from_dict(parsed.sampling)
+    assert settings == sampler_settings_of(json.loads(parsed.stored_text, strict=False))
     for provider in PROVIDERS:
         result = generation_settings(settings, provider)
         json.dumps(result.to_dict())
