@@ -6,7 +6,8 @@
 Sets up a throwaway SQLite database in a temporary directory (server 777001, one corpus preset
 active, one API token), starts gunicorn on 127.0.0.1 (a free port) with it, warms the caches, then
 sends a bounded number of requests (stopping early at the time limit) and prints requests/s and
-the p50/p99 latencies. Only loopback addresses are used; the server is stopped at the end. With
+the p50/p99 latencies, and the CPU each request cost the server and the client (a figure the
+machine's other load hardly changes). Only loopback addresses are used; the server is stopped at the end. With
 REDIS_URL set, the server's cache is that Redis (choose your own DB number); otherwise each worker
 has its local-memory cache.
 """
@@ -81,6 +82,20 @@ def request(port: int, token: str, body: bytes) -> tuple[int, float]:
     return response.status, elapsed
 
 
+def group_cpu_seconds(group: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of process group `group`."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # pgrp
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
 def start_gunicorn(port: int, *, workers: int, env: dict[str, str]) -> subprocess.Popen:
     """gunicorn serving the project on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
     return subprocess.Popen(
@@ -142,12 +157,15 @@ def main() -> None:
                     failures += status != 200
 
         start = time.perf_counter()
+        server_cpu, client_cpu = group_cpu_seconds(server.pid), time.process_time()
         threads = [threading.Thread(target=client) for _ in range(args.concurrency)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         wall = time.perf_counter() - start
+        server_cpu = group_cpu_seconds(server.pid) - server_cpu
+        client_cpu = time.process_time() - client_cpu
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -165,11 +183,16 @@ def main() -> None:
         f"latency p50: {statistics.median(latencies):.2f} ms   p99: {p99:.2f} ms   max: {latencies[-1]:.2f} ms"
     )
     print(
+        f"CPU per request: server {server_cpu * 1000 / len(latencies):.2f} ms, "
+        f"client {client_cpu * 1000 / len(latencies):.2f} ms (the machine's other load does not count)"
+    )
+    print(
         json.dumps(
             {
                 "requests_per_s": round(len(latencies) / wall, 1),
                 "p50_ms": round(statistics.median(latencies), 2),
                 "p99_ms": round(p99, 2),
+                "server_cpu_ms_per_request": round(server_cpu * 1000 / len(latencies), 2),
             }
         )
     )

@@ -311,13 +311,22 @@ def _count(
 def _squash(items: list[Item]) -> list[Item]:
     """Consecutive unnamed system items merged with "\\n" (sample dialogues keep their own turns)."""
     out: list[Item] = []
-    for item in items:
-        mergeable = item.role == "system" and item.tag != "DIALOGUE_SAMPLE"
-        prev = out[-1] if out else None
-        if mergeable and prev is not None and prev.role == "system" and prev.tag != "DIALOGUE_SAMPLE":
+    run: list[Item] = []  # the mergeable items since the last one that is not
+    for item in [*items, None]:
+        if item is not None and item.role == "system" and item.tag != "DIALOGUE_SAMPLE":
+            run.append(item)
+            continue
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
             joiner = Part("\n", (), False)
-            out[-1] = prev.with_parts((*prev.parts, joiner, *item.parts))
-        else:
+            parts = list(run[0].parts)
+            for merged in run[1:]:
+                parts.append(joiner)
+                parts.extend(merged.parts)
+            out.append(run[0].with_parts(tuple(parts)))
+        run = []
+        if item is not None:
             out.append(item)
     return out
 

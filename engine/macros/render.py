@@ -75,6 +75,9 @@ def render_segments(
     watched: tuple[WatchedValues, WatchedValues] | None = None
     for index, segment in enumerate(segments):
         if checkpoint is None:
+            if not segment.template.has_macros:  # plain text: nothing to read, nothing to undo
+                outputs.append(first.render(segment))
+                continue
             before = first.checkpoint()
             outputs.append(first.render(segment))
             if first.local.missed or first.global_.missed:
@@ -192,7 +195,7 @@ class _Namespace:
         self.version += 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one is made per segment, and frozen instances cost twice as much
 class _Checkpoint:
     local: tuple[int, dict[str, Any], set[str]]
     global_: tuple[int, dict[str, Any], set[str]]
