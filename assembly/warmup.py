@@ -1,4 +1,5 @@
-"""Warming a web process before it serves: the token tables and the active presets, compiled.
+"""Warming a web process before it serves: the token tables, the active presets (compiled) and their
+servers' sampling choices.
 
 Without it the first assemble request of a fresh process pays for loading the encoding tables
 (about 1.5 s) and compiling its server's preset (up to 0.1 s per large preset). gunicorn calls
@@ -28,6 +29,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from engine.assemble import assemble
     from engine.tokens import load_tables
     from presets import cache as preset_cache
+    from presets import sampling_cache
     from presets.models import Preset
 
     from .selectors import default_document
@@ -45,6 +47,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
         )
         for server_id in server_ids[:limit]:
             preset = preset_cache.get_active_preset(server_id)
+            sampling_cache.get_sampling_choice(server_id)
             if preset is not None:
                 assemble(doc, preset=preset, server_id=server_id)
                 warmed += 1
