@@ -16,7 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
-from engine.buckets import BucketError, parse_buckets
+from engine import BucketError, parse_buckets
 from servers.api_auth import ApiError, api_view, read_json_body
 
 from .selectors import PresetNotFound, assemble_for_server

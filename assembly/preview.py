@@ -13,10 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.assemble import Assembly
-from engine.buckets import BucketDocument, BucketError, decode_json, parse_buckets
-from engine.parts import Message, Source
-from engine.tokens import count_text
+from engine import (
+    Assembly,
+    BucketDocument,
+    BucketError,
+    Message,
+    Source,
+    count_text,
+    decode_json,
+    parse_buckets,
+)
 
 from .selectors import PresetNotFound, assemble_for_server
 

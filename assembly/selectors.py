@@ -14,9 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from engine.assemble import Assembly, StoredStm, assemble
-from engine.buckets import BucketDocument, StmLine
-from engine.compiled import CompiledPreset
+from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache

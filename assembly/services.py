@@ -6,8 +6,9 @@ from typing import Any
 
 from django.db import transaction
 
-from engine.buckets import BucketError, parse_buckets
+from engine import BucketError, parse_buckets
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from .bucket_models import SampleBucket
 
@@ -15,7 +16,7 @@ NAME_MAX_LENGTH = 100
 
 
 def sample_bucket_save(
-    *, server: Server, name: str, document: Any, by: Any, actor_label: str = ""
+    *, server: Server, name: str, document: Any, by: User | None, actor_label: str = ""
 ) -> SampleBucket:
     """Create or replace the server's sample named `name`; the saved bucket.
 
@@ -41,7 +42,7 @@ def sample_bucket_save(
     return bucket
 
 
-def sample_bucket_delete(*, bucket: SampleBucket, by: Any) -> None:
+def sample_bucket_delete(*, bucket: SampleBucket, by: User | None) -> None:
     """Delete one sample bucket (audited)."""
     with transaction.atomic():
         AuditEvent.record(server=bucket.server_id, actor=by, action="sample_bucket.delete", target=bucket)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -16,11 +17,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.buckets import BucketError
-from engine.injection import STYLES
-from engine.providers import PROVIDERS
+from conversations.selectors import conversation_choices, preview_inputs
+from engine import PROVIDERS, STYLES, BucketError
+from presets.selectors import presets_for
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .preview import Preview, PreviewOptions, parse_document_text, preview_assembly
@@ -30,7 +32,7 @@ PAGE = "assembly/preview.html"
 
 @login_required
 @require_GET
-def preview_page(request: HttpRequest, server_id: int) -> HttpResponse:
+def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     sample_name = request.GET.get("sample", "")
     bucket = selectors.sample_bucket_named(server.pk, sample_name) if sample_name else None
@@ -48,7 +50,7 @@ def preview_page(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def preview_render(request: HttpRequest, server_id: int) -> HttpResponse:
+def preview_render(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     options = _options(request.POST)
     text = request.POST.get("document", "")
@@ -64,7 +66,7 @@ def preview_render(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def sample_save(request: HttpRequest, server_id: int) -> HttpResponse:
+def sample_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     options = _options(request.POST)
     text = request.POST.get("document", "")
@@ -84,7 +86,7 @@ def sample_save(request: HttpRequest, server_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def sample_delete(request: HttpRequest, server_id: int) -> HttpResponse:
+def sample_delete(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     bucket = selectors.sample_bucket_named(server.pk, request.POST.get("name", ""))
     if bucket is not None:
@@ -96,8 +98,6 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
     """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
     if options.conversation is None:
         return preview_assembly(server_id=server.pk, document=document, options=options)
-    from conversations.selectors import preview_inputs
-
     inputs = preview_inputs(server.pk, options.conversation)
     if inputs is None:
         return Preview(error="This server has no such sample conversation.")
@@ -108,8 +108,6 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
 
 
 def _conversation_choices(server: Server) -> list[tuple[int, str]]:
-    from conversations.selectors import conversation_choices
-
     return conversation_choices(server.pk)
 
 
@@ -129,8 +127,6 @@ def _options(data: Any) -> PreviewOptions:
 
 
 def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
-    from urllib.parse import urlencode
-
     query = {"sample": sample, "preset": options.preset, "style": options.style, "provider": options.provider}
     if options.conversation is not None:
         query["conversation"] = str(options.conversation)
@@ -148,8 +144,6 @@ def _context(
     *,
     sample_name: str,
 ) -> dict[str, Any]:
-    from presets.selectors import presets_for
-
     return {
         "server": server,
         "options": options,

@@ -8,18 +8,68 @@ Callers outside the engine import from this package or from a sub-package's own 
 (`engine.st_format`, `engine.macros`), never from the modules inside.
 """
 
-from .assemble import Assembly, StoredStm, assemble
-from .buckets import BucketDocument, BucketError, parse_buckets
+from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
+from .buckets import BucketDocument, BucketError, StmLine, decode_json, parse_buckets
 from .compiled import CompiledNode, CompiledPreset, compile_preset
+from .injection import STYLES
+from .parts import Message, Source, native_source
+from .providers import CONVERSATION_START, PROVIDERS, shape
+from .stm import (
+    CUT_BY_CAP,
+    EMPTY,
+    EXPIRED,
+    HIDDEN_NO_OPT_IN,
+    HIDDEN_PRIVATE_CHANNEL,
+    HIDDEN_PRIVATE_PARENT,
+    SAME_CHANNEL,
+    SHOWN,
+    VERDICTS,
+    Contribution,
+    EntrySnapshot,
+    StmContext,
+    StmMessage,
+    StmPolicy,
+    StmSettings,
+    contribute,
+)
+from .tokens import ENCODINGS, count_text
 
 __all__ = [
+    "CONVERSATION_START",
+    "CUT_BY_CAP",
+    "EMPTY",
+    "ENCODINGS",
+    "EXPIRED",
+    "HIDDEN_NO_OPT_IN",
+    "HIDDEN_PRIVATE_CHANNEL",
+    "HIDDEN_PRIVATE_PARENT",
+    "PROVIDERS",
+    "SAME_CHANNEL",
+    "SAMPLE_NOTE",
+    "SHOWN",
+    "STYLES",
+    "VERDICTS",
     "Assembly",
     "BucketDocument",
     "BucketError",
     "CompiledNode",
     "CompiledPreset",
+    "Contribution",
+    "EntrySnapshot",
+    "Message",
+    "Source",
+    "StmContext",
+    "StmLine",
+    "StmMessage",
+    "StmPolicy",
+    "StmSettings",
     "StoredStm",
     "assemble",
     "compile_preset",
+    "contribute",
+    "count_text",
+    "decode_json",
+    "native_source",
     "parse_buckets",
+    "shape",
 ]

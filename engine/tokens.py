@@ -25,7 +25,7 @@ _counts: OrderedDict[tuple[str, bytes], int] = OrderedDict()
 
 @cache
 def _encoder(name: str) -> Any:
-    import bpe_openai
+    import bpe_openai  # its tables take a second to load: only when a count is first asked for
 
     return bpe_openai.get_encoding(name)
 

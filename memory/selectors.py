@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from engine.stm import (
+from engine import (
     EMPTY,
     Contribution,
     EntrySnapshot,

@@ -13,6 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from .models import MAX_MESSAGES, SUMMARY_MAX_CHARS, Channel, DiscordUser, StmEntry
 from .selectors import expired_q, stm_settings
@@ -231,7 +232,7 @@ def stm_update_summary(
 
 
 def channel_set_private(
-    *, server: Server, channel: Channel, private: bool, by: Any, actor_label: str = ""
+    *, server: Server, channel: Channel, private: bool, by: User | None, actor_label: str = ""
 ) -> None:
     """Mark one of the server's channels private or not, audited."""
     if channel.server_id != server.pk:
@@ -249,7 +250,9 @@ def channel_set_private(
         )
 
 
-def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Any, actor_label: str = "") -> None:
+def server_set_privacy_bypass(
+    *, server: Server, bypass: bool, by: User | None, actor_label: str = ""
+) -> None:
     """Turn the server's STM privacy bypass on or off, audited."""
     with transaction.atomic():
         Server.objects.filter(pk=server.pk).update(stm_privacy_bypass=bypass)
@@ -264,7 +267,12 @@ def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Any, actor_la
 
 
 def user_set_opt_in(
-    *, user_id: int, opt_in: bool, by: Any = None, server: Server | int | None = None, actor_label: str = ""
+    *,
+    user_id: int,
+    opt_in: bool,
+    by: User | None = None,
+    server: Server | int | None = None,
+    actor_label: str = "",
 ) -> DiscordUser:
     """Set a user's cross-server opt-in (their own choice, e.g. through the bot), audited."""
     with transaction.atomic():

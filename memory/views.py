@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.stm import (
+from engine import (
     CUT_BY_CAP,
     EXPIRED,
     HIDDEN_NO_OPT_IN,
@@ -33,6 +33,7 @@ from engine.stm import (
 )
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .models import Channel, StmEntry
@@ -67,7 +68,7 @@ class ReviewRow:
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def review(request: HttpRequest, server_id: int) -> HttpResponse:
+def review(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.REVIEW_STM)
     context = _review_context(request, server, request.GET)
     if request.htmx:
@@ -78,7 +79,7 @@ def review(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def channel_private(request: HttpRequest, server_id: int, channel_id: int) -> HttpResponse:
+def channel_private(request: AuthenticatedHttpRequest, server_id: int, channel_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
     channel = get_object_or_404(Channel, pk=channel_id, server=server)
     services.channel_set_private(
@@ -90,7 +91,7 @@ def channel_private(request: HttpRequest, server_id: int, channel_id: int) -> Ht
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def privacy_bypass(request: HttpRequest, server_id: int) -> HttpResponse:
+def privacy_bypass(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
     services.server_set_privacy_bypass(
         server=server, bypass=request.POST.get("bypass") == "on", by=request.user

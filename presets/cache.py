@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError
 
-from engine.compiled import CompiledPreset, compile_preset
+from engine import CompiledPreset, compile_preset
 from engine.sampling import SamplerSettings
 from engine.st_format import PresetNode, PromptSettings
 from servers.resilient_cache import cache_delete, cache_get, cache_set

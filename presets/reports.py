@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.compiled import CompiledPreset
+from engine import CompiledPreset
 
 from .models import Preset
 from .services import ImportResult

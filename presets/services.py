@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -19,6 +19,7 @@ from django.utils import timezone
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from . import cache as preset_cache
 from . import selectors
@@ -62,7 +63,7 @@ def preset_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: Any = None,
+    by: User | None = None,
     actor_label: str = "",
 ) -> ImportResult:
     """Parse and store an upload. Raises ImportRefused (not a preset / too large) or PresetNameClash.
@@ -161,7 +162,7 @@ def _store(
     summary: ImportSummary,
     is_active: bool,
     carried_over: int | None,
-    by: Any,
+    by: User | None,
 ) -> Preset:
     user = by if getattr(by, "is_authenticated", False) else None
     preset = Preset.objects.create(
@@ -220,7 +221,7 @@ def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
             copy.write_row((*row[:11], json.dumps(row[11], ensure_ascii=False), *row[12:]))
 
 
-def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Make `preset` the server's only active preset."""
     with transaction.atomic():
         Server.objects.select_for_update().filter(pk=preset.server_id).first()
@@ -239,7 +240,7 @@ def preset_activate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
     _invalidate_on_commit(preset.server_id)
 
 
-def preset_deactivate(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+def preset_deactivate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Switch `preset` off: the server goes back to native assembly."""
     with transaction.atomic():
         Preset.objects.filter(pk=preset.pk).update(is_active=False, updated_at=timezone.now())
@@ -254,7 +255,7 @@ def preset_deactivate(*, preset: Preset, by: Any, actor_label: str = "") -> None
     _invalidate_on_commit(preset.server_id)
 
 
-def preset_rename(*, preset: Preset, name: str, by: Any, actor_label: str = "") -> None:
+def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: str = "") -> None:
     """Rename `preset`; raises PresetError for an empty name and PresetNameClash for a taken one."""
     new_name = clean_name(name)
     if not new_name:
@@ -282,7 +283,7 @@ def preset_rename(*, preset: Preset, name: str, by: Any, actor_label: str = "") 
     _invalidate_on_commit(preset.server_id)
 
 
-def preset_delete(*, preset: Preset, by: Any, actor_label: str = "") -> None:
+def preset_delete(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Delete `preset` and its nodes. Deleting the active preset reverts the server to native assembly."""
     server_id = preset.server_id
     with transaction.atomic():
@@ -298,7 +299,7 @@ def preset_delete(*, preset: Preset, by: Any, actor_label: str = "") -> None:
     _invalidate_on_commit(server_id)
 
 
-def preset_set_injection_style(*, preset: Preset, style: str, by: Any, actor_label: str = "") -> None:
+def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, actor_label: str = "") -> None:
     """Choose how the preset's depth injections are placed ("merge" or "standalone")."""
     if style not in InjectionStyle.values:
         raise PresetError("The depth-injection style must be “merge” or “standalone”.")
@@ -316,7 +317,7 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: Any, actor_lab
     _invalidate_on_commit(preset.server_id)
 
 
-def node_set_enabled(*, node: PresetNode, enabled: bool, by: Any, actor_label: str = "") -> None:
+def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_label: str = "") -> None:
     """Switch one node on or off; raises PresetError for comments and chatHistory."""
     if not node.toggleable:
         raise PresetError("Comments and the chat history cannot be switched off.")
@@ -336,7 +337,7 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: Any, actor_label: s
 
 
 def nodes_set_enabled(
-    *, preset: Preset, node_ids: list[int], enabled: bool, by: Any, actor_label: str = ""
+    *, preset: Preset, node_ids: list[int], enabled: bool, by: User | None, actor_label: str = ""
 ) -> int:
     """Switch many nodes of `preset` on or off at once (comments and chatHistory are left alone).
 

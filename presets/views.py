@@ -23,6 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from engine.st_format import ImportRefused, ImportSummary
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services, views_sampling
 from .forms import UploadOptions, UploadRefused, max_upload_body, read_preset_upload
@@ -32,7 +33,7 @@ from .models import InjectionStyle, Preset, PresetNode
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def preset_list(request: HttpRequest, server_id: int) -> HttpResponse:
+def preset_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     context = _list_context(request, server)
     if request.htmx:
@@ -43,7 +44,7 @@ def preset_list(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def preset_upload(request: HttpRequest, server_id: int) -> HttpResponse:
+def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     form = UploadOptions()
     if request.method == "GET":
@@ -84,7 +85,7 @@ preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def preset_detail(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_detail(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     preset = _preset_or_404(server, preset_id)
     context = _detail_context(request, server, preset)
@@ -96,7 +97,7 @@ def preset_detail(request: HttpRequest, server_id: int, preset_id: int) -> HttpR
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def preset_activate(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_activate(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     services.preset_activate(preset=preset, by=request.user)
@@ -106,7 +107,7 @@ def preset_activate(request: HttpRequest, server_id: int, preset_id: int) -> Htt
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def preset_deactivate(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_deactivate(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     services.preset_deactivate(preset=preset, by=request.user)
@@ -116,7 +117,7 @@ def preset_deactivate(request: HttpRequest, server_id: int, preset_id: int) -> H
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def preset_delete(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_delete(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     was_active = preset.is_active
@@ -130,7 +131,7 @@ def preset_delete(request: HttpRequest, server_id: int, preset_id: int) -> HttpR
 
 @login_required
 @require_POST
-def preset_rename(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_rename(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     try:
@@ -144,7 +145,7 @@ def preset_rename(request: HttpRequest, server_id: int, preset_id: int) -> HttpR
 
 @login_required
 @require_POST
-def preset_style(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_style(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     try:
@@ -162,7 +163,7 @@ def preset_style(request: HttpRequest, server_id: int, preset_id: int) -> HttpRe
 
 @login_required
 @require_GET
-def preset_download(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_download(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = server.presets.filter(pk=preset_id).only("name", "stored_text").first()
     if preset is None:
@@ -189,7 +190,9 @@ def _with_counts(request: HttpRequest, response: HttpResponse, preset: Preset) -
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def node_toggle(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_toggle(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     node = PresetNode.objects.filter(preset=preset, pk=node_id).first()
@@ -217,7 +220,7 @@ def node_toggle(request: HttpRequest, server_id: int, preset_id: int, node_id: i
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def nodes_bulk(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def nodes_bulk(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     filters = _filters(request.POST)
@@ -237,7 +240,7 @@ def nodes_bulk(request: HttpRequest, server_id: int, preset_id: int) -> HttpResp
 
 
 @login_required
-def help_page(request: HttpRequest) -> HttpResponse:
+def help_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "help.html", {"max_mib": settings.PRESET_MAX_BYTES // 1024 // 1024 or 1})
 
 

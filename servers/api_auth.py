@@ -14,7 +14,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from engine.buckets import BucketError, decode_json
+from engine import BucketError, decode_json
 
 from .models import ApiToken, token_digest
 from .resilient_cache import cache_delete, cache_get, cache_set

@@ -9,9 +9,10 @@ from django.utils import timezone
 
 from .api_auth import forget_token
 from .models import ApiToken, AuditEvent, Membership, Role, Server, token_digest
+from .users import User
 
 
-def api_token_create(*, server: Server, name: str, by: Any) -> tuple[ApiToken, str]:
+def api_token_create(*, server: Server, name: str, by: User | None) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the plain token, which is never stored and shown only once."""
     plain = ApiToken.generate()
     with transaction.atomic():
@@ -28,7 +29,7 @@ def api_token_create(*, server: Server, name: str, by: Any) -> tuple[ApiToken, s
     return token, plain
 
 
-def api_token_revoke(*, token: ApiToken, by: Any) -> None:
+def api_token_revoke(*, token: ApiToken, by: User | None) -> None:
     with transaction.atomic():
         updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
@@ -48,7 +49,7 @@ def server_ensure(*, server_id: int, name: str | None = None) -> Server:
     return server
 
 
-def membership_set(*, server: Server, user: Any, role: Role, by: Any = None) -> Membership:
+def membership_set(*, server: Server, user: Any, role: Role, by: User | None = None) -> Membership:
     membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
     AuditEvent.record(
         server=server,

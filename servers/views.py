@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from . import login_throttle, selectors, services
 from .permissions import Action, get_server_for, role_of, servers_for, user_can
 from .status import server_status
+from .users import AuthenticatedHttpRequest
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):
@@ -38,12 +39,12 @@ class LoginView(auth_views.LoginView):
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "servers/home.html", {"servers": servers_for(request.user)})
 
 
 @login_required
-def server_home(request: HttpRequest, server_id: int) -> HttpResponse:
+def server_home(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     can = {action.value: user_can(request.user, server, action) for action in Action}
     context = {
@@ -58,7 +59,7 @@ def server_home(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def tokens(request: HttpRequest, server_id: int) -> HttpResponse:
+def tokens(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_TOKENS)
     new_token = None
     if request.method == "POST":
@@ -75,7 +76,7 @@ def tokens(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def token_revoke(request: HttpRequest, server_id: int, token_id: int) -> HttpResponse:
+def token_revoke(request: AuthenticatedHttpRequest, server_id: int, token_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_TOKENS)
     token = get_object_or_404(server.api_tokens, pk=token_id)
     services.api_token_revoke(token=token, by=request.user)
@@ -87,6 +88,6 @@ def token_revoke(request: HttpRequest, server_id: int, token_id: int) -> HttpRes
 
 
 @login_required
-def audit(request: HttpRequest, server_id: int) -> HttpResponse:
+def audit(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_AUDIT)
     return render(request, "servers/audit.html", {"server": server, "events": selectors.audit_for(server)})

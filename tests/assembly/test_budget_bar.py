@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assembly.preview import _rows, _shares
-from engine.assemble import assemble
+from engine import assemble
 from tests.assembly.conftest import build_preset, make_node, marker
 
 

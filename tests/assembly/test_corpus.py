@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.assemble import assemble
-from engine.compiled import compile_preset
+from engine import assemble, compile_preset
 from engine.st_format import ImportRefused, parse_preset
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
-CORPUS = CORPUS
+pytestmark = needs_corpus
+
 FILES = sorted([*CORPUS.glob("pm/*.json"), *CORPUS.glob("legacy/*.json")])
 
 

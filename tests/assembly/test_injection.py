@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from engine.assemble import assemble
-from engine.buckets import parse_buckets
+from engine import assemble, parse_buckets
 
 from .conftest import build_preset, depth, make_node, marker
 

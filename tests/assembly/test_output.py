@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.assemble import assemble
-from engine.buckets import BucketError, parse_buckets
-from engine.parts import Message, native_source
-from engine.providers import CONVERSATION_START, shape
-from engine.tokens import count_text
+from engine import (
+    CONVERSATION_START,
+    BucketError,
+    Message,
+    assemble,
+    count_text,
+    native_source,
+    parse_buckets,
+    shape,
+)
 
 from .conftest import build_preset, make_node, marker
 

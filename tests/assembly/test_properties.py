@@ -9,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.assemble import assemble
-from engine.buckets import parse_buckets
+from engine import assemble, parse_buckets
 
 from .conftest import build_preset, depth, make_node, marker
 

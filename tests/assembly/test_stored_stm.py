@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from assembly.selectors import assemble_for_server
-from engine.buckets import parse_buckets
+from engine import parse_buckets
 
 from .conftest import build_preset, make_node, marker
 

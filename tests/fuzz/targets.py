@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.buckets import BucketError, parse_buckets
+from engine import BucketError, parse_buckets
 from engine.macros import render_text
 from engine.st_format import ImportRefused, parse_preset
 

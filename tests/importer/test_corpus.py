@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.st_format import ImportRefused, ParsedPreset, parse_preset
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
 from .conftest import is_one_sentence
 
@@ -17,7 +17,7 @@ PRESET_FILES = sorted((CORPUS / "pm").glob("*.json")) + sorted((CORPUS / "legacy
 WORLD_INFO_FILES = sorted((CORPUS / "worldinfo").glob("*.json"))
 CARD_FILES = sorted((CORPUS / "cards").glob("*.json"))
 
-pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is not on this machine")
+pytestmark = needs_corpus
 
 
 def _ids(paths: list[Path]) -> list[str]:

@@ -8,13 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from engine.compiled import compile_preset
+from engine import compile_preset
 from engine.macros import compile_text
 from engine.st_format import PresetNode, PromptSettings
 from engine.st_format.kinds import is_comment_only
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
 from .conftest import pm_preset, prompt
 
@@ -45,7 +43,7 @@ def test_compiling_keeps_the_order_and_compiles_only_content_nodes(parse) -> Non
     assert pickle.loads(pickle.dumps(compiled)) == compiled
 
 
-@pytest.mark.skipif(not CORPUS_PM.exists(), reason="the shared corpus is not on this machine")
+@needs_corpus
 def test_comment_detection_agrees_with_the_macro_engine_on_every_corpus_prompt() -> None:
     disagreements = []
     for path in sorted(CORPUS_PM.glob("*.json")):

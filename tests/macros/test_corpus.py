@@ -11,9 +11,8 @@ import pytest
 from engine.macros import MacroEnv, Segment, compile_text, render_segments
 from tests.corpus import CORPUS
 
-CORPUS = CORPUS / "pm"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "macros.md"
-PRESETS = sorted(CORPUS.glob("*.json"))
+PRESETS = sorted((CORPUS / "pm").glob("*.json"))
 
 
 def prompt_texts(path: Path) -> list[tuple[str, str]]:
@@ -37,7 +36,7 @@ def render_preset(path: Path):
     return segments, render_segments(segments, env=MacroEnv(description="d", personality="p"), seed=11)
 
 
-pytestmark = pytest.mark.skipif(not PRESETS, reason="the preset corpus is not on this machine")
+pytestmark = needs_corpus
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda path: path.name)

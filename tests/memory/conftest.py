@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.stm import EntrySnapshot, StmMessage
+from engine import EntrySnapshot, StmMessage
 
 NOW = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
 LANTERN = 1001

@@ -5,13 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.stm import (
-    StmContext,
-    StmMessage,
-    StmPolicy,
-    StmSettings,
-    contribute,
-)
+from engine import StmContext, StmMessage, StmPolicy, StmSettings, contribute
 
 from .conftest import HARBOR, LANTERN, MIRA, NOW
 

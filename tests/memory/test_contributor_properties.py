@@ -7,7 +7,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.stm import VERDICTS, EntrySnapshot, StmContext, StmPolicy, StmSettings, contribute
+from engine import VERDICTS, EntrySnapshot, StmContext, StmPolicy, StmSettings, contribute
 
 from .conftest import HARBOR, LANTERN, NOW
 

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from engine.stm import StmContext
+from engine import StmContext
 from memory import services
 from memory.models import Channel, StmEntry
 from memory.selectors import load_stm, stm_contribution

@@ -14,9 +14,6 @@ from presets import cache as preset_cache
 from presets import services
 from presets.demo import DEMO_FILE
 from presets.models import Preset
-from tests.corpus import CORPUS
-
-CORPUS = CORPUS
 
 
 def make_preset(*contents: tuple[str, str, bool], markers: bool = True, **top: Any) -> bytes:

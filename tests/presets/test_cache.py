@@ -8,7 +8,7 @@ import pytest
 from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
-from engine.compiled import CompiledPreset
+from engine import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
 from presets.models import Preset

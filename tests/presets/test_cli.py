@@ -14,7 +14,8 @@ from django.core.management import call_command
 
 from presets.models import Preset
 from servers.models import AuditEvent, Server
-from tests.presets.conftest import CORPUS, make_preset
+from tests.corpus import CORPUS, needs_corpus
+from tests.presets.conftest import make_preset
 
 pytestmark = pytest.mark.django_db
 
@@ -136,6 +137,7 @@ def migrated_sqlite(tmp_path_factory) -> dict[str, str]:
     return env
 
 
+@needs_corpus
 def test_the_real_command_line_exits_0_then_2_on_a_corpus_world_info_file(migrated_sqlite):
     def cli(*args: str) -> subprocess.CompletedProcess:
         command = [sys.executable, "manage.py", "preset", *args]

@@ -10,9 +10,9 @@ import pytest
 from engine.st_format import ImportRefused
 from presets import services
 from presets.models import Preset, PresetNode
-from tests.presets.conftest import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
-pytestmark = pytest.mark.django_db
+pytestmark = [needs_corpus, pytest.mark.django_db]
 
 FILES = sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix.lower() == ".json")
 

@@ -17,7 +17,7 @@ from engine.sampling import (
     sampler_settings_of,
 )
 from engine.st_format import ImportRefused, parse_preset
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
 PRESET_FILES = sorted((CORPUS / "pm").glob("*.json")) + sorted((CORPUS / "legacy").glob("*.json"))
 
@@ -92,7 +92,7 @@ def test_an_admin_value_outside_sillytaverns_range_is_refused_with_one_sentence(
     assert raised.value.message.endswith(".") and "\n" not in raised.value.message
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is not on this machine")
+@needs_corpus
 @pytest.mark.parametrize("path", PRESET_FILES, ids=[p.name for p in PRESET_FILES])
 def test_every_corpus_preset_maps_for_every_provider(path: Path) -> None:
     try:

@@ -16,10 +16,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from assembly.selectors import PresetNotFound, assemble_for_server
-from engine.buckets import BucketError, decode_json, parse_buckets
-from engine.injection import STYLES
-from engine.providers import PROVIDERS
-from engine.tokens import ENCODINGS
+from engine import ENCODINGS, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
+from servers.models import Server
 
 
 class _Failure(Exception):
@@ -65,8 +63,6 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(result, ensure_ascii=False, indent=None))
 
     def _run(self, options: dict[str, Any]) -> dict[str, Any]:
-        from servers.models import Server
-
         server_id = options["server"]
         if not Server.objects.filter(pk=server_id).exists():
             raise _Failure(f"There is no server with id {server_id}.")

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from engine.stm import StmContext
+from engine import StmContext
 from memory import services
 from memory.models import MAX_MESSAGES, Channel
 from memory.selectors import load_stm
