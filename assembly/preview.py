@@ -116,14 +116,14 @@ def preview_assembly(
         return Preview(error=exc.message)
     except ValueError as exc:
         return Preview(error=str(exc))
-    rows = _rows(main)
+    rows = preview_rows(main)
     limit = main.budget.prompt if main.budget else max(main.tokens.total, 1)
     return Preview(
         assembly=main,
         native=native,
         rows=rows,
-        native_rows=_rows(native),
-        shares=_shares(rows, limit),
+        native_rows=preview_rows(native),
+        shares=budget_shares(rows, limit),
         limit=limit,
         provider_json=_pretty(main.provider_payload) if main.provider_payload is not None else "",
         generation_json=_pretty(main.generation.params) if main.generation is not None else "",
@@ -174,14 +174,14 @@ def _category_of_source(source: Source | None) -> str:
     return "knowledge"
 
 
-def _rows(assembly: Assembly) -> tuple[PreviewRow, ...]:
+def preview_rows(assembly: Assembly) -> tuple[PreviewRow, ...]:
     return tuple(
         PreviewRow(message=m, tokens=t, category=category_of(m))
         for m, t in zip(assembly.messages, assembly.tokens.per_message, strict=True)
     )
 
 
-def _shares(rows: tuple[PreviewRow, ...], limit: int) -> tuple[BudgetShare, ...]:
+def budget_shares(rows: tuple[PreviewRow, ...], limit: int) -> tuple[BudgetShare, ...]:
     totals = dict.fromkeys((key for key, _ in CATEGORIES), 0)
     for row in rows:
         for category, tokens in _split(row).items():

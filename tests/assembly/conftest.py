@@ -7,12 +7,11 @@ import ipaddress
 import json
 import socket
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-DEFAULT_BUCKETS = Path(__file__).resolve().parents[2] / "assembly" / "default_buckets.json"
+from tests.factories import DEFAULT_BUCKETS, XSS_PRESET
 
 
 def _is_loopback(address: Any) -> bool:
@@ -59,60 +58,6 @@ def sample_doc(sample_document):
     return parse_buckets(sample_document)
 
 
-def make_node(
-    identifier: str, *, kind: str = "content", content: str = "", enabled: bool = True, **fields: Any
-):
-    """A PresetNode with the importer's defaults; `fields` overrides any of them."""
-    from engine.st_format import PresetNode
-
-    values: dict[str, Any] = {
-        "identifier": identifier,
-        "name": fields.pop("name", identifier),
-        "kind": kind,
-        "role": "system",
-        "content": content,
-        "enabled": enabled,
-        "injection_position": 0,
-        "injection_depth": 4,
-        "injection_order": 100,
-        "injection_trigger": (),
-        "forbid_overrides": False,
-    }
-    values.update(fields)
-    return PresetNode(**values)
-
-
-def marker(identifier: str, *, enabled: bool = True, **fields: Any):
-    return make_node(identifier, kind="marker", enabled=enabled, **fields)
-
-
-def depth(identifier: str, text: str, at: int, *, order: int = 100, role: str = "system", **fields: Any):
-    return make_node(
-        identifier,
-        content=text,
-        injection_position=1,
-        injection_depth=at,
-        injection_order=order,
-        role=role,
-        **fields,
-    )
-
-
-def build_preset(
-    nodes, *, style: str = "merge", settings: dict[str, Any] | None = None, name: str = "hand-made"
-):
-    from engine.compiled import compile_preset
-    from engine.st_format import PromptSettings
-
-    return compile_preset(
-        preset_id=1,
-        name=name,
-        injection_style=style,
-        settings=PromptSettings.from_dict(settings or {}),
-        nodes=tuple(nodes),
-    )
-
-
 @pytest.fixture
 def doc_with() -> Callable[..., Any]:
     """Build a bucket document from the default sample with some fields replaced."""
@@ -124,30 +69,6 @@ def doc_with() -> Callable[..., Any]:
         return parse_buckets(data)
 
     return build
-
-
-XSS_PRESET = {
-    "prompts": [
-        {"identifier": "main", "name": "Main Prompt", "content": "Main says hi.", "role": "system"},
-        {
-            "identifier": "evil",
-            "name": "Evil <b>node</b>",
-            "content": "<script>alert('x')</script><img src=x onerror=\"alert('y')\">",
-            "role": "system",
-        },
-        {"identifier": "chatHistory", "name": "Chat History", "marker": True},
-    ],
-    "prompt_order": [
-        {
-            "character_id": 100001,
-            "order": [
-                {"identifier": "main", "enabled": True},
-                {"identifier": "evil", "enabled": True},
-                {"identifier": "chatHistory", "enabled": True},
-            ],
-        }
-    ],
-}
 
 
 @pytest.fixture

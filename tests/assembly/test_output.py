@@ -14,8 +14,7 @@ from engine import (
     parse_buckets,
     shape,
 )
-
-from .conftest import build_preset, make_node, marker
+from tests.factories import build_preset, make_node, marker
 
 
 def msg(role: str, content: str) -> Message:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from engine import SAMPLE_NOTE, assemble, parse_buckets
-
-from .conftest import build_preset, depth, make_node, marker
+from tests.factories import build_preset, depth, make_node, marker
 
 SMALL = {
     "names": {"user": "Mira", "char": "Tomori"},

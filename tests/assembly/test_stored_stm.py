@@ -8,8 +8,7 @@ from django.utils import timezone
 
 from assembly.selectors import assemble_for_server
 from engine import parse_buckets
-
-from .conftest import build_preset, make_node, marker
+from tests.factories import build_preset, make_node, marker
 
 
 def store(lantern):

@@ -7,32 +7,11 @@ import json
 
 import pytest
 
+from tests.factories import XSS_PRESET
+
 from .conftest import sign_in, wait_for_htmx
 
 pytestmark = pytest.mark.browser
-
-XSS_PRESET = {
-    "prompts": [
-        {"identifier": "main", "name": "Main Prompt", "content": "Main says hi.", "role": "system"},
-        {
-            "identifier": "evil",
-            "name": "Evil <img src=x onerror=alert(1)>",
-            "content": "<script>alert('x')</script><img src=x onerror=\"alert('y')\">",
-            "role": "system",
-        },
-        {"identifier": "chatHistory", "name": "Chat History", "marker": True},
-    ],
-    "prompt_order": [
-        {
-            "character_id": 100001,
-            "order": [
-                {"identifier": "main", "enabled": True},
-                {"identifier": "evil", "enabled": True},
-                {"identifier": "chatHistory", "enabled": True},
-            ],
-        }
-    ],
-}
 
 
 def test_carol_edits_the_last_user_message_and_sees_the_preview_change(page, carol):

@@ -6,24 +6,27 @@ BucketError); anything else propagates and is a bug.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from engine import BucketError, parse_buckets
+from engine import BucketError, assemble, compile_preset, parse_buckets
 from engine.macros import render_text
 from engine.st_format import ImportRefused, parse_preset
 
 MAX_BYTES = 2 * 1024 * 1024
 
 
-def import_target(raw: bytes) -> None:
-    """Parse an upload; a refusal must be one non-empty sentence."""
+def import_target(raw: bytes, parse: Callable[..., Any] = parse_preset) -> bool:
+    """Parse an upload; True when it was accepted. A refusal must be one non-empty sentence; any
+    other exception propagates (`parse` is replaceable so the harness itself can be tested)."""
     try:
-        parsed = parse_preset(raw, filename="fuzz.json", max_bytes=MAX_BYTES)
+        parsed = parse(raw, filename="fuzz.json", max_bytes=MAX_BYTES)
     except ImportRefused as refused:
         assert refused.message.strip(), "an ImportRefused without a message"
         assert refused.status in (400, 413)
-        return
+        return False
     assert all("\x00" not in node.content for node in parsed.nodes), "a NUL reached the stored nodes"
+    return True
 
 
 def macro_target(text: str, variables: dict[str, Any] | None = None, seed: int = 0) -> None:
@@ -33,18 +36,18 @@ def macro_target(text: str, variables: dict[str, Any] | None = None, seed: int =
     assert len(output.text) <= 1024 * 1024 + len(text) * 4
 
 
-def bucket_target(document: Any) -> None:
+def bucket_target(document: Any, parse: Callable[[Any], Any] = parse_buckets) -> bool:
+    """Parse a bucket document; True when it was accepted, False on a BucketError with a message."""
     try:
-        parse_buckets(document)
+        parse(document)
     except BucketError as error:
         assert str(error).strip(), "a BucketError without a message"
+        return False
+    return True
 
 
 def assembly_target(raw: bytes, document: Any, style: str, provider: str) -> None:
     """Any preset the importer accepts, with any bucket document the parser accepts, assembles."""
-    from engine.assemble import assemble
-    from engine.compiled import compile_preset
-
     try:
         parsed = parse_preset(raw, filename="fuzz.json", max_bytes=MAX_BYTES)
         doc = parse_buckets(document)

@@ -3,7 +3,8 @@ clear errors. A few hundred examples each here; `bench/fuzz.py` runs 10,000+ per
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from .strategies import assembly_inputs, bucket_documents, json_values, macro_text, preset_uploads
@@ -42,9 +43,29 @@ def test_any_accepted_preset_with_any_accepted_document_assembles(inputs):
     assembly_target(*inputs)
 
 
-def test_the_targets_reject_what_they_should(tmp_path):
-    """The harness itself: a refusal passes, a foreign exception would surface."""
-    import_target(b"not json")
-    import_target(b'{"spec": "chara_card_v2", "data": {"first_mes": "hi"}}')
-    bucket_target([1, 2, 3])
+def test_the_upload_strategy_reaches_presets_the_importer_accepts():
+    """Were every generated upload refused, a target that swallowed all errors would pass unseen."""
+    accepted = find(preset_uploads, import_target, settings=settings(max_examples=2000, database=None))
+    assert import_target(accepted)
+
+
+def test_the_bucket_strategy_reaches_documents_the_parser_accepts():
+    accepted = find(bucket_documents, bucket_target, settings=settings(max_examples=2000, database=None))
+    assert bucket_target(accepted)
+
+
+def test_a_foreign_exception_inside_a_target_surfaces():
+    def broken(*args, **kwargs):
+        raise KeyError("prompts")
+
+    with pytest.raises(KeyError):
+        import_target(b"{}", parse=broken)
+    with pytest.raises(KeyError):
+        bucket_target({}, parse=broken)
+
+
+def test_the_targets_accept_refusals_in_one_sentence():
+    assert import_target(b"not json") is False
+    assert import_target(b'{"spec": "chara_card_v2", "data": {"first_mes": "hi"}}') is False
+    assert bucket_target([1, 2, 3]) is False
     macro_target("{{roll:999999d999999}}{{each::[1,2]}}{{loop_value}}{{/each}}")

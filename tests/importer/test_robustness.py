@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from engine.macros import find_unsupported_macros
 from engine.st_format import ImportRefused, parse_preset
-from engine.st_format.summary import _may_use_unknown_macros
 
 from .conftest import is_one_sentence
 
@@ -82,9 +81,14 @@ def test_any_bytes_are_imported_or_refused_with_one_sentence(raw: bytes) -> None
 
 @settings(max_examples=150, deadline=None)
 @given(TEXT)
-def test_the_quick_macro_scan_never_misses_an_unknown_macro(text: str) -> None:
-    if not _may_use_unknown_macros(text):
-        assert find_unsupported_macros(text) == frozenset()
+def test_the_import_summary_never_misses_an_unknown_macro(text: str) -> None:
+    raw = json.dumps({"prompts": [{"identifier": "main", "name": "Main", "role": "system", "content": text}]})
+    try:
+        parsed = parse_preset(raw.encode("utf-8", "surrogatepass"), filename="p.json", max_bytes=1 << 20)
+    except ImportRefused:
+        return
+    node_text = next(node.content for node in parsed.nodes if node.identifier == "main")
+    assert set(parsed.summary.unsupported_macros) == set(find_unsupported_macros(node_text))
 
 
 PROMPT_LIKE = st.dictionaries(KEYS, JSON_VALUES, max_size=8)

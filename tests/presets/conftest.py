@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,27 +12,7 @@ from presets import cache as preset_cache
 from presets import services
 from presets.demo import DEMO_FILE
 from presets.models import Preset
-
-
-def make_preset(*contents: tuple[str, str, bool], markers: bool = True, **top: Any) -> bytes:
-    """A Prompt Manager preset: `contents` are (identifier, text, enabled) content nodes after `main`,
-    followed by the charDescription and chatHistory markers (when `markers`)."""
-    prompts: list[dict[str, Any]] = [
-        {"identifier": "main", "name": "Main Prompt", "role": "system", "content": "Be kind."}
-    ]
-    order = [{"identifier": "main", "enabled": True}]
-    for identifier, text, enabled in contents:
-        prompts.append(
-            {"identifier": identifier, "name": identifier.title(), "role": "system", "content": text}
-        )
-        order.append({"identifier": identifier, "enabled": enabled})
-    if markers:
-        for identifier in ("charDescription", "chatHistory"):
-            prompts.append({"identifier": identifier, "name": identifier, "marker": True})
-            order.append({"identifier": identifier, "enabled": True})
-    return json.dumps(
-        {**top, "prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
-    ).encode()
+from tests.factories import make_big_preset, make_preset
 
 
 @pytest.fixture(autouse=True)
@@ -79,17 +57,6 @@ def upload(client, server_id: int, raw: bytes, filename: str = "My Preset.json",
         **fields,
     }
     return client.post(reverse("presets:upload", args=[server_id]), data)
-
-
-def make_big_preset(nodes: int = 500, size: int = 2_000_000) -> bytes:
-    """The importer engineer's generated preset (bench/genpreset.py), loaded without making bench a package."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "genpreset.py"
-    spec = importlib.util.spec_from_file_location("tk_bench_genpreset", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_big_preset(nodes=nodes, size=size)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from presets.models import Preset
 from servers.models import AuditEvent
-from tests.presets.conftest import make_preset
+from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db
 

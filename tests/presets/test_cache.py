@@ -5,14 +5,14 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from engine import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
 from presets.models import Preset
-from tests.presets.conftest import make_preset
+from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,33 +111,6 @@ def test_a_reader_that_loaded_before_a_write_cannot_put_the_old_preset_back(lant
     assert preset_cache.get_active_preset(lantern.id) is None
 
 
-def test_when_the_database_errors_the_stale_copy_is_served(lantern, alice, house_style, monkeypatch):
-    preset_cache.get_active_preset(lantern.id)
-    preset_cache.invalidate(lantern.id)
-
-    def broken(server_id: int):
-        raise OperationalError("connection refused")
-
-    monkeypatch.setattr(preset_cache.selectors, "active_preset_row", broken)
-    compiled = preset_cache.get_active_preset(lantern.id)
-    assert compiled is not None and compiled.preset_id == house_style.pk
-
-
-def test_another_process_serves_the_shared_stale_copy_when_the_database_errors(
-    lantern, alice, house_style, monkeypatch
-):
-    preset_cache.get_active_preset(lantern.id)
-    preset_cache.invalidate(lantern.id)
-    preset_cache.clear_local()  # as in a freshly started worker
-
-    def broken(server_id: int):
-        raise OperationalError("connection refused")
-
-    monkeypatch.setattr(preset_cache.selectors, "active_preset_row", broken)
-    compiled = preset_cache.get_active_preset(lantern.id)
-    assert compiled is not None and compiled.preset_id == house_style.pk
-
-
 def test_a_cache_hit_in_a_fresh_process_compiles_from_the_shared_cache_without_queries(
     lantern, house_style, django_assert_num_queries
 ):
@@ -146,15 +119,6 @@ def test_a_cache_hit_in_a_fresh_process_compiles_from_the_shared_cache_without_q
     with django_assert_num_queries(0):
         compiled = preset_cache.get_active_preset(lantern.id)
     assert compiled.preset_id == house_style.pk and compiled.nodes[0].template is not None
-
-
-def test_when_the_database_errors_and_nothing_is_cached_the_error_surfaces(lantern, monkeypatch):
-    def broken(server_id: int):
-        raise OperationalError("connection refused")
-
-    monkeypatch.setattr(preset_cache.selectors, "active_preset_row", broken)
-    with pytest.raises(OperationalError):
-        preset_cache.get_active_preset(lantern.id)
 
 
 def test_when_the_cache_backend_errors_the_database_answers(lantern, house_style, settings):

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from presets.models import Preset
 from servers.models import AuditEvent, Server
 from tests.corpus import CORPUS, needs_corpus
-from tests.presets.conftest import make_preset
+from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db
 

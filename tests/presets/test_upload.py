@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from presets.models import Preset, PresetNode
 from servers.models import AuditEvent
-from tests.presets.conftest import make_preset, upload
+from tests.factories import make_preset
+from tests.presets.conftest import upload
 
 pytestmark = pytest.mark.django_db
 
@@ -185,16 +186,41 @@ def test_preset_text_with_html_is_escaped_on_the_page(client, alice, lantern):
     assert "&lt;script&gt;" in page and "&lt;b&gt;bold&lt;/b&gt;" in page
 
 
+@pytest.fixture
+def node_writes_fail(django_db_blocker):
+    """The database itself refuses new preset nodes (a trigger), as a full disk or a lost connection would."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        create = [
+            "CREATE FUNCTION tk_refuse_nodes() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER tk_refuse_nodes BEFORE INSERT ON presets_presetnode "
+            "FOR EACH ROW EXECUTE FUNCTION tk_refuse_nodes()",
+        ]
+        drop = ["DROP TRIGGER tk_refuse_nodes ON presets_presetnode", "DROP FUNCTION tk_refuse_nodes()"]
+    else:
+        create = [
+            "CREATE TRIGGER tk_refuse_nodes BEFORE INSERT ON presets_presetnode "
+            "BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+        ]
+        drop = ["DROP TRIGGER tk_refuse_nodes"]
+    with connection.cursor() as cursor:
+        for statement in create:
+            cursor.execute(statement)
+    yield
+    with connection.cursor() as cursor:
+        for statement in drop:
+            cursor.execute(statement)
+
+
 def test_a_failure_while_storing_nodes_leaves_the_replaced_preset_untouched(
-    lantern, alice, house_style, monkeypatch
+    lantern, alice, house_style, node_writes_fail
 ):
     from presets import services
 
-    def broken_insert(*args, **kwargs):
-        raise RuntimeError("disk full")
-
-    monkeypatch.setattr(services, "_insert_nodes", broken_insert)
-    with pytest.raises(RuntimeError):
+    # PostgreSQL writes nodes with COPY, whose errors come straight from the driver.
+    with pytest.raises(Exception, match="disk full"):
         services.preset_import(
             server=lantern, raw=make_preset(), filename="House Style.json", on_clash="replace", by=alice
         )
@@ -204,12 +230,10 @@ def test_a_failure_while_storing_nodes_leaves_the_replaced_preset_untouched(
 
 
 def test_awkward_text_and_triggers_are_stored_exactly(lantern, alice):
-    import json as _json
-
     from presets import services
 
     awkward = 'tab\there\nnew line \\N backslash \\ and \\\\ {"json": [1]} ✨ 中文 \r end'
-    raw = _json.dumps(
+    raw = json.dumps(
         {
             "prompts": [
                 {

@@ -10,14 +10,16 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from servers.permissions import Action
+from tests.factories import DEFAULT_BUCKETS
 
-from .conftest import DEFAULT_BUCKETS, World, preset_bytes
+from .conftest import World, preset_bytes
 
 LOGIN_ONLY = "login-only"  # any signed-in user; shows nothing server-specific
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -173,3 +175,15 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
     body, query = bodies.get(name, (b"", ""))
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     return raw, "application/json", query
+
+
+def route_url(name: str, world: World, *, objects: World | None = None) -> str:
+    route = _routes_by_name()[name]
+    source = (objects or world).kwargs()
+    kwargs = {key: (world.kwargs()[key] if key == "server_id" else source[key]) for key in route.kwargs}
+    return reverse(name, kwargs=kwargs)
+
+
+@cache
+def _routes_by_name() -> dict[str, Route]:
+    return {route.name: route for route in all_routes()}

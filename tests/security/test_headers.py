@@ -15,8 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from .html_scan import inline_code
-from .routes import PAGES, page_data
-from .test_matrix import _url
+from .routes import PAGES, page_data, route_url
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE_MB = 3 * 1024 * 1024
@@ -30,7 +29,7 @@ def signed_in(superuser) -> Client:
 
 
 def _get_pages(client: Client, world) -> dict[str, object]:
-    return {name: client.get(_url(name, world)) for name, methods in PAGES.items() if "GET" in methods}
+    return {name: client.get(route_url(name, world)) for name, methods in PAGES.items() if "GET" in methods}
 
 
 def test_the_inline_code_finder_sees_each_kind_of_inline_code():
@@ -81,7 +80,7 @@ def test_every_state_changing_page_refuses_a_post_without_a_csrf_token(superuser
     client.force_login(superuser)
     posts = [name for name, methods in PAGES.items() if "POST" in methods]
     answers = {
-        name: client.post(_url(name, lantern_world), page_data(name, lantern_world)).status_code
+        name: client.post(route_url(name, lantern_world), page_data(name, lantern_world)).status_code
         for name in posts
     }
     assert answers == dict.fromkeys(posts, 403)

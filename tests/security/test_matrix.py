@@ -16,7 +16,6 @@ import pytest
 from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
-from django.urls import reverse
 
 from presets import cache as preset_cache
 from servers.models import Role
@@ -34,6 +33,7 @@ from .routes import (
     api_body,
     is_allowed_unchecked,
     page_data,
+    route_url,
 )
 
 ROUTES = {route.name: route for route in all_routes()}
@@ -81,13 +81,6 @@ class Walk:
                 self.failures.append(f"{label}: inline code a strict CSP would block: {found}")
 
 
-def _url(name: str, world: World, *, objects: World | None = None) -> str:
-    route = ROUTES[name]
-    source = (objects or world).kwargs()
-    kwargs = {key: (world.kwargs()[key] if key == "server_id" else source[key]) for key in route.kwargs}
-    return reverse(name, kwargs=kwargs)
-
-
 def _request(client: Client, method: str, url: str, data: dict[str, Any]) -> Any:
     if method == "GET":
         return client.get(url)
@@ -106,7 +99,7 @@ def _page_rule(role: Role | None, needs: Action | str, *, superuser: bool = Fals
 
 def _walk_pages(walk: Walk, clients: dict[str, tuple[Client, Role | None, bool]], lantern: World) -> None:
     for name, methods in PAGES.items():
-        url = _url(name, lantern)
+        url = route_url(name, lantern)
         for method in METHODS:
             needs = methods.get(method)
             for persona, (client, role, superuser) in clients.items():
@@ -130,7 +123,7 @@ def _walk_cross_objects(
     """Lantern's admin and a superuser name Harbor's objects under Lantern's URL: always 404."""
     for name, methods in PAGES.items():
         objects = [key for key in ROUTES[name].kwargs if key != "server_id"]
-        url = _url(name, lantern, objects=walk.harbor)
+        url = route_url(name, lantern, objects=walk.harbor)
         for method in methods:
             for persona in ("alice", "superuser"):
                 client = clients[persona][0]
@@ -150,7 +143,7 @@ def _walk_api(walk: Walk, lantern: World) -> None:
         "malformed header": ("Basic " + lantern.live_token, 401),
     }
     for name, accepted in API.items():
-        url = _url(name, lantern)
+        url = route_url(name, lantern)
         body, content_type, query = api_body(name, lantern)
         for method in METHODS:
             for label_token, (token, expected) in tokens.items():
