@@ -12,7 +12,7 @@ from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
 from .buckets import BucketDocument, BucketError, StmLine, decode_json, parse_buckets
 from .compiled import CompiledNode, CompiledPreset, compile_preset
 from .injection import STYLES
-from .parts import Message, Source, native_source
+from .parts import Item, Message, Part, Source, native_source
 from .providers import CONVERSATION_START, PROVIDERS, shape
 from .stm import (
     CUT_BY_CAP,
@@ -56,7 +56,9 @@ __all__ = [
     "CompiledPreset",
     "Contribution",
     "EntrySnapshot",
+    "Item",
     "Message",
+    "Part",
     "Source",
     "StmContext",
     "StmLine",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from engine.parts import Item, Part, native_source
+from engine import Item, Part, native_source
 
 
 def test_an_item_given_other_parts_keeps_every_other_field():
