@@ -15,11 +15,11 @@ from typing import Any
 from .buckets import BucketDocument, Budget, StmLine
 from .compiled import CompiledPreset
 from .injection import STYLES, place_injections, tail_injections
-from .macros import RenderOutput, Segment, render_segments, resolve_identity
+from .macros import RenderOutput, render_segments, resolve_identity
 from .native import SAMPLE_HEADER, history_run, macro_env, native_items
 from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
-from .rearrange import Arrangement, native_arrangement, node_is_active, rearrange
+from .rearrange import Arrangement, native_arrangement, plan_of, rearrange
 from .sampling import GenerationSettings, with_generation_settings
 from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
 
@@ -222,16 +222,14 @@ def _render_preset(
     """Render every active content node in node order (SPEC §2.2); texts keyed by node position."""
     doc, notes = inputs.doc, inputs.notes
     env = macro_env(doc, inputs.items, server_id=inputs.server_id)
-    positions = [
-        index
-        for index, cn in enumerate(preset.nodes)
-        if cn.node.kind == "content" and cn.template is not None and node_is_active(cn)
-    ]
-    segments = [
-        Segment(key=preset.nodes[i].node.identifier, template=preset.nodes[i].template) for i in positions
-    ]
+    plan = plan_of(preset)
+    positions = plan.render_at
     render = render_segments(
-        segments, env=env, seed=inputs.seed, variables=doc.variables, global_variables=doc.global_variables
+        plan.segments,
+        env=env,
+        seed=inputs.seed,
+        variables=doc.variables,
+        global_variables=doc.global_variables,
     )
     for warning in render.warnings:
         notes.warn(warning)
@@ -381,6 +379,18 @@ def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Mess
 
 def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
     """The item as a message (identity macros resolved in its trusted parts); None when it is blank."""
+    if len(item.parts) == 1:  # most items: one part, one source
+        part = item.parts[0]
+        text = (
+            resolve_identity(part.text, user=doc.user_name, char=doc.char_name, seed=seed)
+            if part.trusted
+            else part.text
+        )
+        if not text.strip():
+            return None
+        sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
+        pieces = ((part.sources[0], text),) if part.sources else ()
+        return Message(item.role, text, sources, item.tag, item.history, pieces)
     texts = [
         resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed) if p.trusted else p.text
         for p in item.parts

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.macros import CompiledText, compile_text
 from engine.sampling import SamplerSettings
@@ -33,6 +34,8 @@ class CompiledPreset:
     settings: PromptSettings
     nodes: tuple[CompiledNode, ...]  # in prompt order
     sampling: SamplerSettings = field(default_factory=SamplerSettings)  # the preset's sampler settings
+    # What the engine works out from the nodes alone, once per compiled preset (engine.rearrange.plan_of).
+    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def compile_preset(

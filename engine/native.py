@@ -44,8 +44,18 @@ def native_items(
 
     `stm` replaces the document's inline short-term memory (the stored STM's items);
     `sample_header` replaces the `<START>` line of each sample dialogue (a preset's
-    `new_example_chat_prompt`; "" for none).
+    `new_example_chat_prompt`; "" for none). Built once per document and arguments (`doc.memo`).
     """
+    key = ("items", stm, sample_header)
+    items = doc.memo.get(key)
+    if items is None:
+        items = doc.memo[key] = _native_items(doc, stm, sample_header)
+    return items
+
+
+def _native_items(
+    doc: BucketDocument, stm: tuple[StmLine, ...] | None, sample_header: str
+) -> tuple[Item, ...]:
     if doc.items is not None:
         return _from_tagged(doc.items)
     memory = doc.short_term_memory if stm is None else stm
@@ -140,7 +150,19 @@ def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
 
 
 def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 0) -> MacroEnv:
-    """What the content and clock macros read, taken from the same blocks native assembly sends."""
+    """What the content and clock macros read, taken from the same blocks native assembly sends.
+
+    Kept in `doc.memo` per items tuple (the memo keeps the tuple, so its id stays unique)."""
+    key = ("env", id(items), server_id)
+    found = doc.memo.get(key)
+    if found is not None and found[0] is items:
+        return found[1]
+    env = _macro_env(doc, items, server_id)
+    doc.memo[key] = (items, env)
+    return env
+
+
+def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> MacroEnv:
     by_tag: dict[str, list[Item]] = {}
     for tag, run in groupby(items, attrgetter("tag")):  # native items come in runs of one tag
         by_tag.setdefault(tag, []).extend(run)

@@ -15,7 +15,8 @@ from operator import attrgetter
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
-from .parts import Item, Notes, Part, Source, native_source, node_source
+from .macros import Segment
+from .parts import Item, Notes, Omission, Part, Source, native_source, node_source
 from .st_format import PresetNode
 
 DEPTH_BLOCK_TAG = ""
@@ -129,6 +130,62 @@ def rearrange(
     return _Walk(native, preset, rendered, expanded, notes).run()
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a preset's node list decides on its own (no document needed), worked out once per preset."""
+
+    active: tuple[bool, ...]  # node_is_active, per node
+    omissions: tuple[Omission, ...]  # enabled nodes that never run for a normal reply
+    visits: tuple[int, ...]  # the nodes the walk acts on: active and not comments, and chatHistory nodes
+    history_at: int | None
+    main_on: bool
+    anchor_at: int | None
+    pre_at: int | None
+    wi_at: int | None
+    claimed_after: frozenset[str]
+    render_at: tuple[int, ...]  # the active content nodes with a template, in order
+    segments: tuple[Segment, ...]  # their templates, keyed by identifier
+
+
+def plan_of(preset: CompiledPreset) -> Plan:
+    """The preset's `Plan`, kept in `preset.memo`."""
+    plan = preset.memo.get("plan")
+    if plan is None:
+        plan = preset.memo["plan"] = _plan(preset.nodes)
+    return plan
+
+
+def _plan(nodes: tuple[CompiledNode, ...]) -> Plan:
+    notes = Notes()
+    active = [node_is_active(node, notes) for node in nodes]
+    ids = [cn.node.identifier for cn in nodes]
+    active_ids = [i for i in range(len(ids)) if active[i]]
+    history_at = ids.index("chatHistory") if "chatHistory" in ids else None
+    limit = len(ids) if history_at is None else history_at
+    render_at = tuple(
+        i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
+    )
+    return Plan(
+        active=tuple(active),
+        omissions=tuple(notes.omitted),
+        visits=tuple(
+            i
+            for i in range(len(ids))
+            if ids[i] == "chatHistory" or (active[i] and nodes[i].node.kind != "comment")
+        ),
+        history_at=history_at,
+        main_on=any(ids[i] == "main" for i in active_ids),
+        anchor_at=max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None),
+        # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
+        # leftovers (all in native order) include these blocks anyway.
+        pre_at=next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None),
+        wi_at=next((i for i in active_ids if ids[i] in WORLD_INFO), None),
+        claimed_after=frozenset(_claimed_after(nodes, active, history_at)),
+        render_at=render_at,
+        segments=tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at),  # type: ignore[arg-type]
+    )
+
+
 class _Walk:
     """One pass over the preset's nodes; `current` is the run (before or after the history) being filled."""
 
@@ -144,23 +201,15 @@ class _Walk:
         self.settings = preset.settings
         self.rendered = rendered
         self.notes = notes
-        self.active = [node_is_active(node, notes) for node in self.nodes]
+        plan = self.plan = plan_of(preset)
+        self.active = plan.active
+        notes.omitted.extend(plan.omissions)
         self.buckets: dict[str, list[Item]] = {}
         for tag, run in groupby(native, attrgetter("tag")):  # native items come in runs of one tag
             self.buckets.setdefault(tag, []).extend(run)
         self.dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
-
-        ids = [cn.node.identifier for cn in self.nodes]
-        active_ids = [i for i in range(len(ids)) if self.active[i]]
-        self.history_at = ids.index("chatHistory") if "chatHistory" in ids else None
-        self.main_on = any(ids[i] == "main" for i in active_ids)
-        limit = len(ids) if self.history_at is None else self.history_at
-        self.anchor_at = max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None)
-        # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
-        # leftovers (all in native order) include these blocks anyway.
-        self.pre_at = next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None)
-        self.wi_at = next((i for i in active_ids if ids[i] in WORLD_INFO), None)
-        self.claimed_after = _claimed_after(self.nodes, self.active, self.history_at)
+        self.history_at, self.main_on, self.anchor_at = plan.history_at, plan.main_on, plan.anchor_at
+        self.pre_at, self.wi_at, self.claimed_after = plan.pre_at, plan.wi_at, plan.claimed_after
 
         self.out = Arrangement()
         self.current = self.out.before
@@ -171,8 +220,9 @@ class _Walk:
             # The server's prompt is never dropped: without an enabled `main` it opens the prompt.
             self.take("SYSTEM_HUMANIZER_RULES")
             self.take("SYSTEM_CHANNEL_PROMPT")
-        for index, compiled in enumerate(self.nodes):
-            self.visit(index, compiled.node)
+        nodes = self.nodes
+        for index in self.plan.visits:  # inactive nodes and comments do nothing
+            self.visit(index, nodes[index].node)
         if self.history_at is None:
             # No chatHistory in the preset: everything not placed yet goes first, then the history.
             for tag in TAGS[:-1]:
