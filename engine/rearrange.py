@@ -145,6 +145,7 @@ class Plan:
     claimed_after: frozenset[str]
     render_at: tuple[int, ...]  # the active content nodes with a template, in order
     segments: tuple[Segment, ...]  # their templates, keyed by identifier
+    sources: tuple[tuple[Source], ...]  # per node: its source, as a part's sources
 
 
 def plan_of(preset: CompiledPreset) -> Plan:
@@ -183,6 +184,7 @@ def _plan(nodes: tuple[CompiledNode, ...]) -> Plan:
         claimed_after=frozenset(_claimed_after(nodes, active, history_at)),
         render_at=render_at,
         segments=tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at),  # type: ignore[arg-type]
+        sources=tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes),
     )
 
 
@@ -250,8 +252,8 @@ class _Walk:
         elif node.kind == "marker":
             self.marker(node)
         if node.kind == "content" and text.strip():
-            part = Part(text=text, sources=(node_source(node.identifier, node.name),), trusted=True)
-            self.current.append(Item(tag=DEPTH_BLOCK_TAG, role=node.role, parts=(part,)))
+            part = Part(text, self.plan.sources[index], True)
+            self.current.append(Item(DEPTH_BLOCK_TAG, node.role, (part,)))
         if index == self.anchor_at:
             for tag in ANCHORED_BLOCKS:
                 self.take(tag)
@@ -269,7 +271,7 @@ class _Walk:
 
     def injection(self, index: int, node: PresetNode, text: str) -> None:
         if text.strip():
-            source = node_source(node.identifier, node.name)
+            source = self.plan.sources[index][0]
             depth = max(0, node.injection_depth)
             self.out.injections.append(Injection(text, depth, node.injection_order, index, node.role, source))
 

@@ -75,8 +75,13 @@ def render_segments(
     watched: tuple[WatchedValues, WatchedValues] | None = None
     for index, segment in enumerate(segments):
         if checkpoint is None:
-            if not segment.template.has_macros:  # plain text: nothing to read, nothing to undo
-                outputs.append(first.render(segment))
+            template = segment.template
+            if not template.has_macros:  # plain text: nothing to read, nothing to undo
+                outputs.append(
+                    first.render(segment)
+                    if template.warnings
+                    else SegmentOutput(segment.key, template.source)
+                )
                 continue
             before = first.checkpoint()
             outputs.append(first.render(segment))
