@@ -24,6 +24,7 @@ from engine import (
     parse_buckets,
 )
 
+from .preview_display import Segment, VariableRow, is_long, segments, snippet, variable_rows
 from .selectors import PresetNotFound, assemble_for_server
 
 # Budget bar categories, in prompt order.
@@ -56,11 +57,24 @@ class BudgetShare:
 
 @dataclass(frozen=True, slots=True)
 class PreviewRow:
-    """One message of the preview with its token count."""
+    """One message of the preview with its token count and how the page shows it."""
 
     message: Message
     tokens: int
     category: str
+    categories: tuple[str, ...] = ()  # of every part (a squashed message holds several), for the filter
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return segments(self.message.content)
+
+    @property
+    def snippet(self) -> tuple[str, ...]:
+        return snippet(self.message.content)
+
+    @property
+    def is_long(self) -> bool:
+        return is_long(self.message.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +90,8 @@ class Preview:
     generation_json: str = ""  # the sampler parameters sent (engine.sampling)
     variables_json: str = ""
     global_variables_json: str = ""
+    variables: tuple[VariableRow, ...] = ()
+    global_variables: tuple[VariableRow, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -129,6 +145,8 @@ def preview_assembly(
         generation_json=_pretty(main.generation.params) if main.generation is not None else "",
         variables_json=_pretty(main.variables),
         global_variables_json=_pretty(main.global_variables),
+        variables=variable_rows(main.variables),
+        global_variables=variable_rows(main.global_variables),
     )
 
 
@@ -174,9 +192,14 @@ def _category_of_source(source: Source | None) -> str:
     return "knowledge"
 
 
+def _categories(message: Message) -> tuple[str, ...]:
+    found = {category_of(message)} | {_category_of_source(source) for source, _ in message.pieces}
+    return tuple(key for key, _ in CATEGORIES if key in found)
+
+
 def preview_rows(assembly: Assembly) -> tuple[PreviewRow, ...]:
     return tuple(
-        PreviewRow(message=m, tokens=t, category=category_of(m))
+        PreviewRow(message=m, tokens=t, category=category_of(m), categories=_categories(m))
         for m, t in zip(assembly.messages, assembly.tokens.per_message, strict=True)
     )
 

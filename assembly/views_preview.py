@@ -7,12 +7,14 @@ Rendering a preview never writes; saving a sample needs Action.EDIT_SAMPLES.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -26,6 +28,7 @@ from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .preview import Preview, PreviewOptions, parse_document_text, preview_assembly
+from .sample_form import SampleFormError, apply_row_op, document_from_form, form_from_document
 
 PAGE = "assembly/preview.html"
 
@@ -41,10 +44,9 @@ def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespo
         bucket = buckets[0] if buckets else None
     document = bucket.document if bucket is not None else selectors.default_document()
     options = _options(request.GET)
-    text = json.dumps(document, ensure_ascii=False, indent=2)
     preview = _preview(server, document, options)
     name = bucket.name if bucket is not None else selectors.DEFAULT_SAMPLE_NAME
-    return render(request, PAGE, _context(request, server, options, text, preview, sample_name=name))
+    return render(request, PAGE, _context(request, server, options, document, preview, sample_name=name))
 
 
 @login_required
@@ -53,14 +55,13 @@ def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespo
 def preview_render(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     options = _options(request.POST)
-    text = request.POST.get("document", "")
-    document, error = parse_document_text(text)
-    preview = Preview(error=error) if error else _preview(server, document, options)
-    context = _context(request, server, options, text, preview, sample_name=request.POST.get("name", ""))
-    status = 400 if preview.error else 200
-    if getattr(request, "htmx", False):
-        return render(request, f"{PAGE}#result", context, status=status)
-    return render(request, PAGE, context, status=status)
+    posted = _posted_document(request.POST)
+    preview = Preview(error=posted.error) if posted.error else _preview(server, posted.document, options)
+    name = request.POST.get("name", "")
+    context = _context(request, server, options, posted.document, preview, sample_name=name, posted=posted)
+    if getattr(request, "htmx", False):  # htmx swaps only 2xx answers: the error is in the partial
+        return _partial_answer(request, context, posted)
+    return render(request, PAGE, context, status=400 if preview.error else 200)
 
 
 @login_required
@@ -69,17 +70,21 @@ def preview_render(request: AuthenticatedHttpRequest, server_id: int) -> HttpRes
 def sample_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     options = _options(request.POST)
-    text = request.POST.get("document", "")
     name = request.POST.get("name", "")
-    document, error = parse_document_text(text)
+    posted = _posted_document(request.POST)
+    error = posted.error
     if not error:
         try:
-            bucket = services.sample_bucket_save(server=server, name=name, document=document, by=request.user)
+            bucket = services.sample_bucket_save(
+                server=server, name=name, document=posted.document, by=request.user
+            )
         except BucketError as exc:
             error = exc.message
         else:
             return redirect(_page_url(server, bucket.name, options))
-    context = _context(request, server, options, text, Preview(error=error), sample_name=name)
+    context = _context(
+        request, server, options, posted.document, Preview(error=error), sample_name=name, posted=posted
+    )
     context["save_error"] = error
     return render(request, PAGE, context, status=400)
 
@@ -135,19 +140,71 @@ def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
     return reverse("assembly:preview", args=[server.pk]) + "?" + urlencode(query)
 
 
+@dataclass(frozen=True, slots=True)
+class PostedDocument:
+    """The document a POST describes: the form's fields laid over the JSON view, or the JSON view
+    alone (`source=json`), after a row button; `text` is the JSON to show when it did not decode."""
+
+    document: Any
+    error: str = ""
+    text: str = ""
+    from_json: bool = False
+    row_op: bool = False
+
+
+def _posted_document(data: Any) -> PostedDocument:
+    text = data.get("document", "")
+    base, error = parse_document_text(text)
+    from_json = data.get("source") == "json"
+    op = data.get("op", "")
+    if error:
+        return PostedDocument(document=None, error=error, text=text, from_json=from_json)
+    document = base
+    if not from_json:
+        try:
+            document = document_from_form(data, base)
+        except SampleFormError as exc:
+            return PostedDocument(document=base, error=exc.message, text=text)
+    if op and isinstance(document, dict):
+        document = apply_row_op(document, op)
+    return PostedDocument(document=document, from_json=from_json, row_op=bool(op))
+
+
+def _partial_answer(request: HttpRequest, context: dict[str, Any], posted: PostedDocument) -> HttpResponse:
+    """The result, plus the other view of the sample swapped out of band: the JSON after a form
+    change, the fields after a JSON change or a row button (never the box being typed in)."""
+    response = render(request, f"{PAGE}#result", context)
+    oob = {**context, "oob": True}
+    extra = ""
+    if posted.document is not None and (posted.from_json or posted.row_op):
+        extra += render_to_string(f"{PAGE}#sample-fields", oob, request=request)
+    if posted.document is not None and not posted.from_json:
+        extra += render_to_string(f"{PAGE}#document-json", oob, request=request)
+    response.content += extra.encode()
+    return response
+
+
 def _context(
     request: HttpRequest,
     server: Server,
     options: PreviewOptions,
-    text: str,
+    document: Any,
     preview: Preview,
     *,
     sample_name: str,
+    posted: PostedDocument | None = None,
 ) -> dict[str, Any]:
+    if document is None:  # the JSON did not decode: show it as typed, the fields as they were sent
+        text = posted.text if posted else ""
+        sections = form_from_document(_fields_only(request.POST))
+    else:
+        text = json.dumps(document, ensure_ascii=False, indent=2)
+        sections = form_from_document(document)
     return {
         "server": server,
         "options": options,
         "document_text": text,
+        "sections": sections,
         "preview": preview,
         "sample_name": sample_name,
         "buckets": selectors.sample_buckets_for(server.pk),
@@ -157,3 +214,10 @@ def _context(
         "conversations": _conversation_choices(server),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }
+
+
+def _fields_only(data: Any) -> Any:
+    try:
+        return document_from_form(data, None)
+    except SampleFormError:
+        return None

@@ -52,9 +52,9 @@ def test_carol_deletes_the_message_that_set_hp_and_sees_the_earlier_value_return
     # The preview, opened from the conversation, starts from the replayed state.
     page.get_by_role("link", name="Preview from this conversation").click()
     page.wait_for_load_state("networkidle")
-    variables = page.locator('[data-testid="variables"]').inner_text()
-    assert '"hp": "30"' in variables
-    assert "wounded" not in variables
+    variables = page.locator('[data-testid="variables"]')
+    assert variables.locator('tr[data-var="hp"] .var-value').inner_text() == "30"
+    assert variables.locator('tr[data-var="wounded"]').count() == 0
     result = page.locator('[data-testid="result"]').inner_text()
     assert "The gate holds." in result
     assert "An arrow finds you." not in result
@@ -63,11 +63,9 @@ def test_carol_deletes_the_message_that_set_hp_and_sees_the_earlier_value_return
 def test_carol_picks_the_conversation_in_the_preview_form_and_sees_its_variables(page, lantern, siege):
     sign_in(page, "carol")
     page.goto(f"/servers/{lantern.id}/preview/")
-    assert '"hp"' not in page.locator('[data-testid="variables"]').inner_text()
+    assert page.locator('[data-testid="variables-local"] tr[data-var="hp"]').count() == 0
     page.select_option('[data-testid="conversation-select"]', label="Conversation: Siege")
     wait_for_htmx(page)
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=variables]').textContent.includes('\"hp\": \"12\"')"
-    )
+    page.wait_for_function("() => document.querySelector('tr[data-var=hp] .var-value')?.textContent === '12'")
     assert "An arrow finds you." in page.locator('[data-testid="result"]').inner_text()
     assert page.dialogs == []

@@ -20,6 +20,7 @@ def test_carol_edits_the_last_user_message_and_sees_the_preview_change(page, car
     result = page.locator("#result")
     assert "Mira: Is it... a secret?" in result.inner_text()
 
+    page.locator("[data-testid=advanced] > summary").click()
     textarea = page.locator("textarea[name=document]")
     document = json.loads(textarea.input_value())
     document["history"][-1]["content"] = "Is it the lantern's shadow?"

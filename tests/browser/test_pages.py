@@ -1,0 +1,165 @@
+"""Pages people can use on a laptop and on a phone: every page of the resolver fits the screen for
+every persona, the preview of a 300-node preset stays short, the sample is a form that re-renders
+the preview, and a message shown once does not come back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from presets.services import preset_import
+from tests.corpus import CORPUS
+from tests.security.conftest import build_world
+from tests.security.routes import PAGES, all_routes
+
+from .conftest import sign_in, wait_for_htmx
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = {"laptop": 1366, "phone": 390}
+PERSONAS = ("alice", "bob", "carol", "charlie")
+
+
+def _page_urls(world) -> list[str]:
+    """Every GET page the resolver knows (the security walk's table), for the world's server."""
+    kwargs = world.kwargs()
+    urls = []
+    for route in all_routes():
+        if "GET" not in PAGES.get(route.name, {}):
+            continue
+        urls.append(reverse(route.name, kwargs={key: kwargs[key] for key in route.kwargs}))
+    return urls
+
+
+def _overflow(page) -> tuple[int, int]:
+    return page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+def test_no_page_scrolls_sideways_for_any_persona(page, width, lantern, alice, bob, carol, charlie):
+    urls = _page_urls(build_world(lantern, alice, "Lantern", 710_000_000_000_000_000))
+    assert len(urls) >= 10
+    page.set_viewport_size({"width": width, "height": 900})
+    too_wide = []
+    for persona in PERSONAS:
+        page.context.clear_cookies()
+        sign_in(page, persona)
+        for url in urls:
+            if not page.request.get(url).headers.get("content-type", "").startswith("text/html"):
+                continue  # a download (the preset's JSON), not a page
+            page.goto(url)
+            page.wait_for_load_state("networkidle")
+            scroll_width, inner_width = _overflow(page)
+            if scroll_width > inner_width:
+                too_wide.append(f"{persona} {url}: {scroll_width} > {inner_width}")
+    assert too_wide == []
+
+
+def test_on_a_phone_the_menu_folds_and_a_tap_shows_the_servers_pages(page, alice, lantern):
+    page.set_viewport_size({"width": 390, "height": 800})
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.id}/")
+    nav = page.locator(".server-nav")
+    tokens = nav.get_by_role("link", name="API tokens")
+    assert not tokens.is_visible()
+    page.locator("[data-testid=nav-toggle]").click()
+    assert tokens.is_visible()
+    assert nav.get_by_role("link", name="Audit").is_visible()
+
+
+@pytest.fixture
+def nemoengine(lantern, alice):
+    raw = (CORPUS / "pm" / "nemoengine-v10.json").read_bytes()
+    return preset_import(server=lantern, raw=raw, filename="nemoengine-v10.json", by=alice).preset
+
+
+def test_the_preview_of_a_300_node_preset_is_short_and_a_message_opens_on_click(page, carol, nemoengine):
+    assert nemoengine.nodes.count() >= 300
+    page.set_viewport_size({"width": 1366, "height": 900})
+    sign_in(page, "carol")
+    page.goto(f"/servers/{nemoengine.server_id}/preview/")
+    page.wait_for_load_state("networkidle")
+    assert page.locator("[data-testid=message]").count() >= 20
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    assert height < 4000, height
+
+    folded = page.locator("[data-testid=messages] details.msg-details:not([open])").first.element_handle()
+    content = folded.query_selector("pre.msg-content")
+    assert not content.is_visible()
+    folded.query_selector("summary").click()
+    assert content.is_visible()
+    assert folded.get_attribute("open") is not None
+
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert _overflow(page)[0] <= 390
+
+
+def test_the_source_filter_shows_only_history_messages(page, carol, nemoengine):
+    sign_in(page, "carol")
+    page.goto(f"/servers/{nemoengine.server_id}/preview/")
+    messages = page.locator("[data-testid=messages] [data-testid=message]")
+    everything = sum(1 for i in range(messages.count()) if messages.nth(i).is_visible())
+    page.locator("#show-history").check()
+    shown = [messages.nth(i) for i in range(messages.count()) if messages.nth(i).is_visible()]
+    assert 0 < len(shown) < everything
+    assert all("has-history" in (m.get_attribute("class") or "") for m in shown)
+
+
+def test_carol_changes_a_history_line_in_the_form_and_the_preview_updates(page, carol, lantern):
+    sign_in(page, "carol")
+    page.goto(f"/servers/{lantern.id}/preview/")
+    assert "Mira: Is it... a secret?" in page.locator("#result").text_content()
+    page.locator("details[data-section=dialogue] > summary").click()
+    rows = page.locator("[data-testid=history-row]")
+    last = rows.last.locator("textarea")
+    last.fill("Is it the moon's reflection?")
+    last.blur()
+    page.wait_for_function(
+        "() => document.querySelector('#result').textContent.includes(\"Mira: Is it the moon's reflection?\")"
+    )
+    wait_for_htmx(page)
+    assert "Mira: Is it... a secret?" not in page.locator("#result").text_content()
+    # The JSON view follows the form.
+    document = json.loads(page.locator("#document").input_value())
+    assert document["history"][-1]["content"] == "Is it the moon's reflection?"
+
+    count = rows.count()
+    page.locator("[data-testid=add-history]").click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=history-row]').length === {count + 1}"
+    )
+    wait_for_htmx(page)
+    assert rows.last.locator("select").input_value() == "assistant"  # a new line answers the user
+    assert page.dialogs == []
+
+
+def test_carol_edits_the_json_view_and_the_form_follows(page, carol, lantern):
+    sign_in(page, "carol")
+    page.goto(f"/servers/{lantern.id}/preview/")
+    page.locator("[data-testid=advanced] > summary").click()
+    textarea = page.locator("#document")
+    document = json.loads(textarea.input_value())
+    document["names"]["user"] = "Quill"
+    document["history"][-1]["content"] = "Is it a candle?"
+    textarea.fill(json.dumps(document, indent=2))
+    textarea.blur()
+    page.wait_for_function("() => document.querySelector('input[name=\"b-names.user\"]').value === 'Quill'")
+    wait_for_htmx(page)
+    assert page.locator("[data-testid=history-row] textarea").last.input_value() == "Is it a candle?"
+    assert "Mira: Is it a candle?" in page.locator("#result").text_content()
+
+
+def test_the_token_message_shows_once_and_does_not_come_back(page, alice, lantern):
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.id}/tokens/")
+    page.fill("input[name=name]", "tomori")
+    page.get_by_role("button", name="Create token").click()
+    wait_for_htmx(page)
+    page.wait_for_selector("[data-testid=new-token]")
+    assert "Token created. Copy it now" in page.locator("#flash").inner_text()
+    page.goto(f"/servers/{lantern.id}/presets/")
+    assert "Token created" not in page.content()
+    page.goto(f"/servers/{lantern.id}/tokens/")
+    assert "Token created" not in page.content()
