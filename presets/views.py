@@ -26,8 +26,9 @@ from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services, views_sampling
-from .forms import UploadOptions, UploadRefused, max_upload_body, read_preset_upload
+from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
+from .pending_uploads import PENDING_SECONDS, drop_upload, keep_upload, pending_upload
 
 
 @login_required
@@ -49,9 +50,9 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     form = UploadOptions()
     if request.method == "GET":
         return render(request, "presets/upload.html", _upload_context(server, form))
-    error, status, clash = None, 200, False
+    error, status, pending_token = None, 200, None
     try:
-        upload = read_preset_upload(request, default_activate=False)
+        upload = _finishing(request, server) or read_preset_upload(request, default_activate=False)
         form = upload.options
         result = services.preset_import(
             server=server,
@@ -67,16 +68,47 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     except ImportRefused as exc:
         error, status = exc.message, exc.status
     except services.PresetNameClash as exc:
-        error, status, clash = exc.message + " Choose whether to replace it or keep both.", 409, True
+        pending_token = keep_upload(
+            user_id=request.user.pk,
+            server_id=server.pk,
+            raw=upload.raw,
+            filename=upload.filename,
+            options=form,
+        )
+        choose = (
+            " Do you want to replace it, or keep both?"
+            if pending_token
+            else " Choose the file again, with “Replace it” or “Keep both” below."
+        )
+        error, status = exc.message + choose, 409
     else:
+        drop_upload(user_id=request.user.pk)
         url = reverse("presets:detail", args=[server.id, result.preset.pk]) + "?imported=1"
         if request.htmx:
             return HttpResponse(status=204, headers={"HX-Redirect": url})
         return redirect(url)
-    context = _upload_context(server, form, error=error, clash=clash)
+    context = _upload_context(server, form, error=error, clash=status == 409, pending=pending_token)
     if request.htmx:  # htmx swaps only 2xx answers; the error is in the partial
         return render(request, "presets/upload.html#upload-result", context)
     return render(request, "presets/upload.html", context, status=status)
+
+
+def _finishing(request: HttpRequest, server: Server) -> PresetUpload | None:
+    """The kept upload when the user pressed "Replace" or "Keep both" after a clash; raises
+    UploadRefused when it is no longer kept."""
+    choice = request.POST.get("resolve", "")
+    if choice not in ("replace", "keep_both"):
+        return None
+    pending = pending_upload(
+        user_id=request.user.pk, server_id=server.pk, token=request.POST.get("pending", "")
+    )
+    if pending is None:
+        raise UploadRefused(
+            f"The upload was kept for {PENDING_SECONDS // 60} minutes and has been discarded: choose the file again.",
+            410,
+        )
+    options = UploadOptions(name=pending.options.name, activate=pending.options.activate, on_clash=choice)
+    return PresetUpload(pending.raw, pending.filename, options)
 
 
 preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]
@@ -256,13 +288,20 @@ def _preset_or_404(server: Server, preset_id: int) -> Preset:
 
 
 def _upload_context(
-    server: Server, form: UploadOptions, *, error: str | None = None, clash: bool = False
+    server: Server,
+    form: UploadOptions,
+    *,
+    error: str | None = None,
+    clash: bool = False,
+    pending: str | None = None,
 ) -> dict[str, Any]:
     return {
         "server": server,
         "form": form,
         "error": error,
         "clash": clash,
+        "pending": pending,
+        "pending_minutes": PENDING_SECONDS // 60,
         "max_bytes": settings.PRESET_MAX_BYTES,
         "max_mib": settings.PRESET_MAX_BYTES // 1024 // 1024 or 1,
     }

@@ -163,3 +163,20 @@ def test_the_token_message_shows_once_and_does_not_come_back(page, alice, lanter
     assert "Token created" not in page.content()
     page.goto(f"/servers/{lantern.id}/tokens/")
     assert "Token created" not in page.content()
+
+
+def test_the_clash_buttons_finish_an_upload_without_choosing_the_file_again(page, alice, lantern, tmp_path):
+    first = (CORPUS / "pm" / "st-openai-Default.json").read_bytes()
+    preset_import(server=lantern, raw=first, filename="Evening.json", by=alice)
+    file = tmp_path / "Evening.json"
+    file.write_bytes((CORPUS / "pm" / "marinara-special.json").read_bytes())
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.id}/presets/upload/")
+    page.set_input_files("[data-testid=preset-file]", str(file))
+    page.get_by_role("button", name="Upload").click()
+    page.wait_for_selector("[data-testid=clash-keep-both]")
+    assert "already exists" in page.locator("[data-testid=upload-error]").inner_text()
+    page.locator("[data-testid=clash-keep-both]").click()
+    page.wait_for_url("**/?imported=1")
+    assert page.locator("[data-testid=preset-name]").inner_text().startswith("Evening (2)")
+    assert page.dialogs == []
