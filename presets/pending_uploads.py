@@ -2,7 +2,7 @@
 "Keep both" without choosing the file again.
 
 Kept in the shared cache (Redis in production, so any web process can finish it), one per user: a
-newer clash replaces an older one. It expires after PENDING_SECONDS and is deleted once used. A
+newer clash replaces an older one. It expires after settings.PRESET_PENDING_UPLOAD_SECONDS and is deleted once used. A
 token in the form ties the buttons to this upload, so a stale page cannot finish a different one.
 When the cache is down nothing is kept and the page asks for the file again.
 """
@@ -12,11 +12,16 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from servers.resilient_cache import cache_delete, cache_get, cache_set
 
 from .forms import UploadOptions
 
-PENDING_SECONDS = 15 * 60
+
+def pending_seconds() -> int:
+    """How long a clashing upload is kept."""
+    return settings.PRESET_PENDING_UPLOAD_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,7 @@ def keep_upload(
     """Keep the upload for its user; the token the form carries, or None when the cache is down."""
     token = secrets.token_urlsafe(16)
     pending = PendingUpload(token=token, server_id=server_id, raw=raw, filename=filename, options=options)
-    return token if cache_set(_key(user_id), pending, PENDING_SECONDS) else None
+    return token if cache_set(_key(user_id), pending, pending_seconds()) else None
 
 
 def pending_upload(*, user_id: int, server_id: int, token: str) -> PendingUpload | None:

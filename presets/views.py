@@ -28,7 +28,7 @@ from servers.users import AuthenticatedHttpRequest
 from . import selectors, services, views_sampling
 from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
-from .pending_uploads import PENDING_SECONDS, drop_upload, keep_upload, pending_upload
+from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
 
 
 @login_required
@@ -104,7 +104,7 @@ def _finishing(request: HttpRequest, server: Server) -> PresetUpload | None:
     )
     if pending is None:
         raise UploadRefused(
-            f"The upload was kept for {PENDING_SECONDS // 60} minutes and has been discarded: choose the file again.",
+            f"The upload was kept for {pending_seconds() // 60} minutes and has been discarded: choose the file again.",
             410,
         )
     options = UploadOptions(name=pending.options.name, activate=pending.options.activate, on_clash=choice)
@@ -301,7 +301,7 @@ def _upload_context(
         "error": error,
         "clash": clash,
         "pending": pending,
-        "pending_minutes": PENDING_SECONDS // 60,
+        "pending_minutes": pending_seconds() // 60,
         "max_bytes": settings.PRESET_MAX_BYTES,
         "max_mib": settings.PRESET_MAX_BYTES // 1024 // 1024 or 1,
     }

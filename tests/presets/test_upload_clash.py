@@ -8,11 +8,11 @@ import time
 import pytest
 from django.urls import reverse
 
-from presets import pending_uploads
 from presets.models import Preset
 from servers.models import Role
 from servers.services import membership_set
-from tests.presets.conftest import make_preset, upload
+from tests.factories import make_preset
+from tests.presets.conftest import upload
 
 pytestmark = pytest.mark.django_db
 
@@ -71,8 +71,8 @@ def test_another_admin_cannot_finish_alices_upload(client, alice, lantern, house
     assert Preset.objects.get(server=lantern).node_count == house_style.node_count
 
 
-def test_the_kept_upload_expires(client, alice, lantern, house_style, monkeypatch):
-    monkeypatch.setattr(pending_uploads, "PENDING_SECONDS", 1)
+def test_the_kept_upload_expires(client, alice, lantern, house_style, settings):
+    settings.PRESET_PENDING_UPLOAD_SECONDS = 1
     client.force_login(alice)
     token = _clash(client, lantern)
     time.sleep(1.5)
