@@ -1,25 +1,26 @@
-"""The assemble API under a bounded loopback load, with the caches warm.
+"""The assemble API under a bounded loopback load, with the caches warm, on one or more gunicorn instances.
 
-    .venv/bin/python bench/load_assemble.py [--requests 2000] [--concurrency 8] [--seconds 60]
-        [--workers 2] [--preset FILE]
+    python bench/load_assemble.py [--requests 2000] [--concurrency 8] [--seconds 60]
+        [--workers 2] [--instances 1 [2 ...]] [--preset FILE]
 
 Sets up a throwaway SQLite database in a temporary directory (server 777001, one corpus preset
-active, one API token), starts gunicorn on 127.0.0.1 (a free port) with it, warms the caches, then
-sends a bounded number of requests (stopping early at the time limit) and prints requests/s and
-the p50/p99 latencies, and the CPU each request cost the server and the client (a figure the
-machine's other load hardly changes). Only loopback addresses are used; the server is stopped at the end. With
-REDIS_URL set, the server's cache is that Redis (choose your own DB number); otherwise each worker
-has its local-memory cache.
+active, one API token), then for each count in --instances starts that many gunicorn instances
+(each with --workers workers, each on its own free port on 127.0.0.1) against the same database and
+cache, warms them, sends a bounded number of requests spread over the instances in turn (stopping
+early at the time limit) and prints requests/s and the p50/p99 latencies; with several counts, the
+throughput of each relative to the first. Only loopback addresses are used; every server is stopped
+at the end. With REDIS_URL set, the servers share that Redis (choose your own DB number);
+otherwise each worker has its local-memory cache. The client threads run on the same machine as
+the servers and take CPU from them.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,10 +30,8 @@ import time
 from pathlib import Path
 
 from corpus_path import CORPUS
+from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
 
-ROOT = Path(__file__).resolve().parents[1]
-PYTHON = str(ROOT / ".venv" / "bin" / "python")
-GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
 SERVER_ID = 777001
 SETUP = """
 from servers.models import Server
@@ -43,27 +42,11 @@ print(token)
 """
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run(cmd: list[str], env: dict[str, str]) -> str:
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     if done.returncode != 0:
         sys.exit(f"setup failed: {' '.join(cmd[:4])}: {done.stderr.strip()[-500:]}")
     return done.stdout
-
-
-def wait_until_up(port: int, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    sys.exit("gunicorn did not start in time")
 
 
 def request(port: int, token: str, body: bytes) -> tuple[int, float]:
@@ -82,28 +65,70 @@ def request(port: int, token: str, body: bytes) -> tuple[int, float]:
     return response.status, elapsed
 
 
-def group_cpu_seconds(group: int) -> float:
-    """CPU seconds (user + system) used so far by the live processes of process group `group`."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group:  # pgrp
-            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-    return total
+def measure(ports: list[int], token: str, body: bytes, *, requests: int, concurrency: int, seconds: float):
+    """Send `requests` (at most `seconds`) from `concurrency` threads, spread over `ports` in turn."""
+    latencies: list[float] = []
+    failures = 0
+    lock = threading.Lock()
+    remaining = [requests]
+    turn = itertools.cycle(ports)
+    stop_at = time.monotonic() + seconds
+
+    def client() -> None:
+        nonlocal failures
+        while time.monotonic() < stop_at:
+            with lock:
+                if remaining[0] <= 0:
+                    return
+                remaining[0] -= 1
+                port = next(turn)
+            status, ms = request(port, token, body)
+            with lock:
+                latencies.append(ms)
+                failures += status != 200
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, failures, time.perf_counter() - start
 
 
-def start_gunicorn(port: int, *, workers: int, env: dict[str, str]) -> subprocess.Popen:
-    """gunicorn serving the project on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
-    return subprocess.Popen(
-        [GUNICORN, "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning"],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
+def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], token: str, body: bytes) -> dict:
+    """Start `count` gunicorn instances, warm them, load them; the figures."""
+    ports = [free_port() for _ in range(count)]
+    servers = [start_gunicorn(port, workers=args.workers, env=env) for port in ports]
+    try:
+        for port in ports:
+            wait_until_up(port, time.monotonic() + 30)
+            for _ in range(20 * args.workers):  # warm every worker's caches
+                status, _ = request(port, token, body)
+                if status != 200:
+                    sys.exit(f"warm-up request failed with HTTP {status}")
+        latencies, failures, wall = measure(
+            ports, token, body, requests=args.requests, concurrency=args.concurrency, seconds=args.seconds
+        )
+    finally:
+        for server in servers:
+            stop_gunicorn(server)
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    print(f"instances: {count} x {args.workers} gunicorn workers; client concurrency: {args.concurrency}")
+    print(f"  requests: {len(latencies)} in {wall:.2f} s ({failures} failed)")
+    print(f"  throughput: {len(latencies) / wall:.1f} requests/s")
+    print(
+        f"  latency p50: {statistics.median(latencies):.2f} ms   p99: {p99:.2f} ms   max: {latencies[-1]:.2f} ms"
     )
+    return {
+        "instances": count,
+        "workers_per_instance": args.workers,
+        "requests_per_s": round(len(latencies) / wall, 1),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p99_ms": round(p99, 2),
+        "failed": failures,
+    }
 
 
 def main() -> None:
@@ -112,6 +137,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--instances", type=int, nargs="+", default=[1])
     parser.add_argument("--preset", default=str(CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"))
     args = parser.parse_args()
 
@@ -120,82 +146,29 @@ def main() -> None:
     env.pop("TEST_DATABASE_NAME", None)
     if env.get("REDIS_URL"):
         env["CACHE_KEY_PREFIX"] = f"tk-load-{os.getpid()}"
-    run([PYTHON, "manage.py", "migrate", "-v0"], env)
-    run([PYTHON, "manage.py", "preset", "import", args.preset, "--server", str(SERVER_ID), "--json"], env)
-    token = (
-        run([PYTHON, "manage.py", "shell", "-c", SETUP.format(server_id=SERVER_ID)], env)
-        .strip()
-        .splitlines()[-1]
-    )
-    body = (ROOT / "assembly" / "default_buckets.json").read_bytes()
-
-    port = free_port()
-    server = start_gunicorn(port, workers=args.workers, env=env)
     try:
-        wait_until_up(port, time.monotonic() + 30)
-        for _ in range(20 * args.workers):  # warm every worker's caches
-            status, _ = request(port, token, body)
-            if status != 200:
-                sys.exit(f"warm-up request failed with HTTP {status}")
-
-        latencies: list[float] = []
-        failures = 0
-        lock = threading.Lock()
-        remaining = [args.requests]
-        stop_at = time.monotonic() + args.seconds
-
-        def client() -> None:
-            nonlocal failures
-            while time.monotonic() < stop_at:
-                with lock:
-                    if remaining[0] <= 0:
-                        return
-                    remaining[0] -= 1
-                status, ms = request(port, token, body)
-                with lock:
-                    latencies.append(ms)
-                    failures += status != 200
-
-        start = time.perf_counter()
-        server_cpu, client_cpu = group_cpu_seconds(server.pid), time.process_time()
-        threads = [threading.Thread(target=client) for _ in range(args.concurrency)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - start
-        server_cpu = group_cpu_seconds(server.pid) - server_cpu
-        client_cpu = time.process_time() - client_cpu
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-        tmp.cleanup()
-
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    print(f"assemble API, preset {Path(args.preset).name}, default sample (7 messages), warm caches")
-    print(
-        f"gunicorn workers: {args.workers}; client concurrency: {args.concurrency}; cache: {'redis' if env.get('REDIS_URL') else 'local memory'}"
-    )
-    print(f"requests: {len(latencies)} in {wall:.2f} s ({failures} failed)")
-    print(f"throughput: {len(latencies) / wall:.1f} requests/s")
-    print(
-        f"latency p50: {statistics.median(latencies):.2f} ms   p99: {p99:.2f} ms   max: {latencies[-1]:.2f} ms"
-    )
-    print(
-        f"CPU per request: server {server_cpu * 1000 / len(latencies):.2f} ms, "
-        f"client {client_cpu * 1000 / len(latencies):.2f} ms (the machine's other load does not count)"
-    )
-    print(
-        json.dumps(
-            {
-                "requests_per_s": round(len(latencies) / wall, 1),
-                "p50_ms": round(statistics.median(latencies), 2),
-                "p99_ms": round(p99, 2),
-                "server_cpu_ms_per_request": round(server_cpu * 1000 / len(latencies), 2),
-            }
+        run([PYTHON, "manage.py", "migrate", "-v0"], env)
+        run([PYTHON, "manage.py", "preset", "import", args.preset, "--server", str(SERVER_ID), "--json"], env)
+        token = (
+            run([PYTHON, "manage.py", "shell", "-c", SETUP.format(server_id=SERVER_ID)], env)
+            .strip()
+            .splitlines()[-1]
         )
-    )
+        body = (ROOT / "assembly" / "default_buckets.json").read_bytes()
+        print(f"assemble API, preset {Path(args.preset).name}, default sample (7 messages), warm caches")
+        print(
+            f"cache: {'redis (shared)' if env.get('REDIS_URL') else 'local memory (per worker)'}; cores: {os.cpu_count()}"
+        )
+        results = [run_instances(count, args, env, token, body) for count in args.instances]
+    finally:
+        tmp.cleanup()
+    base = results[0]["requests_per_s"]
+    for result in results[1:]:
+        print(
+            f"{result['instances']} instances vs {results[0]['instances']}: {result['requests_per_s'] / base:.2f}x throughput"
+        )
+    for result in results:
+        print(json.dumps(result))
 
 
 if __name__ == "__main__":

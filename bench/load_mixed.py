@@ -20,7 +20,6 @@ import json
 import os
 import random
 import re
-import signal
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,8 @@ from corpus_path import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_assemble import PYTHON, ROOT, free_port, run, start_gunicorn, wait_until_up
+from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
+from load_assemble import run
 
 SERVER_ID = 777002
 PASSWORD = "load bench password"
@@ -199,8 +199,7 @@ def main() -> None:
             thread.join()
         wall = time.perf_counter() - start
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        stop_gunicorn(server)
         tmp.cleanup()
 
     every = [ms for values in latencies.values() for ms in values]

@@ -1,4 +1,5 @@
-"""Project-wide middleware: security headers, body limits, the maintenance page and htmx messages."""
+"""Project-wide middleware: the health check, security headers, body limits, the maintenance page and
+htmx messages."""
 
 import logging
 from collections.abc import Callable
@@ -6,11 +7,41 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.core.cache import cache
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
 log = logging.getLogger(__name__)
+
+
+class HealthCheckMiddleware:
+    """`GET /healthz` for load balancers and container healthchecks: 200 when this process reaches the database.
+
+    Answered before host validation, sessions and authentication, so a probe needs no Host header or
+    cookie. The cache is reported but never makes the process unhealthy: Redis is an accelerator
+    (servers.resilient_cache), and the database answers without it.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path != "/healthz":
+            return self.get_response(request)
+        report = {"database": "ok", "cache": "ok"}
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+        except DatabaseError:
+            report["database"] = "unreachable"
+        try:
+            cache.get("healthz")
+        except Exception:  # any cache backend error: reported, not fatal
+            report["cache"] = "unreachable"
+        response = JsonResponse(report, status=200 if report["database"] == "ok" else 503)
+        response.headers["Cache-Control"] = "no-store"
+        return response
 
 
 class SecurityHeadersMiddleware:

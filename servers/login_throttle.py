@@ -1,4 +1,8 @@
-"""Login throttling: a bounded number of failed sign-ins per username and per address in 15 minutes."""
+"""Login throttling: a bounded number of failed sign-ins per username and per address in 15 minutes.
+
+The counters live in the shared cache (Redis in production), so every web process on every
+machine counts the same failures.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,22 @@ from .resilient_cache import cache_delete, cache_get, cache_incr
 WINDOW_SECONDS = 15 * 60
 
 
+def client_address(request: HttpRequest) -> str:
+    """The address a request came from.
+
+    Behind our reverse proxy (BEHIND_PROXY) every request arrives from the proxy, so the address is
+    the last X-Forwarded-For entry: the one the proxy wrote itself (entries before it are whatever
+    the client sent). Counting the proxy's own address would lock everyone out together.
+    """
+    if settings.BEHIND_PROXY:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").rsplit(",", 1)[-1].strip()
+        if forwarded:
+            return forwarded
+    return request.META.get("REMOTE_ADDR", "")
+
+
 def _keys(request: HttpRequest, username: str) -> list[str]:
-    address = request.META.get("REMOTE_ADDR", "")
+    address = client_address(request)
     user_hash = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
     return [f"login-fail:user:{user_hash}", f"login-fail:addr:{address}"]
 
