@@ -96,6 +96,19 @@ def measure(ports: list[int], token: str, body: bytes, *, requests: int, concurr
     return latencies, failures, time.perf_counter() - start
 
 
+def cpu_seconds(group: int) -> float:
+    """User + system CPU time of every process in process group `group` (Linux /proc; 0.0 elsewhere)."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # fields[2] is the process group; 11 and 12 utime and stime
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], token: str, body: bytes) -> dict:
     """Start `count` gunicorn instances, warm them, load them; the figures."""
     ports = [free_port() for _ in range(count)]
@@ -107,9 +120,11 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
                 status, _ = request(port, token, body)
                 if status != 200:
                     sys.exit(f"warm-up request failed with HTTP {status}")
+        cpu_before = sum(cpu_seconds(server.pid) for server in servers)
         latencies, failures, wall = measure(
             ports, token, body, requests=args.requests, concurrency=args.concurrency, seconds=args.seconds
         )
+        cpu = sum(cpu_seconds(server.pid) for server in servers) - cpu_before
     finally:
         for server in servers:
             stop_gunicorn(server)
@@ -121,6 +136,11 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
     print(
         f"  latency p50: {statistics.median(latencies):.2f} ms   p99: {p99:.2f} ms   max: {latencies[-1]:.2f} ms"
     )
+    if cpu > 0:
+        print(
+            f"  server CPU: {cpu * 1000 / len(latencies):.2f} ms per request"
+            f" = {len(latencies) / cpu:.0f} requests/s per fully busy core"
+        )
     return {
         "instances": count,
         "workers_per_instance": args.workers,
@@ -128,6 +148,7 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
         "p50_ms": round(statistics.median(latencies), 2),
         "p99_ms": round(p99, 2),
         "failed": failures,
+        "server_cpu_ms_per_request": round(cpu * 1000 / len(latencies), 2),
     }
 
 
