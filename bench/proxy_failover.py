@@ -7,7 +7,8 @@ ships one). Sets up a throwaway SQLite database as bench/load_assemble.py does, 
 instances (one worker each) and Caddy in front of them with deploy/Caddyfile — its reverse-proxy
 block as shipped, only the upstreams (two loopback ports instead of Docker's DNS) and the listening
 addresses changed — then sends assemble requests through the proxy and, a third of the way in,
-kills one instance's whole process group (SIGKILL: a container dying, requests in flight). Runs
+kills the serving instance's whole process group (SIGKILL: a container dying, requests in
+flight; the proxy sends every request of one URI to one instance). Runs
 twice: with the shipped retry rule for the assemble API, and without it. Prints, for each, how
 many requests did not get a 200 (status 0: the answer was cut off mid-way) and the latencies. Only
 loopback addresses are used.
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from corpus_path import CORPUS
 from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
-from load_assemble import SERVER_ID, SETUP, request, run
+from load_assemble import SERVER_ID, SETUP, cpu_seconds, request, run
 
 
 def ask(port: int, token: str, body: bytes) -> tuple[int, float]:
@@ -80,6 +81,8 @@ def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, r
                 status, _ = request(listen, token, body)
                 if status != 200:
                     sys.exit(f"warm-up through the proxy failed with HTTP {status}")
+            # The proxy hashes the URI: every request here goes to one instance, the one to kill.
+            busiest = max(servers, key=lambda server: cpu_seconds(server.pid))
             statuses: Counter[int] = Counter()
             latencies: list[float] = []
             lock = threading.Lock()
@@ -94,7 +97,7 @@ def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, r
                         sent[0] += 1
                         kill = sent[0] == killed_at
                     if kill:
-                        os.killpg(servers[0].pid, signal.SIGKILL)
+                        os.killpg(busiest.pid, signal.SIGKILL)
                     status, ms = ask(listen, token, body)
                     with lock:
                         statuses[status] += 1

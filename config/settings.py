@@ -162,6 +162,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = PRESET_MAX_BYTES + 256 * 1024
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", default=8 * 1024 * 1024 + 256 * 1024)
 
 ST_PRESET_CACHE_TTL_MINUTES = env_int("ST_PRESET_CACHE_TTL_MINUTES", default=10)
+# Compiled active presets each web process keeps (least recently used go first): about 1 MiB each
+# for an average corpus preset (bench/capacity.py, docs/scaling.md).
+ST_PRESET_LOCAL_ENTRIES = max(1, env_int("ST_PRESET_LOCAL_ENTRIES", default=64))
 SHORT_TERM_MEMORY_TTL_HOURS = env_int("SHORT_TERM_MEMORY_TTL_HOURS", default=12)
 SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS = env_int("SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS", default=24)
 SHORT_TERM_MEMORY_MAX_OTHER_CHANNELS = env_int("SHORT_TERM_MEMORY_MAX_OTHER_CHANNELS", default=3)

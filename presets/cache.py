@@ -42,7 +42,6 @@ log = logging.getLogger("tavernkeep.presets")
 
 STALE_SECONDS = 24 * 60 * 60
 GENERATION_SECONDS = 30 * 24 * 60 * 60
-LOCAL_ENTRIES = 64  # compiled presets kept per process (least recently used go first)
 PREVIEW_ENTRIES = 16  # compiled non-active presets kept per process for the preview
 
 
@@ -187,7 +186,7 @@ def _remember(server_id: int, generation: str, stored: StoredPreset | None) -> C
     with _local_lock:
         _local[server_id] = entry
         _local.move_to_end(server_id)
-        while len(_local) > LOCAL_ENTRIES:
+        while len(_local) > settings.ST_PRESET_LOCAL_ENTRIES:
             _local.popitem(last=False)
     return compiled
 
