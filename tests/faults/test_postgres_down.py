@@ -89,3 +89,13 @@ def test_after_the_outage_pages_recover_on_their_own(database_proxy, lamp_preset
     # Django's test client disconnects that signal, so the test does what the handler would.
     close_old_connections()
     assert client.get(url).status_code == 200
+
+
+def test_the_health_check_answers_503_so_the_proxy_and_orchestrator_see_the_outage(database_proxy):
+    client = Client()
+    assert client.get("/healthz").json() == {"database": "ok", "cache": "ok"}
+    database_proxy.cut()
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"database": "unreachable", "cache": "ok"}
+    close_old_connections()
