@@ -114,7 +114,7 @@ class Visitor:
 
 
 @pytest.fixture(scope="module")
-def instances(django_db_setup, django_db_blocker) -> Iterator[tuple[Instance, Instance]]:
+def instances(django_db_setup) -> Iterator[tuple[Instance, Instance]]:
     """Instances A and B: one gunicorn worker each, on the test database and the test Redis."""
     env = {
         **os.environ,
