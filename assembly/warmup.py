@@ -22,6 +22,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     `presets`, default: as many as a process keeps) and assemble the default sample with each once.
 
     `close_connections` closes the database connections it opened (before gunicorn forks)."""
+    from django.conf import settings
     from django.db import connections
     from django.urls import resolve, reverse
 
@@ -35,7 +36,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from .selectors import default_document
 
     start = time.perf_counter()
-    limit = preset_cache.LOCAL_ENTRIES if presets is None else presets
+    limit = settings.ST_PRESET_LOCAL_ENTRIES if presets is None else presets
     warmed = 0
     try:
         resolve(reverse("assembly:api-assemble", args=[1]))  # imports every view module (about 0.4 s)

@@ -8,7 +8,8 @@ active, one API token), then for each count in --instances starts that many guni
 (each with --workers workers, each on its own free port on 127.0.0.1) against the same database and
 cache, warms them, sends a bounded number of requests spread over the instances in turn (stopping
 early at the time limit) and prints requests/s and the p50/p99 latencies; with several counts, the
-throughput of each relative to the first. Only loopback addresses are used; every server is stopped
+throughput of each relative to the first, and the CPU each request cost the servers and the client
+(a figure the machine's other load hardly changes). Only loopback addresses are used; every server is stopped
 at the end. With REDIS_URL set, the servers share that Redis (choose your own DB number);
 otherwise each worker has its local-memory cache. The client threads run on the same machine as
 the servers and take CPU from them.
@@ -96,16 +97,17 @@ def measure(ports: list[int], token: str, body: bytes, *, requests: int, concurr
     return latencies, failures, time.perf_counter() - start
 
 
-def cpu_seconds(group: int) -> float:
-    """User + system CPU time of every process in process group `group` (Linux /proc; 0.0 elsewhere)."""
-    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+def group_cpu_seconds(group: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of process group `group`."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == group:  # fields[2] is the process group; 11 and 12 utime and stime
-            total += (int(fields[11]) + int(fields[12])) / tick
+        if int(fields[2]) == group:  # pgrp
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
     return total
 
 
@@ -120,11 +122,13 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
                 status, _ = request(port, token, body)
                 if status != 200:
                     sys.exit(f"warm-up request failed with HTTP {status}")
-        cpu_before = sum(cpu_seconds(server.pid) for server in servers)
+        cpu_before = sum(group_cpu_seconds(server.pid) for server in servers)
+        client_before = time.process_time()
         latencies, failures, wall = measure(
             ports, token, body, requests=args.requests, concurrency=args.concurrency, seconds=args.seconds
         )
-        cpu = sum(cpu_seconds(server.pid) for server in servers) - cpu_before
+        cpu = sum(group_cpu_seconds(server.pid) for server in servers) - cpu_before
+        client_cpu = time.process_time() - client_before
     finally:
         for server in servers:
             stop_gunicorn(server)
@@ -138,8 +142,9 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
     )
     if cpu > 0:
         print(
-            f"  server CPU: {cpu * 1000 / len(latencies):.2f} ms per request"
-            f" = {len(latencies) / cpu:.0f} requests/s per fully busy core"
+            f"  CPU per request: server {cpu * 1000 / len(latencies):.2f} ms"
+            f" (= {len(latencies) / cpu:.0f} requests/s per fully busy core), client"
+            f" {client_cpu * 1000 / len(latencies):.2f} ms (the machine's other load does not count)"
         )
     return {
         "instances": count,

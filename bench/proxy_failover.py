@@ -33,7 +33,7 @@ from pathlib import Path
 
 from corpus_path import CORPUS
 from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
-from load_assemble import SERVER_ID, SETUP, cpu_seconds, request, run
+from load_assemble import SERVER_ID, SETUP, group_cpu_seconds, request, run
 
 
 def ask(port: int, token: str, body: bytes) -> tuple[int, float]:
@@ -82,7 +82,7 @@ def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, r
                 if status != 200:
                     sys.exit(f"warm-up through the proxy failed with HTTP {status}")
             # The proxy hashes the URI: every request here goes to one instance, the one to kill.
-            busiest = max(servers, key=lambda server: cpu_seconds(server.pid))
+            busiest = max(servers, key=lambda server: group_cpu_seconds(server.pid))
             statuses: Counter[int] = Counter()
             latencies: list[float] = []
             lock = threading.Lock()
