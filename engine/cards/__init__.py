@@ -1,0 +1,8 @@
+"""Character cards (SPEC §8): V1/V2/V3 JSON and PNG read into a `Card`, and written back as JSON or
+PNG that SillyTavern imports. Pure: no Django; only a PNG's text chunks are read, never its pixels.
+"""
+
+from .card import TEXT_FIELDS, Card, DepthPrompt
+from .read import MAX_CARD_BYTES, ReadCard, card_png, read_card
+
+__all__ = ["MAX_CARD_BYTES", "TEXT_FIELDS", "Card", "DepthPrompt", "ReadCard", "card_png", "read_card"]
