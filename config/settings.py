@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "presets",
     "memory",
     "conversations",
+    "characters",
     "assembly",
 ]
 

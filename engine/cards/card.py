@@ -50,16 +50,41 @@ class Card:
     character_book: dict[str, Any] | None = None
     extensions: dict[str, Any] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for storage and caches (`from_dict` reads it back)."""
+        out = {name: getattr(self, name) for name in ("spec", *TEXT_FIELDS)}
+        out["alternate_greetings"] = list(self.alternate_greetings)
+        out["tags"] = list(self.tags)
+        out["depth_prompt"] = (
+            None
+            if self.depth_prompt is None
+            else {
+                "prompt": self.depth_prompt.prompt,
+                "depth": self.depth_prompt.depth,
+                "role": self.depth_prompt.role,
+            }
+        )
+        out["regex_scripts"] = list(self.regex_scripts)
+        out["character_book"] = self.character_book
+        out["extensions"] = self.extensions
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Card:
+        depth = data.get("depth_prompt")
+        return cls(
+            **{name: data.get(name) or "" for name in ("spec", *TEXT_FIELDS)},
+            alternate_greetings=tuple(data.get("alternate_greetings") or ()),
+            tags=tuple(data.get("tags") or ()),
+            depth_prompt=DepthPrompt(**depth) if depth else None,
+            regex_scripts=tuple(data.get("regex_scripts") or ()),
+            character_book=data.get("character_book"),
+            extensions=dict(data.get("extensions") or {}),
+        )
+
     def filled_fields(self) -> list[str]:
         """The names of the non-empty text fields (the import summary's `fields`)."""
-        names = [name for name in TEXT_FIELDS if str(getattr(self, name)).strip()]
-        if self.alternate_greetings:
-            names.append("alternate_greetings")
-        if self.tags:
-            names.append("tags")
-        if self.depth_prompt is not None and self.depth_prompt.prompt.strip():
-            names.append("depth_prompt")
-        return names
+        return [name for name in TEXT_FIELDS if str(getattr(self, name)).strip()]
 
     def to_v3(self, *, book: dict[str, Any] | None = None) -> dict[str, Any]:
         """The card as a `chara_card_v3` document (SillyTavern reads it back), with `book` embedded."""

@@ -1,0 +1,168 @@
+"""Writes for character cards: import, activate, deactivate, delete. Each is one transaction with an
+audit event, and the active-card cache is invalidated when it commits."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine.cards import MAX_CARD_BYTES, Card, ReadCard, read_card
+from servers.models import AuditEvent, Server
+from servers.users import User
+
+from . import cache as card_cache
+from .models import NAME_MAX_LENGTH
+from .models import Card as CardRow
+
+OnClash = Literal["ask", "replace", "keep_both"]
+
+
+class CardError(Exception):
+    """A write that cannot be done as asked; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CardNameClash(CardError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"A character card named “{name}” already exists on this server.")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class CardImportResult:
+    row: CardRow
+    read: ReadCard
+    replaced: bool
+    lorebook_entries: int | None  # the embedded book's entries, None when the card has no book
+
+    @property
+    def card(self) -> Card:
+        return self.read.card
+
+
+def card_import(
+    *,
+    server: Server,
+    raw: bytes,
+    filename: str,
+    name: str | None = None,
+    on_clash: OnClash = "ask",
+    activate: bool = True,
+    by: User | None = None,
+    actor_label: str = "",
+) -> CardImportResult:
+    """Read and store a card. Raises ImportRefused (not a card / too large) or CardNameClash; nothing is
+    written on any error. A replacement keeps the replaced card's active flag."""
+    read = read_card(raw, max_bytes=MAX_CARD_BYTES)
+    book_entries = _book_entries(read.card)
+    wanted = clean_name(name) or clean_name(read.card.name) or "Unnamed character"
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=server.pk).first()
+        existing = server.cards.filter(name=wanted).first()
+        replaced, is_active = False, activate
+        if existing is not None and on_clash == "replace":
+            is_active, replaced = existing.is_active, True
+            existing.delete()
+        elif existing is not None and on_clash == "keep_both":
+            wanted = _free_name(server, wanted)
+        elif existing is not None:
+            raise CardNameClash(wanted)
+        if is_active:
+            server.cards.filter(is_active=True).update(is_active=False)
+        row = CardRow.objects.create(
+            server=server,
+            name=wanted,
+            spec=read.card.spec,
+            is_active=is_active,
+            fields=read.card.to_dict(),
+            original=json.dumps(read.source, ensure_ascii=False),
+            filename=filename[:255],
+            avatar=read.avatar,
+            warnings=list(read.warnings),
+            created_by=by if getattr(by, "is_authenticated", False) else None,
+        )
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="card.replace" if replaced else "card.import",
+            target=row,
+            detail={"spec": read.card.spec, "active": is_active},
+        )
+    _invalidate_on_commit(server.pk)
+    return CardImportResult(row=row, read=read, replaced=replaced, lorebook_entries=book_entries)
+
+
+def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+    """Make `card` the server's only active character."""
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=card.server_id).first()
+        CardRow.objects.filter(server_id=card.server_id, is_active=True).exclude(pk=card.pk).update(
+            is_active=False
+        )
+        CardRow.objects.filter(pk=card.pk).update(is_active=True, updated_at=timezone.now())
+        AuditEvent.record(
+            server=card.server_id, actor=by, actor_label=actor_label, action="card.activate", target=card
+        )
+    card.is_active = True
+    _invalidate_on_commit(card.server_id)
+
+
+def card_deactivate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+    with transaction.atomic():
+        CardRow.objects.filter(pk=card.pk).update(is_active=False, updated_at=timezone.now())
+        AuditEvent.record(
+            server=card.server_id, actor=by, actor_label=actor_label, action="card.deactivate", target=card
+        )
+    card.is_active = False
+    _invalidate_on_commit(card.server_id)
+
+
+def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+    with transaction.atomic():
+        AuditEvent.record(
+            server=card.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="card.delete",
+            target=card,
+            detail={"name": card.name},
+        )
+        card.delete()
+    _invalidate_on_commit(card.server_id)
+
+
+def _book_entries(card: Card) -> int | None:
+    book = card.character_book
+    if book is None:
+        return None
+    entries = book.get("entries")
+    return len(entries) if isinstance(entries, list | dict) else 0
+
+
+def clean_name(name: str | None) -> str:
+    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
+
+
+def _free_name(server: Server, name: str) -> str:
+    taken = set(
+        server.cards.filter(name__startswith=name[: NAME_MAX_LENGTH - 8]).values_list("name", flat=True)
+    )
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
+        if candidate not in taken:
+            return candidate
+        number += 1
+
+
+def _invalidate_on_commit(server_id: int) -> None:
+    transaction.on_commit(lambda: card_cache.invalidate(server_id))
