@@ -10,5 +10,6 @@ urlpatterns = [
     path("", include("presets.urls")),
     path("", include("memory.urls")),
     path("", include("conversations.urls")),
+    path("", include("characters.urls")),
     path("", include("assembly.urls")),
 ]

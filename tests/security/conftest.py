@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 
 from assembly import services as bucket_services
+from characters import services as card_services
+from characters.models import Card as CardRow
 from conversations import services as conversation_services
 from conversations.models import ConversationMessage, SampleConversation, Swipe
+from engine.cards import Card, card_png
 from memory import services as memory_services
 from presets import cache as preset_cache
 from presets import services as preset_services
@@ -55,9 +58,11 @@ class World:
     swipe_id: int
     bucket_name: str
     discord_user_id: int
+    card_id: int
 
     def kwargs(self) -> dict[str, int]:
         return {
+            "card_id": self.card_id,
             "server_id": self.server.pk,
             "preset_id": self.preset_id,
             "node_id": self.node_id,
@@ -68,6 +73,11 @@ class World:
             "swipe_id": self.swipe_id,
             "user_id": self.discord_user_id,
         }
+
+
+def card_bytes(name: str) -> bytes:
+    """A small V2 card as a PNG (so the avatar page has an image to serve)."""
+    return card_png(Card(spec="chara_card_v2", name=name, description=f"{name}, a <b>bold</b> keeper."))
 
 
 def build_world(server: Server, admin: Any, label: str, base: int) -> World:
@@ -97,7 +107,11 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     bucket = bucket_services.sample_bucket_save(
         server=server, name=f"{label} sample", document=document, by=admin
     )
+    card = card_services.card_import(
+        server=server, raw=card_bytes(f"{label} card"), filename="card.png", by=admin
+    )
     return World(
+        card_id=card.row.pk,
         server=server,
         preset_id=preset.pk,
         node_id=node.pk,
@@ -146,6 +160,9 @@ def snapshot(server: Server) -> dict[str, Any]:
             .values_list("pk", "position")
         ),
         "swipes": list(Swipe.objects.filter(message__conversation__server=server).order_by("pk").values()),
+        "cards": list(
+            CardRow.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
+        ),
     }
 
 

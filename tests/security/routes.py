@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from servers.permissions import Action
 from tests.factories import DEFAULT_BUCKETS
 
-from .conftest import World, preset_bytes
+from .conftest import World, card_bytes, preset_bytes
 
 LOGIN_ONLY = "login-only"  # any signed-in user; shows nothing server-specific
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -44,6 +44,15 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "presets:nodes-bulk": {"POST": Action.MANAGE_PRESETS},
     "presets:node-toggle": {"POST": Action.MANAGE_PRESETS},
     "presets:sampling": {"GET": Action.READ_PRESETS, "POST": Action.MANAGE_SAMPLING},
+    "characters:list": {"GET": Action.READ_PRESETS},
+    "characters:upload": {"POST": Action.MANAGE_PRESETS},
+    "characters:detail": {"GET": Action.READ_PRESETS},
+    "characters:activate": {"POST": Action.MANAGE_PRESETS},
+    "characters:deactivate": {"POST": Action.MANAGE_PRESETS},
+    "characters:delete": {"POST": Action.MANAGE_PRESETS},
+    "characters:avatar": {"GET": Action.READ_PRESETS},
+    "characters:download-json": {"GET": Action.READ_PRESETS},
+    "characters:download-png": {"GET": Action.READ_PRESETS},
     "memory:review": {"GET": Action.REVIEW_STM},
     "memory:bypass": {"POST": Action.MANAGE_PRIVACY},
     "memory:channel-private": {"POST": Action.MANAGE_PRIVACY},
@@ -70,6 +79,7 @@ PAGES: dict[str, dict[str, Action | str]] = {
 API: dict[str, tuple[str, ...]] = {
     "presets:api-list": ("GET", "POST"),
     "presets:api-active": ("GET",),
+    "characters:api-active-card": ("GET",),
     "memory:api-turns": ("POST",),
     "memory:api-summary": ("POST", "PUT"),
     "memory:api-entries": ("GET",),
@@ -130,6 +140,10 @@ def page_data(name: str, world: World) -> dict[str, Any]:
             "activate": "on",
         },
         "presets:rename": lambda: {"name": "Walked"},
+        "characters:upload": lambda: {
+            "file": SimpleUploadedFile("walk.png", card_bytes("Walk card"), "image/png"),
+            "activate": "on",
+        },
         "presets:style": lambda: {"style": "standalone"},
         "presets:nodes-bulk": lambda: {"enabled": "0"},
         "presets:sampling": lambda: {"mode": "merged", "provider": "anthropic", "value-temperature": "0.8"},
