@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from memory.selectors import stm_contribution
@@ -103,7 +104,8 @@ def assemble_for_server(
     encoding: str = "o200k_base",
 ) -> Assembly:
     """Assemble `doc` for the server with its active preset (or the one named, or none when
-    `native`), using stored STM when the document names a channel and user. Raises PresetNotFound
+    `native`) and its active character card, using stored STM when the document names a channel and
+    user. Raises PresetNotFound
     and ValueError (bad style/provider/encoding)."""
     preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
     return assemble(
@@ -116,6 +118,7 @@ def assemble_for_server(
         stm=stored_stm(server_id, doc),
         seed=seed,
         generation=generation_for(server_id, preset, provider),
+        card=card_cache.get_active_card(server_id),
     )
 
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
+from .cards import Card, fill_document, node_override
 from .compiled import CompiledPreset
 from .injection import STYLES, place_injections, tail_injections
-from .macros import RenderOutput, render_segments, resolve_identity
+from .macros import RenderOutput, Segment, render_segments, resolve_identity
 from .native import SAMPLE_HEADER, history_run, macro_env, native_items
-from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, native_source
+from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, card_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
-from .rearrange import Arrangement, native_arrangement, plan_of, rearrange
+from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrangement, plan_of, rearrange
 from .sampling import GenerationSettings, with_generation_settings
 from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
 
@@ -94,6 +95,7 @@ def assemble(
     seed: int | None = None,
     count_tokens: bool = True,
     generation: GenerationSettings | None = None,
+    card: Card | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
@@ -102,11 +104,15 @@ def assemble(
     (when neither is given one is drawn and returned); `count_tokens=False` skips the counting (zeros,
     for timing the assembly alone); `generation` (engine.sampling) is returned as the assembly's
     generation settings, goes into the provider's request body when it is for that provider, and its
-    sentences about values changed to fit join the warnings. Raises ValueError for an unknown style,
+    sentences about values changed to fit join the warnings; `card` is the server's active character
+    (SPEC §8: it fills the document's empty fields and overrides main and jailbreak). Raises ValueError for an unknown style,
     provider or encoding.
     """
     _check_choices(style, provider, encoding)
+    if card is not None:
+        doc = fill_document(doc, card)
     inputs = _inputs(doc, preset=preset, stm=stm, seed=seed, server_id=server_id, encoding=encoding)
+    inputs.card = card
     arranged = _arrange(inputs, style=style)
     return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens, generation=generation)
 
@@ -126,6 +132,7 @@ class _Inputs:
     stm: StoredStm | None
     encoding: str
     notes: Notes
+    card: Card | None = None
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -187,8 +194,10 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
         arrangement = native_arrangement(inputs.items)
         arranged = _Arranged([], style or "merge", dict(doc.variables), dict(doc.global_variables))
     else:
-        rendered, expanded, render = _render_preset(inputs, preset)
-        arrangement = rearrange(inputs.items, preset, rendered, expanded, notes)
+        rendered, expanded, render, card_sources = _render_preset(inputs, preset)
+        arrangement = rearrange(
+            (*inputs.items, *_scenario_items(inputs)), preset, rendered, expanded, notes, card_sources
+        )
         arranged = _Arranged(
             [],
             style or preset.injection_style or "merge",
@@ -203,6 +212,11 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
     stm = inputs.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
     arrangement.injections.extend(tail_injections(directives))
+    if inputs.card is not None and inputs.card.depth_prompt is not None:
+        depth = inputs.card.depth_prompt
+        index = len(preset.nodes) if preset is not None else 0  # after the preset's own injections
+        source = card_source("depth_prompt")
+        arrangement.injections.append(Injection(depth.prompt, depth.depth, 100, index, depth.role, source))
     if doc.budget is not None:
         _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes)
     arrangement = place_injections(arrangement, arranged.style)
@@ -218,14 +232,16 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
 
 def _render_preset(
     inputs: _Inputs, preset: CompiledPreset
-) -> tuple[Mapping[int, str], frozenset[str], RenderOutput]:
-    """Render every active content node in node order (SPEC §2.2); texts keyed by node position."""
+) -> tuple[Mapping[int, str], frozenset[str], RenderOutput, dict[int, tuple[Source, ...]]]:
+    """Render every active content node in node order (SPEC §2.2); texts keyed by node position, and
+    the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
     env = macro_env(doc, inputs.items, server_id=inputs.server_id)
     plan = plan_of(preset)
     positions = plan.render_at
+    segments, card_sources = _card_overrides(inputs.card, preset, plan)
     render = render_segments(
-        plan.segments,
+        segments,
         env=env,
         seed=inputs.seed,
         variables=doc.variables,
@@ -240,7 +256,34 @@ def _render_preset(
     expanded = (
         frozenset().union(*(out.expanded for out in render.segments)) if render.segments else frozenset()
     )
-    return rendered, expanded, render
+    return rendered, expanded, render, card_sources
+
+
+def _card_overrides(
+    card: Card | None, preset: CompiledPreset, plan: Plan
+) -> tuple[tuple[Segment, ...], dict[int, tuple[Source, ...]]]:
+    """The segments with the card's system prompt / post-history instructions in place (SPEC §8)."""
+    if card is None or not (card.system_prompt.strip() or card.post_history_instructions.strip()):
+        return plan.segments, {}
+    out, sources = list(plan.segments), {}
+    for k, index in enumerate(plan.render_at):
+        node = preset.nodes[index].node
+        override = node_override(node.identifier, node.content, card, forbidden=node.forbid_overrides)
+        if override is not None:
+            out[k] = Segment(key=node.identifier, template=override.template)
+            sources[index] = (card_source(override.field), *plan.sources[index])
+    return tuple(out), sources
+
+
+def _scenario_items(inputs: _Inputs) -> tuple[Item, ...]:
+    """The scenario (the document's, else the card's) for the preset's scenario marker."""
+    text = str(getattr(inputs.doc, "scenario", "") or "")
+    source = native_source(SCENARIO_TAG)
+    if not text.strip() and inputs.card is not None:
+        text, source = inputs.card.scenario, card_source("scenario")
+    if not text.strip():
+        return ()
+    return (Item(tag=SCENARIO_TAG, role="system", parts=(Part(text, (source,), True),)),)
 
 
 # -- finish ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    kind: str  # "native" | "node" | "assembler"
+    kind: str  # "native" | "node" | "assembler" | "card" (name = the card's field)
     tag: str = ""
     identifier: str = ""
     name: str = ""
@@ -23,6 +23,8 @@ class Source:
             return {"kind": "native", "tag": self.tag}
         if self.kind == "node":
             return {"kind": "node", "identifier": self.identifier, "name": self.name}
+        if self.kind == "card":
+            return {"kind": "card", "field": self.name}
         return {"kind": "assembler", "name": self.name}
 
     @property
@@ -32,6 +34,8 @@ class Source:
             return self.tag
         if self.kind == "node":
             return f"{self.name or self.identifier} ({self.identifier})"
+        if self.kind == "card":
+            return f"card: {self.name}"
         return f"assembler: {self.name}"
 
 
@@ -47,6 +51,10 @@ _NATIVE_SOURCES: dict[str, Source] = {}  # one shared (frozen) source per tag
 
 def node_source(identifier: str, name: str) -> Source:
     return Source(kind="node", identifier=identifier, name=name)
+
+
+def card_source(field: str) -> Source:
+    return Source(kind="card", name=field)
 
 
 def assembler_source(name: str) -> Source:

@@ -22,8 +22,10 @@ from .st_format import PresetNode
 DEPTH_BLOCK_TAG = ""
 WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
 SYSTEM_SLOTS = ("main", "nsfw", "jailbreak", "enhanceDefinitions")
-SILENT_MARKERS = ("scenario", "personaDescription", "nsfw", "jailbreak", "enhanceDefinitions")
+SILENT_MARKERS = ("personaDescription", "nsfw", "jailbreak", "enhanceDefinitions")
+SCENARIO_TAG = "SYSTEM_SCENARIO"  # only the scenario marker places it: never a leftover
 MARKER_TAG = {
+    "scenario": SCENARIO_TAG,
     "charDescription": "SYSTEM_PERSONA_PROMPT",
     "charPersonality": "SYSTEM_PERSONALITY",
     "dialogueExamples": "DIALOGUE_SAMPLE",
@@ -52,6 +54,7 @@ DEDUP_BLOCKS = {
     "summary": "KNOWLEDGE_SHORT_TERM_MEMORY",
 }
 BLOCK_NAMES = {
+    SCENARIO_TAG: "the scenario",
     "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
     "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
     "SYSTEM_PERSONA_PROMPT": "the persona prompt",
@@ -121,13 +124,15 @@ def rearrange(
     rendered: Mapping[int, str],
     expanded: frozenset[str],
     notes: Notes,
+    sources: Mapping[int, tuple[Source, ...]] | None = None,
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
     `rendered` maps a node's position to its rendered text (identity macros still deferred);
-    `expanded` lists the content macros some enabled node expanded with non-empty text.
+    `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
+    names other sources for some nodes' text (a character card's override, SPEC §8).
     """
-    return _Walk(native, preset, rendered, expanded, notes).run()
+    return _Walk(native, preset, rendered, expanded, notes, sources or {}).run()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,8 +203,10 @@ class _Walk:
         rendered: Mapping[int, str],
         expanded: frozenset[str],
         notes: Notes,
+        sources: Mapping[int, tuple[Source, ...]],
     ) -> None:
         self.nodes = preset.nodes
+        self.sources = sources
         self.settings = preset.settings
         self.rendered = rendered
         self.notes = notes
@@ -230,6 +237,12 @@ class _Walk:
             for tag in TAGS[:-1]:
                 self.take(tag)
             self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        if self.buckets.get(SCENARIO_TAG) and SCENARIO_TAG not in self.emitted | self.dropped:
+            self.notes.omit(
+                "The scenario.",
+                "The preset has no enabled scenario marker.",
+                self.buckets[SCENARIO_TAG][0].parts[0].sources[0],
+            )
         return self.out
 
     def visit(self, index: int, node: PresetNode) -> None:
@@ -252,7 +265,7 @@ class _Walk:
         elif node.kind == "marker":
             self.marker(node)
         if node.kind == "content" and text.strip():
-            part = Part(text, self.plan.sources[index], True)
+            part = Part(text, self.sources.get(index) or self.plan.sources[index], True)
             self.current.append(Item(DEPTH_BLOCK_TAG, node.role, (part,)))
         if index == self.anchor_at:
             for tag in ANCHORED_BLOCKS:
@@ -292,6 +305,8 @@ class _Walk:
             items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
         elif tag == "KNOWLEDGE_SERVER_DOCUMENTS":
             items = _wrap_format(items, self.settings.wi_format, "{0}", tag)
+        elif tag == SCENARIO_TAG:
+            items = _wrap_format(items, self.settings.scenario_format, "{{scenario}}", tag)
         self.current.extend(_wrap(items, prefix, suffix, tag))
 
 

@@ -2,7 +2,20 @@
 PNG that SillyTavern imports. Pure: no Django; only a PNG's text chunks are read, never its pixels.
 """
 
+from .apply import NodeOverride, fill_document, node_override, sample_dialogues
 from .card import TEXT_FIELDS, Card, DepthPrompt
 from .read import MAX_CARD_BYTES, ReadCard, card_png, read_card
 
-__all__ = ["MAX_CARD_BYTES", "TEXT_FIELDS", "Card", "DepthPrompt", "ReadCard", "card_png", "read_card"]
+__all__ = [
+    "MAX_CARD_BYTES",
+    "TEXT_FIELDS",
+    "Card",
+    "DepthPrompt",
+    "NodeOverride",
+    "ReadCard",
+    "card_png",
+    "fill_document",
+    "node_override",
+    "read_card",
+    "sample_dialogues",
+]

@@ -139,7 +139,9 @@ def decode_upload(raw: bytes, *, max_bytes: int) -> Decoded:
     if not raw.strip():
         raise ImportRefused("This file is empty.")
     if raw.startswith(b"\x89PNG"):
-        raise ImportRefused("This is a PNG image (perhaps a character card), not a preset JSON file.")
+        raise ImportRefused(
+            "This is a PNG image (perhaps a character card: import those on the Characters page), not a preset JSON file."
+        )
     text, replaced = decode_text(raw)
     warnings: list[str] = []
     if replaced:

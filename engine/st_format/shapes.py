@@ -49,7 +49,9 @@ def _is_instruct_template(data: dict[str, Any]) -> bool:
 def refusal_for(data: dict[str, Any]) -> ImportRefused:
     """The sentence for a JSON object that is none of the recognised shapes (SPEC §1.2 shape 5)."""
     if _is_card(data):
-        return ImportRefused("This is a SillyTavern character card, not a preset.")
+        return ImportRefused(
+            "This is a SillyTavern character card, not a preset: import it on the Characters page."
+        )
     if isinstance(data.get("entries"), (dict, list)):
         return ImportRefused("This is a SillyTavern World Info (lorebook) file, not a preset.")
     if _is_instruct_template(data):

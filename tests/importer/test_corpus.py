@@ -68,7 +68,10 @@ def test_a_world_info_file_is_refused_as_a_lorebook(path: Path) -> None:
 def test_a_character_card_is_refused_as_a_card(path: Path) -> None:
     outcome = _outcome(path)
     assert isinstance(outcome, ImportRefused)
-    assert outcome.message == "This is a SillyTavern character card, not a preset."
+    assert (
+        outcome.message
+        == "This is a SillyTavern character card, not a preset: import it on the Characters page."
+    )
 
 
 def test_the_corrupt_nemoengine_source_is_refused_with_its_line_and_column() -> None:

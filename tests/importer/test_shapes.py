@@ -74,7 +74,10 @@ def test_an_old_instruct_template_with_a_system_prompt_becomes_a_system_prompt_p
 
 def test_a_character_card_v2_is_refused_as_a_card(refusal) -> None:
     refused = refusal({"spec": "chara_card_v2", "data": {"name": "Cipher"}})
-    assert refused.message == "This is a SillyTavern character card, not a preset."
+    assert (
+        refused.message
+        == "This is a SillyTavern character card, not a preset: import it on the Characters page."
+    )
 
 
 def test_a_card_without_spec_but_with_a_first_message_is_refused_as_a_card(refusal) -> None:
