@@ -17,7 +17,7 @@ from .cards import Card, fill_document, node_override
 from .compiled import CompiledPreset
 from .injection import STYLES, place_injections, tail_injections
 from .macros import RenderOutput, Segment, render_segments, resolve_identity
-from .native import SAMPLE_HEADER, history_run, macro_env, native_items
+from .native import SAMPLE_HEADER, macro_env, native_items, ready_messages
 from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, card_source, native_source
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrangement, plan_of, rearrange
@@ -414,9 +414,17 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
 
 
 def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Message]:
-    ready = history_run(doc).messages if doc.items is None else {}
-    # A history item as the document gave it already has its message; the rest are built here.
-    built = [ready.get(id(item)) or _message(item, doc, seed) for item in items]
+    ready, kept = ready_messages(doc, seed)
+
+    def build(item: Item) -> Message | None:
+        message = _message(item, doc, seed)
+        if message is not None and id(item) in kept:  # a native item as the document gave it
+            ready[id(item)] = message
+        return message
+
+    # The document's own items already have their messages (history ones from the start); the
+    # preset's and the wrapped ones are built here.
+    built = [ready.get(id(item)) or build(item) for item in items]
     return [message for message in built if message is not None]
 
 

@@ -50,7 +50,19 @@ def native_items(
     items = doc.memo.get(key)
     if items is None:
         items = doc.memo[key] = _native_items(doc, stm, sample_header)
+        doc.memo.setdefault("kept", set()).update(map(id, items))
     return items
+
+
+def ready_messages(doc: BucketDocument, seed: int) -> tuple[dict[int, Message], set[int]]:
+    """(messages already made for this document's native items, keyed by id(item); the ids of the
+    items `doc.memo` keeps alive, whose messages may be added). History messages hold for any seed;
+    the others are kept per seed (identity macros and `{random}` forms depend on it)."""
+    key = ("messages", seed)
+    ready = doc.memo.get(key)
+    if ready is None:
+        ready = doc.memo[key] = dict(history_run(doc).messages)
+    return ready, doc.memo.setdefault("kept", set())
 
 
 def _native_items(
