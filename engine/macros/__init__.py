@@ -3,14 +3,15 @@
 Pure Python (no Django). Entry points:
 - `compile_text(text)` parses once into a picklable `CompiledText`;
 - `render_segments(...)` / `render_text(...)` apply SPEC §2 (two passes, variables, limits);
-- `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms;
+- `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms,
+  then unescaping `\\{` `\\}` (`unescape_braces` alone for text that keeps its identity macros);
 - `find_unsupported_macros(text)` lists macro names the engine does not know (import summary).
 """
 
-from .catalog import KNOWN_MACROS, find_unsupported_macros
+from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
-from .identity import resolve_identity
-from .parser import CompiledText, compile_text
+from .identity import resolve_identity, unescape_braces
+from .parser import CompiledText, compile_text, find_unsupported_macros
 from .render import render_segments, render_text
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "render_segments",
     "render_text",
     "resolve_identity",
+    "unescape_braces",
 ]

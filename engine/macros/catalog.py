@@ -45,11 +45,61 @@ LOOP_MACROS = frozenset({"each", "/each", "loop_key", "loop_value"})
 
 OTHER_MACROS = frozenset({"//", "random", "pick", "roll", "trim", "newline", "noop"})
 
-KNOWN_MACROS = IDENTITY_MACROS | VARIABLE_MACROS | CONTENT_MACROS | CLOCK_MACROS | LOOP_MACROS | OTHER_MACROS
+# Macros 2.0 (SPEC §10.3). `{{char…}}` aliases read the same text as the macro they alias.
+ALIASES = {"chardescription": "description", "charpersonality": "personality", "charscenario": "scenario"}
+MACROS_2 = frozenset(
+    {
+        "if",
+        "else",
+        "hasvar",
+        "hasglobalvar",
+        "reverse",
+        "space",
+        "reasoningprefix",
+        "reasoningsuffix",
+        *ALIASES,
+    }
+)
 
+# Macros that take their last argument from a scope, `{{name args}}content{{/name}}`, and how many
+# arguments the opening tag carries (`{{if cond}}`: 1; `{{trim}}`: 0). `//` is the scoped comment
+# `{{//}}…{{///}}`; `each` keeps its own block rules (SPEC §2.1).
+SCOPED_ARGS = {
+    "//": 0,
+    "if": 1,
+    "trim": 0,
+    "setvar": 1,
+    "setglobalvar": 1,
+    "addvar": 1,
+    "addglobalvar": 1,
+    "reverse": 0,
+    "roll": 0,
+    "datetimeformat": 0,
+}
+COMMENT_CLOSE = "///"
+CLOSING_TAGS = frozenset({*(f"/{name}" for name in SCOPED_ARGS if name != "//"), COMMENT_CLOSE})
+# `{{#name}}`: the same macro, whose scoped content keeps its whitespace.
+PRESERVING = {f"#{name}": name for name in SCOPED_ARGS if name != "//"}
 
-def find_unsupported_macros(text: str) -> frozenset[str]:
-    """Return the lower-cased names of the macros in `text` that the engine does not know."""
-    from .parser import compile_text  # the parser imports this module for its name table
+# Names recorded for the variable shorthand (`{{.x}}`, `{{$x = 1}}`); no macro can be called so (the
+# parser ends a name at whitespace).
+SHORTHAND_READ = "variable read"
+SHORTHAND_WRITE = "variable write"
 
-    return compile_text(text).unknown_names
+# Names `{{if name}}` evaluates as a macro: the known macros that make sense without arguments.
+ARGUMENTLESS = (CONTENT_MACROS | CLOCK_MACROS | frozenset(ALIASES)) - {"datetimeformat"} | frozenset(
+    {"newline", "noop", "space", "reasoningprefix", "reasoningsuffix"}
+)
+
+KNOWN_MACROS = (
+    IDENTITY_MACROS
+    | VARIABLE_MACROS
+    | CONTENT_MACROS
+    | CLOCK_MACROS
+    | LOOP_MACROS
+    | OTHER_MACROS
+    | MACROS_2
+    | CLOSING_TAGS
+    | frozenset(PRESERVING)
+    | {SHORTHAND_READ, SHORTHAND_WRITE}
+)

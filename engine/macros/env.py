@@ -28,6 +28,8 @@ class MacroEnv:
     timezone: str = "UTC"
     user_message_times: tuple[datetime, ...] = ()  # for {{idle_duration}}
     server_id: int = 0  # seeds {{pick}}
+    reasoning_prefix: str = "<think>"  # {{reasoningPrefix}}: the preset's, else this default (SPEC §9.2)
+    reasoning_suffix: str = "</think>"  # {{reasoningSuffix}}
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .env import MacroEnv
-from .parser import EachBlock, Macro, Part, Parts, compile_text
+from .nodes import Macro, Part, Parts, children
+from .parser import compile_text
 from .render import render_text
 from .replay import VALUE_OPS, WRITE_OPS, Op, OpError, apply_op, make_op
 
@@ -64,7 +65,7 @@ def extract_ops(
     state = dict(variables)
     if "{" not in text:
         return Extraction(text, (), state)
-    compiled = compile_text(text)
+    compiled = compile_text(text, escapes=False)
     source = compiled.source
     pieces: list[str] = []
     ops: list[Op] = []
@@ -158,24 +159,17 @@ def _source_of(part: Part, source: str, hold: Any) -> str:
     return "".join(out)
 
 
-def _nested_writes(node: Macro | EachBlock) -> list[tuple[int, int]]:
+def _nested_writes(node: Part) -> list[tuple[int, int]]:
     """Spans of the outermost write macros anywhere inside `node`."""
-    children: list[Part] = []
-    if isinstance(node, EachBlock):
-        children.append(node.opener)
-        children.extend(node.body)
-    else:
-        for arg in node.args:
-            children.extend(arg)
-        children.extend(node.body)
     spans: list[tuple[int, int]] = []
-    for child in children:
-        if isinstance(child, str):
-            continue
-        if _is_write(child):
-            spans.append((child.start, child.end))
-        else:
-            spans.extend(_nested_writes(child))
+    for run in children(node):
+        for child in run:
+            if isinstance(child, str):
+                continue
+            if _is_write(child):
+                spans.append((child.start, child.end))
+            else:
+                spans.extend(_nested_writes(child))
     return spans
 
 

@@ -1,28 +1,34 @@
 """What each macro renders as: one handler per name, taking the running pass and the macro node.
 
-The pass (`render._Pass`) owns the state: variables, loops, draws, warnings. Handlers read and
-write it through its small interface (`arg`, `rest`, `lookup`, `key_of`, `warn`, `raw`, `parts`).
+The pass owns the state: variables, loops, draws, warnings. Handlers read and write it through
+`state.MacroState` (`arg`, `rest`, `lookup`, `key_of`, `warn`, `raw`, `parts`, `call`). `HANDLERS`
+is the one table to extend with a new macro (add its name to `catalog.py` too).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from datetime import timedelta, timezone
 
+from .catalog import ALIASES, CLOSING_TAGS, PRESERVING
 from .clock import clock_macro, format_moment, idle_duration
 from .dice import choose, parse_roll, roll, split_choices, stream_for
-from .parser import MAX_TEXT_CHARS, Macro
+from .flow import if_macro
+from .nodes import Macro
 from .paths import PathError, get_path, split_path
-from .values import added, as_collection, js_number_text, stepped, to_text
+from .state import MacroState, Namespace
+from .values import as_collection, js_number_text, to_text
+from .variables import add_to, step, store
 
-if TYPE_CHECKING:
-    from .render import _Namespace, _Pass
+MAX_REPEAT = 1000  # {{space::N}}, {{newline::N}}
+_UTC_OFFSET = re.compile(r"utc([+-]\d{1,2})", re.IGNORECASE)
 
 # {{trim}} renders this placeholder; the pass removes it with the line breaks around it at the end.
 TRIM_MARK = "\x00trim\x00"
 
 
-def _namespace(state: _Pass, macro: Macro) -> _Namespace:
+def _namespace(state: MacroState, macro: Macro) -> Namespace:
     return state.global_ if "global" in macro.name else state.local
 
 
@@ -30,88 +36,54 @@ def _clean(value: str) -> str:
     return value.replace(TRIM_MARK, "") if TRIM_MARK in value else value
 
 
-def _too_long(state: _Pass, macro: Macro, size: int) -> bool:
-    """True (with a warning) when a variable would grow past MAX_TEXT_CHARS characters."""
-    if size <= MAX_TEXT_CHARS:
-        return False
-    state.warn(f"`{macro.name}` would store more than 1 MiB of text; it was left verbatim.")
-    return True
-
-
-def _setvar(state: _Pass, macro: Macro) -> str:
+def _setvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     value = _clean(state.rest(macro, 1))
-    if _too_long(state, macro, len(value)):
-        return state.raw(macro)
-    if key:
-        _namespace(state, macro).write(key, value)
-    return ""
+    if not key:
+        return ""
+    return "" if store(state, _namespace(state, macro), key, value, macro.name) else state.raw(macro)
 
 
-def _addvar(state: _Pass, macro: Macro) -> str:
+def _addvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     addition = _clean(state.rest(macro, 1))
     if not key:
         return ""
-    namespace = _namespace(state, macro)
-    current = namespace.values.get(key)
-    array = current if isinstance(current, list) else None
-    if array is None and isinstance(current, str):
-        parsed = as_collection(current)
-        array = parsed if isinstance(parsed, list) else None
-    if array is not None:
-        size = len(addition) + sum(len(item) if isinstance(item, str) else 16 for item in array)
-        if _too_long(state, macro, size):
-            return state.raw(macro)
-        namespace.write(key, [*array, addition])
-        return ""
-    value = added(current, addition)
-    if isinstance(value, str) and _too_long(state, macro, len(value)):
-        return state.raw(macro)
-    namespace.write(key, value)
-    return ""
+    return "" if add_to(state, _namespace(state, macro), key, addition, macro.name) else state.raw(macro)
 
 
-def _incvar(state: _Pass, macro: Macro) -> str:
+def _incvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     if not key:
         return ""
-    namespace = _namespace(state, macro)
-    current = namespace.values.get(key)
-    new = stepped(current, -1 if macro.name.startswith("dec") else 1)
-    if new is None:
-        state.warn(
-            f"`{macro.name}` on {key!r}, which holds text rather than a number; it was left unchanged."
-        )
-        return ""
-    namespace.write(key, new)
-    return js_number_text(new)
+    new = step(state, _namespace(state, macro), key, -1 if macro.name.startswith("dec") else 1, macro.name)
+    return "" if new is None else js_number_text(new)
 
 
-def _getvar(state: _Pass, macro: Macro) -> str:
+def _getvar(state: MacroState, macro: Macro) -> str:
     key = state.arg(macro, 0).strip()
     return to_text(state.lookup(_namespace(state, macro), key)) if key else ""
 
 
-def _deletevar(state: _Pass, macro: Macro) -> str:
+def _deletevar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     if key:
         _namespace(state, macro).delete(key)
     return ""
 
 
-def _comment(state: _Pass, macro: Macro) -> str:
+def _comment(state: MacroState, macro: Macro) -> str:
     state.parts(macro.body)  # nested macros still run, silently (as in SillyTavern)
     return ""
 
 
-def _draw_index(state: _Pass, macro: Macro) -> int:
+def _draw_index(state: MacroState, macro: Macro) -> int:
     count = state.draws.get(macro.start, 0)
     state.draws[macro.start] = count + 1
     return count
 
 
-def _random(state: _Pass, macro: Macro) -> str:
+def _random(state: MacroState, macro: Macro) -> str:
     items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
     if len(items) < 2:
         return items[0] if items else ""
@@ -122,12 +94,12 @@ def _random(state: _Pass, macro: Macro) -> str:
     return items[index]
 
 
-def _pick(state: _Pass, macro: Macro) -> str:
+def _pick(state: MacroState, macro: Macro) -> str:
     items = split_choices([state.parts(arg) for arg in macro.args]) if macro.args else []
     return choose(items, "pick", state.env.server_id, state.key, macro.start)
 
 
-def _roll(state: _Pass, macro: Macro) -> str:
+def _roll(state: MacroState, macro: Macro) -> str:
     formula = state.rest(macro, 0)
     spec = parse_roll(formula)
     if spec is None:
@@ -145,8 +117,8 @@ def _roll(state: _Pass, macro: Macro) -> str:
     return str(total)
 
 
-def _content(field: str, label: str | None = None) -> Callable[[_Pass, Macro], str]:
-    def handler(state: _Pass, macro: Macro) -> str:
+def _content(field: str, label: str | None = None) -> Callable[[MacroState, Macro], str]:
+    def handler(state: MacroState, macro: Macro) -> str:
         text = getattr(state.env, field)
         if text and label:
             state.expanded.add(label)
@@ -155,25 +127,33 @@ def _content(field: str, label: str | None = None) -> Callable[[_Pass, Macro], s
     return handler
 
 
-def _clock(state: _Pass, macro: Macro) -> str:
-    return clock_macro(macro.name, state.moment)
+def _clock(state: MacroState, macro: Macro) -> str:
+    moment = state.moment
+    if macro.name == "time" and macro.args:  # {{time::UTC+2}} (and the old {{time_UTC+2}})
+        spec = state.arg(macro, 0).strip()
+        offset = _UTC_OFFSET.fullmatch(spec)
+        if offset is not None and abs(int(offset.group(1))) <= 14:
+            moment = moment.astimezone(timezone(timedelta(hours=int(offset.group(1)))))
+        elif offset is not None:
+            state.warn(f"{spec} is not a UTC offset (at most 14 hours); the local time was used.")
+    return clock_macro(macro.name, moment)
 
 
-def _datetimeformat(state: _Pass, macro: Macro) -> str:
+def _datetimeformat(state: MacroState, macro: Macro) -> str:
     return format_moment(state.moment, state.rest(macro, 0).strip())
 
 
-def _idle_duration(state: _Pass, macro: Macro) -> str:
+def _idle_duration(state: MacroState, macro: Macro) -> str:
     return idle_duration(state.env.user_message_times)
 
 
-def _loop_key(state: _Pass, macro: Macro) -> str:
+def _loop_key(state: MacroState, macro: Macro) -> str:
     if not state.loops:
         return state.raw(macro)
     return to_text(state.loops[-1][0])
 
 
-def _loop_value(state: _Pass, macro: Macro) -> str:
+def _loop_value(state: MacroState, macro: Macro) -> str:
     if not state.loops:
         return state.raw(macro)
     value = state.loops[-1][1]
@@ -191,17 +171,51 @@ def _loop_value(state: _Pass, macro: Macro) -> str:
     return to_text(inner) if found else ""
 
 
-def _unpaired(state: _Pass, macro: Macro) -> str:
+def _unpaired(state: MacroState, macro: Macro) -> str:
     other = "{{/each}}" if macro.name == "each" else "{{each}}"
     state.warn(f"`{{{{{macro.name}}}}}` without a matching {other} was left verbatim.")
     return state.raw(macro)
 
 
-def _constant(text: str) -> Callable[[_Pass, Macro], str]:
+def _constant(text: str) -> Callable[[MacroState, Macro], str]:
     return lambda _state, _macro: text
 
 
-HANDLERS: dict[str, Callable[[_Pass, Macro], str]] = {
+def _trim(state: MacroState, macro: Macro) -> str:
+    if macro.scoped:  # {{trim}}…{{/trim}}: the content, trimmed like any scoped content
+        return state.arg(macro, len(macro.args) - 1)
+    return TRIM_MARK
+
+
+def _repeat(text: str) -> Callable[[MacroState, Macro], str]:
+    """{{space}} / {{newline}}, optionally repeated: {{space::4}}."""
+
+    def handler(state: MacroState, macro: Macro) -> str:
+        count = state.arg(macro, 0).strip() if macro.args else ""
+        if not count:
+            return text
+        if not count.isdigit():
+            state.warn(f"`{{{{{macro.name}::{count}}}}}` needs a whole number; one was used.")
+            return text
+        return text * min(int(count), MAX_REPEAT)
+
+    return handler
+
+
+def _hasvar(state: MacroState, macro: Macro) -> str:
+    key = state.key_of(macro)
+    return "true" if key and _namespace(state, macro).read(key)[0] else "false"
+
+
+def _reverse(state: MacroState, macro: Macro) -> str:
+    return state.rest(macro, 0)[::-1]  # by code point, as JavaScript's Array.from(text)
+
+
+def _closing_tag(state: MacroState, macro: Macro) -> str:
+    return state.raw(macro)  # a closing tag without its opening tag is text
+
+
+HANDLERS: dict[str, Callable[[MacroState, Macro], str]] = {
     "//": _comment,
     "setvar": _setvar,
     "setglobalvar": _setvar,
@@ -218,8 +232,9 @@ HANDLERS: dict[str, Callable[[_Pass, Macro], str]] = {
     "random": _random,
     "pick": _pick,
     "roll": _roll,
-    "trim": _constant(TRIM_MARK),
-    "newline": _constant("\n"),
+    "trim": _trim,
+    "newline": _repeat("\n"),
+    "space": _repeat(" "),
     "noop": _constant(""),
     "scenario": _constant(""),
     "persona": _constant(""),
@@ -243,4 +258,14 @@ HANDLERS: dict[str, Callable[[_Pass, Macro], str]] = {
     "loop_value": _loop_value,
     "each": _unpaired,
     "/each": _unpaired,
+    "if": if_macro,
+    "else": _constant(""),  # only meaningful inside {{if}}; elsewhere it disappears, as in SillyTavern
+    "hasvar": _hasvar,
+    "hasglobalvar": _hasvar,
+    "reverse": _reverse,
+    "reasoningprefix": _content("reasoning_prefix"),
+    "reasoningsuffix": _content("reasoning_suffix"),
 }
+HANDLERS.update(dict.fromkeys(CLOSING_TAGS, _closing_tag))
+HANDLERS.update({flagged: HANDLERS[name] for flagged, name in PRESERVING.items()})
+HANDLERS.update({alias: HANDLERS[name] for alias, name in ALIASES.items()})

@@ -1,4 +1,4 @@
-"""The last step of a render: deferred identity macros and single-brace `{random}` forms."""
+"""The last step of a render: deferred identity macros, single-brace `{random}` forms, escaped braces."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     """Return `text` with each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item,
-    then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the display names.
+    then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the display names,
+    and finally every escaped brace `\\{` / `\\}` turned into `{` / `}` (SPEC §10.3).
 
-    `<USER>` and `<BOT>` are matched in upper case only (lower-case `<user>` may be markup).
+    `<USER>` and `<BOT>` are matched in upper case only (lower-case `<user>` may be markup); a form
+    right after a backslash (`\\{{user}}`) is escaped and stays as it is.
     """
     if "{" not in text and "<" not in text:
         return text
+    escaped = "\\" in text
 
     def name_for(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -31,13 +34,24 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return user
         if token == "<BOT>":
             return char
+        if escaped and match.start() and text[match.start() - 1] == "\\":
+            return token
         return user if match.group(1).lower() == "user" else char
 
     if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
     if "<USER>" in text or "<BOT>" in text:
-        return _MACROS_AND_ANGLES.sub(name_for, text)
-    return _MACROS_ONLY.sub(name_for, text) if "{{" in text else text
+        text = _MACROS_AND_ANGLES.sub(name_for, text)
+    elif "{{" in text:
+        text = _MACROS_ONLY.sub(name_for, text)
+    return unescape_braces(text) if escaped else text
+
+
+def unescape_braces(text: str) -> str:
+    """`\\{` → `{` and `\\}` → `}`: the final pass over rendered text, after the identity macros."""
+    if "\\" not in text:
+        return text
+    return text.replace("\\{", "{").replace("\\}", "}")
 
 
 def _resolve_single_random(text: str, seed: int) -> str:
@@ -50,7 +64,7 @@ def _resolve_single_random(text: str, seed: int) -> str:
         if match is None:
             break
         search_from = match.start() + 1
-        if match.start() and text[match.start() - 1] == "{":  # a double-brace {{random}}: not ours
+        if match.start() and text[match.start() - 1] in "{\\":  # {{random}} is not ours; \\{ is text
             continue
         end = _matching_close(text, match.end())
         if end < 0:

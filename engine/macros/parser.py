@@ -1,9 +1,11 @@
-"""Parse text once into a tree of text runs, macros and `each` blocks (`compile_text`).
+"""Parse text once into a tree of text runs, macros and blocks (`compile_text`).
 
-One left-to-right scan over brace runs (found with a regex, so plain text costs nothing per
+One left-to-right scan over brace runs (found with `str.find`, so plain text costs nothing per
 character). Inside a macro, single braces are counted so a JSON value such as
 `{{setvar::x::{"a":{"b":1}}}}` closes at the right `}}`; if counting leaves a macro unclosed (a
-comment with a lone `{`), that macro is scanned again without counting.
+comment with a lone `{`), that macro is scanned again without counting. A brace right after a
+backslash (`\\{`, `\\}`) is text, never macro syntax (SPEC §10.3). Opening and closing tags are
+folded into blocks afterwards (`blocks.py`).
 """
 
 from __future__ import annotations
@@ -12,45 +14,25 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .catalog import KNOWN_MACROS
+from .blocks import group_blocks
+from .catalog import COMMENT_CLOSE, KNOWN_MACROS, SHORTHAND_READ, SHORTHAND_WRITE
+from .nodes import MAX_NESTING, Macro, Part, Parts, Variable
 
-MAX_NESTING = 32
 MAX_TEXT_CHARS = 1024 * 1024
 
 _OPEN_RUN = re.compile(r"\{+")
 _CLOSE_RUN = re.compile(r"\}+")
 _SINGLE_BRACE_RANDOM = re.compile(r"random[\s:]", re.IGNORECASE)
 _NAME = re.compile(r"[^\s:{}]+")
-
-
-@dataclass(frozen=True, slots=True)
-class Macro:
-    """One `{{name...}}` (or single-brace `{random...}`) with its source span `[start, end)`.
-
-    Known macros carry `args` (the text after the name, split on `::`); comments and unknown
-    macros carry `body` (everything between the braces) instead.
-    """
-
-    name: str
-    start: int
-    end: int
-    args: tuple[Parts, ...] = ()
-    body: Parts = ()
-    single: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class EachBlock:
-    """`{{each::coll}}body{{/each}}`; `start`/`end` span the whole block."""
-
-    start: int
-    end: int
-    opener: Macro
-    body: Parts
-
-
-Part = str | Macro | EachBlock
-Parts = tuple[Part, ...]
+_TIME_OFFSET = re.compile(r"time_(utc[+-]\d+)", re.IGNORECASE)
+# `.name` / `$name`, then an operator (longest spellings first); the value follows the operator.
+_VARIABLE = re.compile(
+    r"([.$])([A-Za-z](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)\s*"
+    r"(\|\|=|\?\?=|\+\+|--|\+=|-=|==|!=|>=|<=|\|\||\?\?|=|>|<)?"
+)
+VALUE_OPERATORS = frozenset({"=", "+=", "-=", "||", "??", "||=", "??=", "==", "!=", ">", ">=", "<", "<="})
+WRITE_OPERATORS = frozenset({"=", "+=", "-=", "++", "--", "||=", "??="})
+_MARKS = ("/", ".", "$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,15 +67,24 @@ class CompiledText:
             if isinstance(part, str):
                 if part.strip():
                     return False
-            elif isinstance(part, Macro) and part.name in ("//", "trim"):
+            elif isinstance(part, Macro) and (part.name == "//" or (part.name == "trim" and not part.scoped)):
                 seen = True
             else:
                 return False
         return seen
 
 
-def compile_text(text: str) -> CompiledText:
-    """Parse `text` into a `CompiledText` (never raises; malformed macros stay literal text)."""
+def find_unsupported_macros(text: str) -> frozenset[str]:
+    """Return the lower-cased names of the macros in `text` that the engine does not know."""
+    return compile_text(text).unknown_names
+
+
+def compile_text(text: str, *, escapes: bool = True) -> CompiledText:
+    """Parse `text` into a `CompiledText` (never raises; malformed macros stay literal text).
+
+    `escapes=False` reads a backslash before a brace as plain text (chat messages, SPEC §6, keep
+    their own escape rule).
+    """
     if "{" not in text:
         return CompiledText(source=text, parts=(text,) if text else ())
     if len(text) > MAX_TEXT_CHARS:
@@ -107,7 +98,7 @@ def compile_text(text: str) -> CompiledText:
     nocount: set[int] = set()
     count_all = True
     for _attempt in range(3):
-        scan = _Scan(text, nocount, count_all)
+        scan = _Scan(text, nocount, count_all, escapes and "\\" in text)
         unclosed = scan.run()
         retry = {start for start in unclosed if start not in nocount} if count_all else set()
         if not retry:
@@ -123,21 +114,30 @@ def compile_text(text: str) -> CompiledText:
     )
 
 
-def _brace_runs(text: str) -> Iterator[tuple[int, int, bool]]:
+def _brace_runs(text: str, escapes: bool) -> Iterator[tuple[int, int, bool]]:
     """Yield (start, end, is_opening) for each run of `{` or of `}`, in order.
 
     `str.find` per brace kind is an order of magnitude faster than a regex alternation over the text.
+    With `escapes`, a brace right after a backslash is left out of its run (it is text).
     """
     next_open, next_close = text.find("{"), text.find("}")
     while next_open >= 0 or next_close >= 0:
         if next_close < 0 or 0 <= next_open < next_close:
-            end = _OPEN_RUN.match(text, next_open).end()  # type: ignore[union-attr]
-            yield next_open, end, True
+            start, end = next_open, _OPEN_RUN.match(text, next_open).end()  # type: ignore[union-attr]
             next_open = text.find("{", end)
+            if escapes and start and text[start - 1] == "\\":
+                start += 1
+                if start == end:
+                    continue
+            yield start, end, True
         else:
-            end = _CLOSE_RUN.match(text, next_close).end()  # type: ignore[union-attr]
-            yield next_close, end, False
+            start, end = next_close, _CLOSE_RUN.match(text, next_close).end()  # type: ignore[union-attr]
             next_close = text.find("}", end)
+            if escapes and start and text[start - 1] == "\\":
+                start += 1
+                if start == end:
+                    continue
+            yield start, end, False
 
 
 class _Frame:
@@ -154,8 +154,9 @@ class _Frame:
 
 
 class _Scan:
-    def __init__(self, text: str, nocount: set[int], count_all: bool) -> None:
+    def __init__(self, text: str, nocount: set[int], count_all: bool, escapes: bool) -> None:
         self.text = text
+        self.escapes = escapes
         self.nocount = nocount
         self.count_all = count_all
         self.names: set[str] = set()
@@ -167,7 +168,7 @@ class _Scan:
         text = self.text
         root = _Frame("root", 0, 0, False, False)
         stack = [root]
-        for pos, end, opening in _brace_runs(text):
+        for pos, end, opening in _brace_runs(text, self.escapes):
             if opening:
                 self._open(stack, pos, end - pos)
             else:
@@ -180,7 +181,7 @@ class _Scan:
         for frame in stack[1:]:
             flat.append("{{" if frame.kind == "macro" else "{")
             flat.extend(frame.parts)
-        self.parts = _group_each(_merge(flat))
+        self.parts = group_blocks(_merge(flat))
         return unclosed
 
     def _flush(self, frame: _Frame, upto: int) -> None:
@@ -239,7 +240,7 @@ class _Scan:
             parent.parts.append(self._build(frame, end))
         parent.text_from = end
 
-    def _build(self, frame: _Frame, end: int) -> Macro:
+    def _build(self, frame: _Frame, end: int) -> Part:
         raw_parts = frame.parts
         if len(raw_parts) == 1 and raw_parts[0].__class__ is str:
             return self._build_flat(raw_parts[0], frame, end)  # no nested macro: most macros
@@ -247,15 +248,20 @@ class _Scan:
         single = frame.kind == "single"
         head = parts[0] if parts and isinstance(parts[0], str) else ""
         stripped = head.lstrip()
-        if not single and stripped.startswith("//"):
-            self.names.add("//")
-            return Macro("//", frame.start, end, body=_group_each(parts))
+        if not single and stripped.startswith(_MARKS):
+            if stripped.startswith("//"):
+                self.names.add("//")
+                return Macro("//", frame.start, end, body=group_blocks(parts))
+            if stripped[0] != "/":
+                variable = self._variable(stripped, parts[1:], frame, end)
+                if variable is not None:
+                    return variable
         match = _NAME.match(stripped)
         name = match.group().lower() if match else ""
         if name:
             self.names.add(name)
         if not name or name not in KNOWN_MACROS:
-            return Macro(name, frame.start, end, body=_group_each(parts), single=single)
+            return Macro(name, frame.start, end, body=group_blocks(parts), single=single)
         rest = stripped[match.end() :]
         if rest.startswith("::"):
             rest = rest[2:]
@@ -265,19 +271,32 @@ class _Scan:
         tail.extend(parts[1:])
         return Macro(name, frame.start, end, args=_split_args(tail), single=single)
 
-    def _build_flat(self, content: str, frame: _Frame, end: int) -> Macro:
+    def _build_flat(self, content: str, frame: _Frame, end: int) -> Part:
         """`_build` for content that is one text run (same result, without the general machinery)."""
         single = frame.kind == "single"
         stripped = content.lstrip()
-        if not single and stripped.startswith("//"):
-            self.names.add("//")
-            return Macro("//", frame.start, end, body=(content,))
+        if not single and stripped.startswith(_MARKS):
+            if stripped.startswith("//"):
+                self.names.add("//")
+                if stripped[2:3] == "/" and stripped.rstrip() == COMMENT_CLOSE:
+                    return Macro(COMMENT_CLOSE, frame.start, end)
+                return Macro("//", frame.start, end, body=(content,))
+            if stripped[0] != "/":
+                variable = self._variable(stripped, (), frame, end)
+                if variable is not None:
+                    return variable
         match = _NAME.match(stripped)
         name = match.group().lower() if match else ""
-        if name:
-            self.names.add(name)
         if not name or name not in KNOWN_MACROS:
+            if name.startswith("time_"):
+                offset = _TIME_OFFSET.fullmatch(stripped.rstrip())
+                if offset is not None:  # {{time_UTC+2}}, the old spelling of {{time::UTC+2}}
+                    self.names.add("time")
+                    return Macro("time", frame.start, end, args=((offset.group(1),),))
+            if name:
+                self.names.add(name)
             return Macro(name, frame.start, end, body=(content,), single=single)
+        self.names.add(name)
         rest = stripped[match.end() :]
         if rest.startswith("::"):
             rest = rest[2:]
@@ -287,6 +306,24 @@ class _Scan:
             return Macro(name, frame.start, end, single=single)
         args = tuple((piece,) if piece else () for piece in rest.split("::"))
         return Macro(name, frame.start, end, args=args, single=single)
+
+    def _variable(self, stripped: str, tail: Parts, frame: _Frame, end: int) -> Variable | None:
+        """The variable shorthand `{{.x}}` / `{{$x ...}}` (SPEC §10.3), or None when the text is not
+        one (it is then read as an ordinary macro)."""
+        match = _VARIABLE.match(stripped)
+        if match is None:
+            return None
+        scope, name, op = match.groups()
+        op = op or ""
+        rest = stripped[match.end() :]
+        if op in VALUE_OPERATORS:
+            value = group_blocks(_merge([rest, *tail]))
+        elif rest.strip() or tail:
+            return None  # `{{.x y}}` is not the shorthand
+        else:
+            value = ()
+        self.names.add(SHORTHAND_WRITE if op in WRITE_OPERATORS else SHORTHAND_READ)
+        return Variable(frame.start, end, scope, name, op, value)
 
 
 def _merge(parts: list[Part] | tuple[Part, ...]) -> Parts:
@@ -321,30 +358,4 @@ def _split_args(tail: list[Part]) -> tuple[Parts, ...]:
                 args.append([piece] if piece else [])
         else:
             args[-1].append(part)
-    return tuple(_group_each(arg) for arg in args)
-
-
-def _group_each(parts: list[Part] | tuple[Part, ...]) -> Parts:
-    """Fold `{{each::…}} … {{/each}}` runs of siblings into `EachBlock`s (unmatched ones stay macros)."""
-    if not any(isinstance(part, Macro) and part.name == "each" for part in parts):
-        return tuple(parts)
-    out: list[Part] = []
-    stack: list[tuple[Macro, list[Part]]] = []
-    for part in parts:
-        if isinstance(part, Macro) and part.name == "each" and not part.single:
-            stack.append((part, out))
-            out = []
-        elif isinstance(part, Macro) and part.name == "/each" and stack:
-            opener, saved = stack.pop()
-            saved.append(EachBlock(opener.start, part.end, opener, tuple(out)))
-            out = saved
-        else:
-            out.append(part)
-    if stack:  # unmatched openers stay plain macros, in place; each level's parts follow its opener
-        flat: list[Part] = []
-        for opener, saved in stack:
-            flat.extend(saved)
-            flat.append(opener)
-        flat.extend(out)
-        out = flat
-    return tuple(out)
+    return tuple(group_blocks(arg) for arg in args)

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .catalog import IDENTITY_MACROS, VARIABLE_MACROS
+from .catalog import IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
 from .clock import local_now
 from .dice import base_seed
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
+from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
-from .parser import MAX_NESTING, MAX_TEXT_CHARS, CompiledText, EachBlock, Macro, Parts, compile_text
+from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
+from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
 from .reuse import Recording, WatchedValues, finish_recording, replay, still_holds
+from .state import Namespace
 from .values import as_collection
 
 MAX_EACH_ITERATIONS = 1000
@@ -22,6 +25,7 @@ MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest u
 MAX_WARNINGS = 200
 
 _WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
+_WRITES |= {SHORTHAND_WRITE, *(flagged for flagged, name in PRESERVING.items() if name in _WRITES)}
 
 
 def render_text(
@@ -158,48 +162,6 @@ class _TooLarge(Exception):
     """Raised when the text being built passes MAX_TEXT_CHARS; the enclosing loop or node stays verbatim."""
 
 
-class _Namespace:
-    """One variable namespace during a pass; `forward` (S1) answers reads of keys not yet known."""
-
-    __slots__ = ("forward", "initial", "missed", "values", "version", "written")
-
-    def __init__(self, start: dict[str, Any], forward: dict[str, Any] | None) -> None:
-        self.values = dict(start)
-        self.initial = frozenset(start)
-        self.written: set[str] = set()
-        self.forward = forward
-        self.missed: set[str] = set()  # keys read before S0 or this pass gave them a value
-        self.version = 0  # counts writes, so an unchanged namespace is not copied again
-
-    def copy_state(self) -> tuple[int, dict[str, Any], set[str]]:
-        return self.version, dict(self.values), set(self.written)
-
-    def restore(self, state: tuple[int, dict[str, Any], set[str]], forward: dict[str, Any]) -> None:
-        self.version, values, written = state
-        self.values, self.written, self.forward = dict(values), set(written), forward
-
-    def read(self, key: str) -> tuple[bool, Any]:
-        if key in self.values:
-            return True, self.values[key]
-        if key not in self.initial and key not in self.written:
-            forward = self.forward
-            if forward is None:
-                self.missed.add(key)
-            elif key in forward:
-                return True, forward[key]
-        return False, None
-
-    def write(self, key: str, value: Any) -> None:
-        self.values[key] = value
-        self.written.add(key)
-        self.version += 1
-
-    def delete(self, key: str) -> None:
-        self.values.pop(key, None)
-        self.written.add(key)
-        self.version += 1
-
-
 @dataclass(slots=True)  # not frozen: one is made per segment, and frozen instances cost twice as much
 class _Checkpoint:
     local: tuple[int, dict[str, Any], set[str]]
@@ -229,8 +191,8 @@ class _Pass:
         self.env = env
         self.seed = seed
         self.moment = moment
-        self.local = _Namespace(start_local, forward_local)
-        self.global_ = _Namespace(start_global, forward_global)
+        self.local = Namespace(start_local, forward_local)
+        self.global_ = Namespace(start_global, forward_global)
         self.label = label
         self.warnings: list[str] = []
         self.unknown: dict[str, None] = {}  # an ordered set, so a checkpoint can keep a prefix
@@ -239,6 +201,7 @@ class _Pass:
         self.exhausted = False
         self.loops: list[tuple[Any, Any]] = []
         self.each_depth = 0
+        self.block_depth = 0
         self.key = ""
         self.source = ""
         self.draws: dict[int, int] = {}
@@ -313,14 +276,14 @@ class _Pass:
             if kind is str:
                 out.append(part)
                 continue
-            piece = self.macro(part) if kind is Macro else self.each(part)  # type: ignore[arg-type]
+            piece = self.macro(part) if kind is Macro else self.block(part)  # type: ignore[arg-type]
             produced += len(piece)
             if produced > MAX_TEXT_CHARS:  # stop before memory grows: 10k getvars of a 1 MiB value...
                 raise _TooLarge
             out.append(piece)
         return "".join(out)
 
-    def raw(self, node: Macro | EachBlock) -> str:
+    def raw(self, node: Macro | EachBlock | Scoped | IfBlock | Variable) -> str:
         return self.source[node.start : node.end]
 
     def spend(self) -> bool:
@@ -349,6 +312,35 @@ class _Pass:
         if macro.single:
             return "{" + self.parts(macro.body) + "}"
         return "{{" + self.parts(macro.body) + "}}"
+
+    def block(self, node: EachBlock | Scoped | IfBlock | Variable) -> str:
+        """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (SPEC §10.3)."""
+        kind = node.__class__
+        if kind is EachBlock:
+            return self.each(node)  # type: ignore[arg-type]
+        if kind is Scoped:
+            return render_scoped(self, node)  # type: ignore[arg-type]
+        if not self.spend():
+            return self.raw(node)
+        if kind is Variable:
+            return render_variable(self, node)  # type: ignore[arg-type]
+        if self.block_depth >= MAX_NESTING:
+            self.warn(f"`if` blocks nested deeper than {MAX_NESTING} levels were left verbatim.")
+            return self.raw(node)
+        self.block_depth += 1
+        try:
+            return render_if(self, node)  # type: ignore[arg-type]
+        finally:
+            self.block_depth -= 1
+
+    def call(self, name: str) -> str:
+        """A known macro evaluated without arguments (`{{if description}}`); a content macro read
+        only to test a condition does not count as expanded into the prompt."""
+        expanded = set(self.expanded)
+        try:
+            return HANDLERS[name](self, Macro(name, 0, 0))
+        finally:
+            self.expanded = expanded
 
     def arg(self, macro: Macro, index: int) -> str:
         args = macro.args
@@ -413,7 +405,7 @@ class _Pass:
 
     # -- variables -------------------------------------------------------------------------------
 
-    def lookup(self, namespace: _Namespace, key: str) -> Any:
+    def lookup(self, namespace: Namespace, key: str) -> Any:
         """A read: a dotted path into a JSON value when the head holds one, else the flat key."""
         if "." in key:
             head = key.split(".", 1)[0].strip()

@@ -63,3 +63,12 @@ def test_a_seed_that_is_not_an_integer_exits_2_with_one_error_line() -> None:
     result = run("hi", "--seed", "soon")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["error: --seed must be an integer, not 'soon'."]
+
+
+def test_render_supports_macros_2_and_prints_escaped_braces_without_their_backslash() -> None:
+    text = "{{if .ready}}\n  Go, {{.name}}!\n{{else}}Wait.{{/if}} \\{{not a macro\\}} {{.n++}}"
+    result = run(text, "--vars", '{"ready": "yes", "name": "Ann", "n": 1}')
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)
+    assert output["text"] == "Go, Ann! {{not a macro}} 2"
+    assert output["variables"] == {"ready": "yes", "name": "Ann", "n": 2}

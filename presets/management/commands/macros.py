@@ -8,8 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from engine.macros import resolve_identity
-from engine.macros.render import render_text
+from engine.macros import render_text, resolve_identity, unescape_braces
 
 
 class Command(BaseCommand):
@@ -39,6 +38,8 @@ class Command(BaseCommand):
         text = output.text
         if names is not None:
             text = resolve_identity(text, user=names.get("user", ""), char=names.get("char", ""), seed=seed)
+        else:
+            text = unescape_braces(text)  # the final pass of SPEC §10.3; identity macros stay
         warnings = list(output.warnings)
         if output.unknown_macros:
             warnings.append(f"Unknown macros were left verbatim: {', '.join(sorted(output.unknown_macros))}.")
