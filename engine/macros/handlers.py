@@ -16,10 +16,11 @@ from .clock import clock_macro, format_moment, idle_duration
 from .dice import choose, parse_roll, roll, split_choices, stream_for
 from .flow import if_macro
 from .nodes import Macro
+from .parser import MAX_TEXT_CHARS
 from .paths import PathError, get_path, split_path
 from .state import MacroState, Namespace
 from .values import as_collection, js_number_text, to_text
-from .variables import add_to, step, store
+from .variables import add_to, step, too_long
 
 MAX_REPEAT = 1000  # {{space::N}}, {{newline::N}}
 _UTC_OFFSET = re.compile(r"utc([+-]\d{1,2})", re.IGNORECASE)
@@ -39,9 +40,11 @@ def _clean(value: str) -> str:
 def _setvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     value = _clean(state.rest(macro, 1))
-    if not key:
-        return ""
-    return "" if store(state, _namespace(state, macro), key, value, macro.name) else state.raw(macro)
+    if len(value) > MAX_TEXT_CHARS and too_long(state, macro.name, len(value)):
+        return state.raw(macro)
+    if key:
+        _namespace(state, macro).write(key, value)
+    return ""
 
 
 def _addvar(state: MacroState, macro: Macro) -> str:
@@ -182,7 +185,7 @@ def _constant(text: str) -> Callable[[MacroState, Macro], str]:
 
 
 def _trim(state: MacroState, macro: Macro) -> str:
-    if macro.scoped:  # {{trim}}…{{/trim}}: the content, trimmed like any scoped content
+    if macro.args and macro.scoped:  # {{trim}}…{{/trim}}: the content, trimmed like any scoped content
         return state.arg(macro, len(macro.args) - 1)
     return TRIM_MARK
 
