@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import (
@@ -43,6 +43,7 @@ class PreviewOptions:
     preset: str = "active"  # "active", "native", or a preset id
     style: str = ""  # "" = the preset's own
     provider: str = ""
+    generation_type: str = ""  # "" = the document's own (SPEC §10.1)
     seed: int | None = None
     conversation: int | None = None  # a sample conversation replacing the history and variables
 
@@ -124,6 +125,8 @@ def preview_assembly(
         return Preview(error="The bucket document must be a JSON object.")
     try:
         doc = parse_buckets(with_conversation(document, history=history, variables=variables))
+        if options.generation_type:
+            doc = replace(doc, generation_type=options.generation_type)
         main = _assemble(server_id, doc, options, native=options.preset == "native")
         native = _assemble(server_id, doc, options, native=True, seed=main.seed)
     except BucketError as exc:
@@ -181,7 +184,7 @@ def category_of(message: Message) -> str:
 def _category_of_source(source: Source | None) -> str:
     if source is None or source.kind == "assembler":
         return "assembler"
-    if source.kind == "node":
+    if source.kind in ("node", "preset_setting"):
         return "preset"
     if source.tag.startswith("SYSTEM_"):
         return "system"

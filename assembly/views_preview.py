@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from conversations.selectors import conversation_choices, preview_inputs
-from engine import PROVIDERS, STYLES, BucketError
+from engine import GENERATION_TYPES, PROVIDERS, STYLES, BucketError
 from presets.selectors import presets_for
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -120,6 +120,7 @@ def _options(data: Any) -> PreviewOptions:
     preset = data.get("preset", "active")
     style = data.get("style", "")
     provider = data.get("provider", "")
+    generation_type = data.get("generation_type", "")
     seed_text = (data.get("seed") or "").strip()
     conversation = (data.get("conversation") or "").strip()
     return PreviewOptions(
@@ -127,12 +128,15 @@ def _options(data: Any) -> PreviewOptions:
         preset=preset if preset in ("active", "native") or preset.isdigit() else "active",
         style=style if style in STYLES else "",
         provider=provider if provider in PROVIDERS else "",
+        generation_type=generation_type if generation_type in GENERATION_TYPES else "",
         seed=int(seed_text) if seed_text.isdigit() and len(seed_text) < 19 else None,
     )
 
 
 def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
     query = {"sample": sample, "preset": options.preset, "style": options.style, "provider": options.provider}
+    if options.generation_type:
+        query["generation_type"] = options.generation_type
     if options.conversation is not None:
         query["conversation"] = str(options.conversation)
     if options.seed is not None:
@@ -211,6 +215,7 @@ def _context(
         "presets": presets_for(server),
         "styles": STYLES,
         "providers": PROVIDERS,
+        "generation_types": GENERATION_TYPES,
         "conversations": _conversation_choices(server),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }

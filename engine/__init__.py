@@ -9,7 +9,7 @@ Callers outside the engine import from this package or from a sub-package's own 
 """
 
 from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
-from .buckets import BucketDocument, BucketError, StmLine, decode_json, parse_buckets
+from .buckets import GENERATION_TYPES, BucketDocument, BucketError, StmLine, decode_json, parse_buckets
 from .compiled import CompiledNode, CompiledPreset, compile_preset
 from .injection import STYLES
 from .parts import Item, Message, Part, Source, native_source
@@ -40,6 +40,7 @@ __all__ = [
     "EMPTY",
     "ENCODINGS",
     "EXPIRED",
+    "GENERATION_TYPES",
     "HIDDEN_NO_OPT_IN",
     "HIDDEN_PRIVATE_CHANNEL",
     "HIDDEN_PRIVATE_PARENT",

@@ -15,6 +15,7 @@ from typing import Any
 from .buckets import BucketDocument, Budget, StmLine
 from .cards import Card, fill_document, node_override
 from .compiled import CompiledPreset
+from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
 from .macros import RenderOutput, Segment, render_segments, resolve_identity
 from .native import SAMPLE_HEADER, macro_env, native_items, ready_messages
@@ -22,6 +23,7 @@ from .parts import Item, Message, Notes, Omission, Part, Source, assembler_sourc
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrangement, plan_of, rearrange
 from .sampling import GenerationSettings, with_generation_settings
+from .st_format import PromptSettings
 from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
 
 SAMPLE_NOTE = (
@@ -113,7 +115,7 @@ def assemble(
         doc = fill_document(doc, card)
     inputs = _inputs(doc, preset=preset, stm=stm, seed=seed, server_id=server_id, encoding=encoding)
     inputs.card = card
-    arranged = _arrange(inputs, style=style)
+    arranged = _arrange(inputs, style=style, provider=provider)
     return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens, generation=generation)
 
 
@@ -156,6 +158,7 @@ def _inputs(
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     notes = Notes()
+    doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
     if preset is not None and doc.impersonation:
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
@@ -188,7 +191,7 @@ class _Arranged:
     unknown_macros: tuple[str, ...] = ()
 
 
-def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
+def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Arranged:
     doc, preset, notes = inputs.doc, inputs.preset, inputs.notes
     if preset is None:
         arrangement = native_arrangement(inputs.items)
@@ -196,7 +199,13 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
     else:
         rendered, expanded, render, card_sources = _render_preset(inputs, preset)
         arrangement = rearrange(
-            (*inputs.items, *_scenario_items(inputs)), preset, rendered, expanded, notes, card_sources
+            (*inputs.items, *_scenario_items(inputs)),
+            preset,
+            rendered,
+            expanded,
+            notes,
+            card_sources,
+            generation_type=doc.generation_type,
         )
         arranged = _Arranged(
             [],
@@ -209,6 +218,10 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
             arrangement.before = _squash(arrangement.before)
             arrangement.after = _squash(arrangement.after)
 
+    # A continued message moves to the very end (SPEC §10.1): out of the history before injections land.
+    continued = None
+    if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
+        continued = arrangement.history.pop()
     stm = inputs.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
     arrangement.injections.extend(tail_injections(directives))
@@ -226,7 +239,23 @@ def _arrange(inputs: _Inputs, *, style: str | None) -> _Arranged:
         ordered.append(
             Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, (assembler_source("sample_note"),), False),))
         )
-    arranged.items = ordered
+    closing = closing_items(
+        doc,
+        preset.settings if preset is not None else PromptSettings(),
+        continued=continued,
+        provider=provider,
+        env=macro_env(doc, inputs.items, server_id=inputs.server_id),
+        seed=inputs.seed,
+        variables=arranged.variables,
+        global_variables=arranged.global_variables,
+        notes=notes,
+    )
+    if closing.render is not None:
+        arranged.variables, arranged.global_variables = (
+            closing.render.variables,
+            closing.render.global_variables,
+        )
+    arranged.items = closing.after(ordered)
     return arranged
 
 
@@ -237,7 +266,7 @@ def _render_preset(
     the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
     env = macro_env(doc, inputs.items, server_id=inputs.server_id)
-    plan = plan_of(preset)
+    plan = plan_of(preset, doc.generation_type)
     positions = plan.render_at
     segments, card_sources = _card_overrides(inputs.card, preset, plan)
     render = render_segments(

@@ -129,6 +129,8 @@ class BucketDocument:
     variables: dict[str, Any] = field(default_factory=dict)
     global_variables: dict[str, Any] = field(default_factory=dict)
     items: tuple[TaggedItem, ...] | None = None
+    generation_type: str = "normal"
+    quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
     # What the engine derives from the document once and shares between its assemblies (the
     # history's items and messages, engine.native); a `replace()`d document starts empty.
     memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -194,7 +196,20 @@ def parse_buckets(data: Any) -> BucketDocument:
         items=None
         if items is None
         else tuple(_item(entry, i) for i, entry in enumerate(_list(data, "items"))),
+        generation_type=_generation_type(data.get("generation_type")),
+        quiet_prompt=_text(data, "quiet_prompt"),
     )
+
+
+GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
+
+
+def _generation_type(value: Any) -> str:
+    if value is None:
+        return "normal"
+    if value not in GENERATION_TYPES:
+        raise BucketError("`generation_type` must be one of " + ", ".join(GENERATION_TYPES) + ".")
+    return value
 
 
 def _text(data: dict, key: str, label: str | None = None) -> str:

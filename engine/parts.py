@@ -12,7 +12,7 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    kind: str  # "native" | "node" | "assembler" | "card" (name = the card's field)
+    kind: str  # "native" | "node" | "assembler" | "preset_setting" | "card" (name = the card's field)
     tag: str = ""
     identifier: str = ""
     name: str = ""
@@ -25,7 +25,7 @@ class Source:
             return {"kind": "node", "identifier": self.identifier, "name": self.name}
         if self.kind == "card":
             return {"kind": "card", "field": self.name}
-        return {"kind": "assembler", "name": self.name}
+        return {"kind": self.kind, "name": self.name}
 
     @property
     def label(self) -> str:
@@ -36,7 +36,7 @@ class Source:
             return f"{self.name or self.identifier} ({self.identifier})"
         if self.kind == "card":
             return f"card: {self.name}"
-        return f"assembler: {self.name}"
+        return f"{self.kind.replace('_', ' ')}: {self.name}"
 
 
 def native_source(tag: str) -> Source:
@@ -59,6 +59,11 @@ def card_source(field: str) -> Source:
 
 def assembler_source(name: str) -> Source:
     return Source(kind="assembler", name=name)
+
+
+def setting_source(name: str) -> Source:
+    """A part made from a preset setting (SPEC §10.2: `assistant_prefill`, `impersonation_prompt`…)."""
+    return Source(kind="preset_setting", name=name)
 
 
 @dataclass(frozen=True, slots=True)

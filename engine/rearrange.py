@@ -101,17 +101,19 @@ def native_arrangement(items: tuple[Item, ...]) -> Arrangement:
     )
 
 
-def node_is_active(node: CompiledNode, notes: Notes | None = None) -> bool:
-    """True for an enabled node that takes part in a normal generation (its trigger allows it)."""
+def node_is_active(
+    node: CompiledNode, notes: Notes | None = None, *, generation_type: str = "normal"
+) -> bool:
+    """True for an enabled node that takes part in this generation type (its trigger allows it, SPEC §10.1)."""
     n = node.node
     if not n.enabled:
         return False
-    if n.injection_trigger and "normal" not in n.injection_trigger:
+    if n.injection_trigger and generation_type not in n.injection_trigger:
         if notes is not None:
             triggers = ", ".join(n.injection_trigger)
             notes.omit(
                 f"Node “{n.name or n.identifier}”.",
-                f"It only runs for these generation types: {triggers}; the bot sends normal replies.",
+                f"It only runs for these generation types: {triggers}; this is a {generation_type} generation.",
                 node_source(n.identifier, n.name),
             )
         return False
@@ -125,14 +127,17 @@ def rearrange(
     expanded: frozenset[str],
     notes: Notes,
     sources: Mapping[int, tuple[Source, ...]] | None = None,
+    *,
+    generation_type: str = "normal",
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
     `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
-    names other sources for some nodes' text (a character card's override, SPEC §8).
+    names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
+    trigger lacks `generation_type` are skipped (§10.1).
     """
-    return _Walk(native, preset, rendered, expanded, notes, sources or {}).run()
+    return _Walk(native, preset, rendered, expanded, notes, sources or {}, generation_type).run()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +145,7 @@ class Plan:
     """What a preset's node list decides on its own (no document needed), worked out once per preset."""
 
     active: tuple[bool, ...]  # node_is_active, per node
-    omissions: tuple[Omission, ...]  # enabled nodes that never run for a normal reply
+    omissions: tuple[Omission, ...]  # enabled nodes that never run for this generation type
     visits: tuple[int, ...]  # the nodes the walk acts on: active and not comments, and chatHistory nodes
     history_at: int | None
     main_on: bool
@@ -153,17 +158,18 @@ class Plan:
     sources: tuple[tuple[Source], ...]  # per node: its source, as a part's sources
 
 
-def plan_of(preset: CompiledPreset) -> Plan:
-    """The preset's `Plan`, kept in `preset.memo`."""
-    plan = preset.memo.get("plan")
+def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
+    """The preset's `Plan` for a generation type (SPEC §10.1), kept in `preset.memo`."""
+    key = "plan" if generation_type == "normal" else f"plan:{generation_type}"
+    plan = preset.memo.get(key)
     if plan is None:
-        plan = preset.memo["plan"] = _plan(preset.nodes)
+        plan = preset.memo[key] = _plan(preset.nodes, generation_type)
     return plan
 
 
-def _plan(nodes: tuple[CompiledNode, ...]) -> Plan:
+def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:
     notes = Notes()
-    active = [node_is_active(node, notes) for node in nodes]
+    active = [node_is_active(node, notes, generation_type=generation_type) for node in nodes]
     ids = [cn.node.identifier for cn in nodes]
     active_ids = [i for i in range(len(ids)) if active[i]]
     history_at = ids.index("chatHistory") if "chatHistory" in ids else None
@@ -204,13 +210,14 @@ class _Walk:
         expanded: frozenset[str],
         notes: Notes,
         sources: Mapping[int, tuple[Source, ...]],
+        generation_type: str,
     ) -> None:
         self.nodes = preset.nodes
         self.sources = sources
         self.settings = preset.settings
         self.rendered = rendered
         self.notes = notes
-        plan = self.plan = plan_of(preset)
+        plan = self.plan = plan_of(preset, generation_type)
         self.active = plan.active
         notes.omitted.extend(plan.omissions)
         self.buckets: dict[str, list[Item]] = {}

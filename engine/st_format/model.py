@@ -65,6 +65,17 @@ class PresetNode:
         return cls(**kw)
 
 
+# Our own wording, for a preset that does not carry these prompts (nearly every export does).
+DEFAULT_CONTINUE_NUDGE = (
+    "[Continue the following message from exactly where it stops, without repeating any of it: "
+    "{{lastChatMessage}}]"
+)
+DEFAULT_IMPERSONATION = (
+    "[Write {{user}}'s next message in {{user}}'s own voice and style, as the conversation so far shows "
+    "it. Do not write for {{char}}.]"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class PromptSettings:
     """Top-level preset settings that shape the prompt; defaults are SillyTavern's."""
@@ -74,6 +85,12 @@ class PromptSettings:
     scenario_format: str = "{{scenario}}"
     wi_format: str = "{0}"
     new_example_chat_prompt: str = "[Example Chat]"
+    # Generation types and prefill (SPEC §10.1–10.2).
+    assistant_prefill: str = ""
+    assistant_impersonation: str = ""
+    continue_prefill: bool = False
+    continue_nudge_prompt: str = DEFAULT_CONTINUE_NUDGE
+    impersonation_prompt: str = DEFAULT_IMPERSONATION
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as a plain dict."""

@@ -44,6 +44,11 @@ SETTING_KEYS = (
     "scenario_format",
     "wi_format",
     "new_example_chat_prompt",
+    "assistant_prefill",
+    "assistant_impersonation",
+    "continue_prefill",
+    "continue_nudge_prompt",
+    "impersonation_prompt",
 )
 # Keys the conversion itself reads, or that only name the file: neither applied settings nor "kept".
 _CONSUMED = {

@@ -98,7 +98,8 @@ def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: 
     ]
     if other_types:
         warnings.append(
-            f"Enabled nodes that only run for other generation types are skipped at assembly: {short_list(other_types)}."
+            "Enabled nodes that run only for other generation types (continue, impersonate, swipe, "
+            f"regenerate or quiet) are left out of normal replies: {short_list(other_types)}."
         )
     if any(n.identifier == "chatHistory" and n.kind == "marker" and not n.enabled for n in nodes):
         warnings.append("The chatHistory marker is disabled, but the chat history is never left out.")

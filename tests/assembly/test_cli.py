@@ -137,3 +137,60 @@ def test_non_ascii_text_is_printed_as_is(lantern, tmp_path):
     out = io.StringIO()
     call_command(Command(), "--server", "1001", "--buckets", str(doc), "--json", stdout=out)
     assert "Zoë: 旅の酒場へようこそ" in out.getvalue()
+
+
+PREFILL_PRESET = {
+    "prompts": [
+        {"identifier": "main", "name": "Main Prompt", "content": "Main says hi.", "role": "system"},
+        {
+            "identifier": "regen",
+            "name": "On regenerate",
+            "content": "Try anew.",
+            "injection_trigger": ["regenerate"],
+        },
+        {"identifier": "chatHistory", "name": "Chat History", "marker": True},
+    ],
+    "prompt_order": [
+        {
+            "character_id": 100001,
+            "order": [{"identifier": i, "enabled": True} for i in ("main", "regen", "chatHistory")],
+        }
+    ],
+    "assistant_prefill": "{{char}} answers:",
+}
+
+
+def test_the_generation_type_and_the_anthropic_prefill_apply_from_the_command_line(lantern, tmp_path):
+    from presets.services import preset_import
+
+    preset_import(
+        server=lantern,
+        raw=json.dumps(PREFILL_PRESET).encode(),
+        filename="prefill.json",
+        by=None,
+        actor_label="test",
+    )
+    doc = {
+        "names": {"user": "Ann", "char": "Lantern"},
+        "history": [
+            {"role": "user", "name": "Ann", "content": "Hello?"},
+            {"role": "assistant", "name": "Lantern", "content": "A reply being replaced."},
+        ],
+    }
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    args = ("--server", "1001", "--buckets", str(path), "--provider", "anthropic", "--json")
+    code, body, err = run(*args[:4], "--generation-type", "regenerate", *args[4:])
+    assert code == 0, err
+    contents = [m["content"] for m in body["messages"]]
+    assert "Try anew." in contents and "A reply being replaced." not in contents
+    assert body["messages"][-1] == {
+        "role": "assistant",
+        "content": "Lantern answers:",
+        "sources": [{"kind": "preset_setting", "name": "assistant_prefill"}],
+    }
+    assert body["provider_payload"]["messages"][-1] == {"role": "assistant", "content": "Lantern answers:"}
+    _, normal, _ = run(*args)
+    assert "Try anew." not in [m["content"] for m in normal["messages"]]
+    code, _, err = run(*args[:4], "--generation-type", "rewrite", *args[4:])
+    assert code == 2 and err.startswith("error:")

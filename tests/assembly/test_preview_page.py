@@ -164,3 +164,16 @@ def test_carol_deletes_a_sample(client, carol, lantern, sample_document):
     response = client.post(reverse("assembly:sample-delete", args=[1001]), {"name": "Old"})
     assert response.status_code == 302
     assert not SampleBucket.objects.filter(name="Old").exists()
+
+
+def test_the_preview_form_picks_a_generation_type_and_shows_the_quiet_prompt(client, bob, sample_document):
+    client.force_login(bob)
+    sample_document["quiet_prompt"] = "Summarise the channel in one line."
+    response = client.post(
+        render_url(),
+        {"document": json.dumps(sample_document), "generation_type": "quiet"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Summarise the channel in one line." in response.content.decode()
+    page_html = client.get(page(generation_type="quiet")).content.decode()
+    assert '<option value="quiet" selected>quiet</option>' in page_html

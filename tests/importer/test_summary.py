@@ -100,7 +100,22 @@ def test_enabled_nodes_triggered_only_by_other_generation_types_are_warned(parse
     parsed = parse(
         _preset(extra=[prompt("q", "Q", name="Quiet only", role="system", injection_trigger=["quiet"])])
     )
-    assert warned(parsed, "only run for other generation types are skipped at assembly: Quiet only.")
+    assert warned(parsed, "are left out of normal replies: Quiet only.")
+
+
+def test_the_generation_type_and_prefill_settings_are_applied_not_kept(parse) -> None:
+    settings = {
+        "assistant_prefill": "Lantern:",
+        "assistant_impersonation": "Ann:",
+        "continue_prefill": True,
+        "continue_nudge_prompt": "[Go on: {{lastChatMessage}}]",
+        "impersonation_prompt": "[Be {{user}}.]",
+    }
+    parsed = parse(_preset(**settings))
+    assert not set(settings) & set(parsed.summary.kept_not_applied)
+    assert parsed.settings.assistant_prefill == "Lantern:"
+    assert parsed.settings.continue_prefill is True
+    assert parsed.settings.continue_nudge_prompt == "[Go on: {{lastChatMessage}}]"
 
 
 def test_top_level_extras_are_kept_but_not_applied(parse) -> None:

@@ -1,7 +1,8 @@
 """`manage.py assemble`: the exact messages the bot would send for a bucket document, as JSON.
 
     python manage.py assemble --server ID --buckets FILE [--preset NAME] [--native]
-        [--style merge|standalone] [--provider openai|anthropic|gemini] [--seed N] --json
+        [--style merge|standalone] [--provider openai|anthropic|gemini] [--seed N]
+        [--generation-type normal|continue|impersonate|swipe|regenerate|quiet] --json
 
 Errors (unknown server or preset, unreadable file, bad bucket document): exit 2 and one line on
 stderr starting `error: `; never a traceback.
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
 from assembly.selectors import PresetNotFound, assemble_for_server
-from engine import ENCODINGS, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
+from engine import ENCODINGS, GENERATION_TYPES, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
 from servers.models import Server
 
 
@@ -46,6 +48,11 @@ class Command(BaseCommand):
         parser.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
         parser.add_argument("--seed", type=int, help="The random seed (default: the document's, else drawn).")
         parser.add_argument(
+            "--generation-type",
+            choices=GENERATION_TYPES,
+            help="The kind of turn (SPEC §10.1; default: the document's, else normal).",
+        )
+        parser.add_argument(
             "--json", action="store_true", help="Print one JSON object (the only output form)."
         )
 
@@ -70,6 +77,8 @@ class Command(BaseCommand):
             doc = parse_buckets(self._read_document(options["buckets"]))
         except BucketError as exc:
             raise _Failure(exc.message) from None
+        if options["generation_type"] is not None:
+            doc = replace(doc, generation_type=options["generation_type"])
         seed = options["seed"]
         if seed is not None and seed < 0:
             raise _Failure("--seed must be a non-negative whole number.")
