@@ -94,3 +94,16 @@ def test_an_imported_preset_keeps_its_sampler_settings(warm_preset) -> None:
         "seed": -1,
         "reasoning_effort": "auto",
     }
+
+
+def test_an_outdated_choice_put_back_by_a_slow_reader_is_not_served(
+    lantern, alice, django_capture_on_commit_callbacks
+) -> None:
+    from django.core.cache import cache
+
+    sampling_cache.get_sampling_choice(lantern.pk)  # the default, cached
+    loaded_before_the_change = cache.get(f"sampling:v1:{lantern.pk}")
+    with django_capture_on_commit_callbacks(execute=True):
+        sampling_services.sampling_set(server=lantern, mode="server", set_values={"seed": "3"}, by=alice)
+    cache.set(f"sampling:v1:{lantern.pk}", loaded_before_the_change)
+    assert sampling_cache.get_sampling_choice(lantern.pk).values.seed == 3
