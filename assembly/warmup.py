@@ -22,6 +22,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     `presets`, default: as many as a process keeps) and assemble the default sample with each once.
 
     `close_connections` closes the database connections it opened (before gunicorn forks)."""
+    # Imported here: gunicorn.conf.py imports this module in its on_starting hook, where Django may not be set up yet.
     from django.conf import settings
     from django.db import connections
     from django.urls import resolve, reverse

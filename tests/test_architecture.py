@@ -1,0 +1,150 @@
+"""The shape docs/architecture.md promises: a pure engine, no import loops, imports in plain sight."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = ("engine", "servers", "presets", "memory", "conversations", "assembly", "config")
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for top in APPS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, ast.stmt, bool]]:
+    """(imported module, statement, inside a function) for every import of a project module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: list[tuple[str, ast.stmt, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if isinstance(child, ast.Import):
+                out.extend((alias.name, child, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (child.level - 1)]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                for alias in child.names:
+                    full = f"{base}.{alias.name}"
+                    out.append((full if full in MODULES else base, child, in_function))
+            visit(child, nested)
+
+    visit(tree, False)
+    return [(target, stmt, inside) for target, stmt, inside in out if target.split(".")[0] in APPS]
+
+
+def test_no_two_project_modules_import_each_other_even_from_inside_a_function():
+    graph: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name, path in MODULES.items():
+        for target, _, _ in _imports(name, path):
+            # A module importing its own package's __init__ is how Python loads packages, not a loop.
+            if target in MODULES and target != name and not name.startswith(target + "."):
+                graph[name].add(target)
+    loops = [component for component in _strongly_connected(graph) if len(component) > 1]
+    assert loops == [], f"import loops: {loops}"
+
+
+def test_an_import_inside_a_function_says_why_in_a_comment():
+    silent = []
+    for name, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for _, stmt, inside in _imports(name, path):
+            if not inside:
+                continue
+            if "#" not in lines[stmt.lineno - 1] and not _comment_above(lines, stmt.lineno - 1):
+                silent.append(f"{path.relative_to(ROOT)}:{stmt.lineno}")
+    assert silent == [], f"imports hidden in functions without a reason: {silent}"
+
+
+def _comment_above(lines: list[str], index: int) -> bool:
+    """A comment line right above the statement, or above the run of imports it belongs to."""
+    for line in reversed(lines[:index]):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            return True
+        if stripped and not stripped.startswith(("from ", "import ")):
+            return False
+    return False
+
+
+def test_every_engine_module_imports_on_its_own_without_django_or_the_apps():
+    engine_modules = sorted(name for name in MODULES if name.split(".")[0] == "engine")
+    script = (
+        "import importlib, sys\n"
+        f"names = {engine_modules!r}\n"
+        "for name in names:\n"
+        "    for loaded in [m for m in sys.modules if m == 'engine' or m.startswith('engine.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    importlib.import_module(name)\n"
+        "leaked = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('django', 'servers', 'presets', 'memory', 'conversations', 'assembly'))\n"
+        "print(leaked)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", f"the engine pulled in: {result.stdout.strip()}"
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (the graph is a few hundred modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = counter
+                    counter += 1
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(sorted(component))
+    return components
