@@ -58,7 +58,10 @@ def setup_django(database: str) -> None:
 
 
 class CacheCalls:
-    """Counts calls to the Django cache (each one a Redis round trip in production)."""
+    """Counts calls to the Django cache (each one a Redis round trip in production).
+
+    Only outermost calls count: the local-memory backend's `get_many` calls `get` per key, where
+    Redis answers one MGET."""
 
     METHODS = ("get", "set", "add", "delete", "get_many", "set_many", "delete_many", "incr")
 
@@ -66,14 +69,19 @@ class CacheCalls:
         from django.core.cache import cache
 
         self.count = 0
+        self.depth = 0
         self.backend = cache._connections[cache._alias] if hasattr(cache, "_connections") else cache
         backend = type(self.backend)
         for name in self.METHODS:
             original = getattr(backend, name)
 
             def counted(obj, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
-                self.count += 1
-                return _original(obj, *args, **kwargs)
+                self.count += self.depth == 0
+                self.depth += 1
+                try:
+                    return _original(obj, *args, **kwargs)
+                finally:
+                    self.depth -= 1
 
             setattr(backend, name, counted)
 
