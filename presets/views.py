@@ -29,6 +29,7 @@ from . import selectors, services, views_sampling
 from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
+from .summary_display import summary_groups
 
 
 @login_required
@@ -326,11 +327,13 @@ def _detail_context(
     request: HttpRequest, server: Server, preset: Preset, *, filters: dict[str, str] | None = None
 ) -> dict[str, Any]:
     filters = filters or _filters(request.GET)
+    summary = ImportSummary.from_dict(preset.summary) if preset.summary else None
     nodes = list(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
     return {
         "server": server,
         "preset": preset,
-        "summary": ImportSummary.from_dict(preset.summary) if preset.summary else None,
+        "summary": summary,
+        "summary_groups": summary_groups(summary) if summary else (),
         "settings_rows": selectors.prompt_settings(preset).to_dict().items(),
         "nodes": nodes,
         "counts": selectors.node_counts(preset),

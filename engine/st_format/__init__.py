@@ -11,9 +11,10 @@ from engine.st_format.model import (
     PromptSettings,
 )
 from engine.st_format.parse import parse_preset, preset_name_from_filename
-from engine.st_format.summary import resummarize, summarize
+from engine.st_format.summary import HTML_WARNING, resummarize, summarize
 
 __all__ = [
+    "HTML_WARNING",
     "ImportRefused",
     "ImportSummary",
     "ParsedPreset",

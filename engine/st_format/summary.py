@@ -17,6 +17,10 @@ HIDING_MARKERS = {
 }
 WORLD_INFO_MARKERS = ("worldInfoBefore", "worldInfoAfter")
 
+# The opening of the warning about HTML in enabled nodes; the summary page lists those nodes in full
+# and leaves this warning out, so it is said once.
+HTML_WARNING = "Enabled nodes contain HTML tags, which Discord shows as plain text"
+
 # Real HTML element names only: prompt authors use XML-ish tags (<rules>, <task>) as structure for the
 # model, which is fine; HTML elements are what ends up shown as raw text in Discord.
 _HTML_TAG = re.compile(
@@ -88,9 +92,7 @@ def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: 
             f"Enabled nodes use macros that are not supported and stay as written: {short_list(macros)}."
         )
     if html:
-        warnings.append(
-            f"Enabled nodes contain HTML tags, which Discord shows as plain text: {short_list(html)}."
-        )
+        warnings.append(f"{HTML_WARNING}: {short_list(html)}.")
     other_types = [
         n.name
         for n in nodes
