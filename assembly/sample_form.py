@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine import GENERATION_TYPES
+
 PREFIX = "b-"
 
 # Field kinds: how a value is shown and read back.
@@ -89,6 +91,8 @@ SAMPLE_FIELDS: tuple[Field, ...] = (
     Field("history", "History", ROWS, "dialogue", "oldest first", columns=HISTORY_COLUMNS),
     Field("budget.context", "Context window (tokens)", NUMBER, "generation", drops_parent=True),
     Field("budget.reply", "Reserved for the reply (tokens)", NUMBER, "generation"),
+    Field("generation_type", "Generation type", CHOICE, "generation", choices=("", *GENERATION_TYPES)),
+    Field("quiet_prompt", "Quiet prompt", TEXT, "generation", "sent last for a quiet generation"),
 )
 
 

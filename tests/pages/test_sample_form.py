@@ -169,3 +169,14 @@ def test_carol_saves_the_sample_from_the_form(client, carol, lantern):
     response = client.post(reverse("assembly:sample-save", args=[lantern.id]), data)
     assert response.status_code == 302
     assert sample_bucket_named(lantern.id, "Cat night").document["names"]["char"] == "Biscuit"
+
+
+def test_a_generation_type_chosen_in_the_form_reaches_the_document_and_blank_leaves_it_unset():
+    data = _posted(DEFAULT)
+    data["b-generation_type"] = "quiet"
+    data["b-quiet_prompt"] = "Summarise the scene in one line."
+    document = document_from_form(data, DEFAULT)
+    parsed = parse_buckets(document)
+    assert (parsed.generation_type, parsed.quiet_prompt) == ("quiet", "Summarise the scene in one line.")
+    data["b-generation_type"] = ""
+    assert "generation_type" not in document_from_form(data, document)
