@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "conversations",
     "characters",
     "assembly",
+    "regex_scripts",
 ]
 
 MIDDLEWARE = [

@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("conversations.urls")),
     path("", include("characters.urls")),
     path("", include("assembly.urls")),
+    path("", include("regex_scripts.urls")),
 ]

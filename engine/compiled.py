@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.macros import CompiledText, compile_text
+from engine.regex import CompiledScript, PresetScripts, compile_scripts
 from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
@@ -34,6 +35,8 @@ class CompiledPreset:
     settings: PromptSettings
     nodes: tuple[CompiledNode, ...]  # in prompt order
     sampling: SamplerSettings = field(default_factory=SamplerSettings)  # the preset's sampler settings
+    regex_scripts: tuple[CompiledScript, ...] = ()  # `extensions.regex_scripts`, file order, all of them
+    reasoning: tuple[str | None, str | None] = (None, None)  # the reasoning prefix and suffix it sets
     # What the engine works out from the nodes alone, once per compiled preset (engine.rearrange.plan_of).
     memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -46,6 +49,7 @@ def compile_preset(
     settings: PromptSettings,
     nodes: Sequence[PresetNode],
     sampling: SamplerSettings | None = None,
+    regex: PresetScripts | None = None,
 ) -> CompiledPreset:
     """The preset with every content node's text compiled by the macro engine, order kept."""
     compiled = tuple(
@@ -58,4 +62,6 @@ def compile_preset(
         settings=settings,
         nodes=compiled,
         sampling=sampling or SamplerSettings(),
+        regex_scripts=compile_scripts(regex.scripts) if regex else (),
+        reasoning=(regex.reasoning_prefix, regex.reasoning_suffix) if regex else (None, None),
     )

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from engine import CompiledPreset, compile_preset
+from engine.regex import PresetScripts
 from engine.sampling import SamplerSettings
 from engine.st_format import PresetNode, PromptSettings
 from servers.resilient_cache import cache_delete, cache_get, cache_set
@@ -55,6 +56,7 @@ class StoredPreset:
     settings: PromptSettings
     nodes: tuple[PresetNode, ...]
     sampling: dict[str, Any] = field(default_factory=dict)  # SamplerSettings.to_dict()
+    regex: PresetScripts | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +167,7 @@ def _stored(preset: Preset) -> StoredPreset:
         settings=selectors.prompt_settings(preset),
         nodes=tuple(selectors.st_nodes(preset.pk)),
         sampling=dict(preset.sampling or {}),
+        regex=selectors.regex_scripts(preset.pk),
     )
 
 
@@ -177,6 +180,7 @@ def _compile(stored: StoredPreset) -> CompiledPreset:
         nodes=stored.nodes,
         # getattr: an entry cached before sampler settings were stored has no such field.
         sampling=SamplerSettings.from_dict(getattr(stored, "sampling", None)),
+        regex=getattr(stored, "regex", None),
     )
 
 

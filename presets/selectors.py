@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db.models import Q, QuerySet
 
+from engine.regex import PresetScripts, scripts_of_preset
 from engine.st_format import PresetNode as StNode
 from engine.st_format import PromptSettings
 from servers.models import Server
@@ -93,6 +96,16 @@ def _st_node(row: tuple) -> StNode:
 def active_preset_row(server_id: int) -> Preset | None:
     """The server's active preset (stored text deferred), or None when assembly is native."""
     return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()
+
+
+def regex_scripts(preset_id: int) -> PresetScripts:
+    """The regex scripts the preset's stored file ships (`extensions.regex_scripts`), in file order."""
+    text = Preset.objects.filter(pk=preset_id).values_list("stored_text", flat=True).first() or ""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    return scripts_of_preset(data)
 
 
 def prompt_settings(preset: Preset) -> PromptSettings:

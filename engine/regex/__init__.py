@@ -18,6 +18,10 @@ Core API (also used by World Info for `/regex/flags` keys):
 Scripts (SPEC §9.1):
 - `parse_scripts(data) -> [RegexScript]` (a SillyTavern export: one object or a list; `ScriptError`),
   `parse_script(obj)`; `RegexScript.to_json()` gives the export shape back.
+- `read_export(raw_bytes) -> [RegexScript]` (an uploaded export, bounded); `scripts_of_preset(data)
+  -> PresetScripts` (a preset file's `extensions.regex_scripts` and reasoning prefix/suffix);
+  `script_keys(scripts)` (id, or `#position`) and `switched(compiled, switches)` (a server's on/off
+  choices over the file's `disabled`).
 - `compile_scripts(scripts) -> (CompiledScript, ...)`: compiled once (store/cache time), never raises;
   `CompiledScript.inactive` is the reason a script never runs (e.g. a pattern JavaScript rejects).
 
@@ -63,6 +67,7 @@ from .replacement import compile_replacement
 from .scripts import (
     CompiledScript,
     Placement,
+    PresetScripts,
     RegexScript,
     ScriptError,
     SubstituteRegex,
@@ -70,6 +75,10 @@ from .scripts import (
     compile_scripts,
     parse_script,
     parse_scripts,
+    read_export,
+    script_keys,
+    scripts_of_preset,
+    switched,
 )
 
 __all__ = [
@@ -82,6 +91,7 @@ __all__ = [
     "CompiledScript",
     "JsRegex",
     "Placement",
+    "PresetScripts",
     "PromptResult",
     "RegexCompileError",
     "RegexError",
@@ -104,7 +114,11 @@ __all__ = [
     "parse_find_regex",
     "parse_script",
     "parse_scripts",
+    "read_export",
     "replace_many",
+    "script_keys",
+    "scripts_of_preset",
     "split_reasoning",
+    "switched",
     "transform_source",
 ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
@@ -108,6 +110,7 @@ def parse_script(data: Any) -> RegexScript:
     find_regex = data.get("findRegex")
     if not isinstance(find_regex, str):
         raise ScriptError("A regex script needs a findRegex string.")
+    find_regex = find_regex.replace("\x00", "")
     fields = {
         "findRegex": find_regex,
         "replaceString": _text(data.get("replaceString")),
@@ -141,7 +144,8 @@ def parse_script(data: Any) -> RegexScript:
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else str(value)
+    text = value if isinstance(value, str) else str(value)
+    return text.replace("\x00", "")  # the database cannot store NUL
 
 
 def _placements(value: Any) -> frozenset[int]:
@@ -203,23 +207,46 @@ class CompiledScript:
 def compile_script(script: RegexScript) -> CompiledScript:
     """Compile once (at import, or when the cache is filled); never raises."""
     replacement = None if _has_macros(script) else compile_replacement(_template(script), script.trim_strings)
-    if script.disabled:
-        return CompiledScript(script, None, replacement, "disabled in the script itself")
-    if not script.placement:
-        return CompiledScript(script, None, replacement, "no placement this bot uses")
     if not script.find_regex:
-        return CompiledScript(script, None, replacement, "empty findRegex")
-    if script.substitute_regex != SubstituteRegex.NONE:
-        return CompiledScript(script, None, replacement)
-    try:
-        regex = compile_js_regex(*parse_find_regex(script.find_regex))
-    except RegexCompileError as exc:
-        return CompiledScript(script, None, replacement, exc.message)
+        return CompiledScript(script, None, replacement, "Its findRegex is empty.")
+    regex = None
+    if script.substitute_regex == SubstituteRegex.NONE:
+        try:
+            regex = compile_js_regex(*parse_find_regex(script.find_regex))
+        except RegexCompileError as exc:
+            return CompiledScript(script, None, replacement, exc.message)
+    if not script.placement:
+        return CompiledScript(script, regex, replacement, "It has no placement, so it never runs.")
     return CompiledScript(script, regex, replacement)
 
 
 def compile_scripts(scripts: Iterable[RegexScript]) -> tuple[CompiledScript, ...]:
     return tuple(compile_script(script) for script in scripts)
+
+
+def script_keys(scripts: Sequence[RegexScript]) -> list[str]:
+    """A stable key per script of one list: its id when the list has it once, else `#position`."""
+    counts = Counter(script.id for script in scripts)
+    return [
+        script.id if script.id and counts[script.id] == 1 else f"#{position}"
+        for position, script in enumerate(scripts, start=1)
+    ]
+
+
+def switched(scripts: Sequence[CompiledScript], switches: Mapping[str, bool]) -> tuple[CompiledScript, ...]:
+    """The scripts that run, in order: a server's switch (by `script_keys`) overrides the file's flag."""
+    if not switches:
+        return tuple(compiled for compiled in scripts if not compiled.script.disabled)
+    out = []
+    for key, compiled in zip(script_keys([c.script for c in scripts]), scripts, strict=True):
+        enabled = switches.get(key, not compiled.script.disabled)
+        if enabled:
+            out.append(
+                compiled
+                if not compiled.script.disabled
+                else compile_script(replace(compiled.script, disabled=False))
+            )
+    return tuple(out)
 
 
 def _template(script: RegexScript) -> str:
@@ -269,3 +296,30 @@ def _reasoning_delimiters(data: Mapping[str, Any]) -> tuple[str | None, str | No
         prefix if isinstance(prefix, str) and prefix.strip() else None,
         suffix if isinstance(suffix, str) and suffix.strip() else None,
     )
+
+
+MAX_EXPORT_BYTES = 2 * 1024 * 1024
+MAX_EXPORT_SCRIPTS = 1000
+
+
+def read_export(raw: bytes, *, max_bytes: int = MAX_EXPORT_BYTES) -> list[RegexScript]:
+    """An uploaded SillyTavern regex export (bytes) → its scripts; `ScriptError` (one sentence) otherwise."""
+    if len(raw) > max_bytes:
+        raise ScriptError(f"This file is over the {max_bytes // 1024:,} KiB limit for a regex export.")
+    if not raw.strip():
+        raise ScriptError("This file is empty.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ScriptError("This file is not UTF-8 text.") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"This file is not valid JSON (line {exc.lineno}, column {exc.colno}).") from None
+    except RecursionError:
+        raise ScriptError("This file's JSON is nested too deeply to be a regex export.") from None
+    if isinstance(data, list) and len(data) > MAX_EXPORT_SCRIPTS:
+        raise ScriptError(f"This export holds {len(data):,} scripts; the limit is {MAX_EXPORT_SCRIPTS:,}.")
+    if isinstance(data, Mapping) and "findRegex" not in data and isinstance(data.get("extensions"), Mapping):
+        raise ScriptError("This looks like a preset, not a regex export: upload it on the presets page.")
+    return parse_scripts(data)

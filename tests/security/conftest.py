@@ -19,10 +19,13 @@ from characters.models import Card as CardRow
 from conversations import services as conversation_services
 from conversations.models import ConversationMessage, SampleConversation, Swipe
 from engine.cards import Card, card_png
+from engine.regex import parse_scripts
 from memory import services as memory_services
 from presets import cache as preset_cache
 from presets import services as preset_services
 from presets.models import Preset, PresetNode
+from regex_scripts import services as regex_services
+from regex_scripts.models import ServerScript
 from servers.models import ApiToken, Server
 from servers.services import api_token_create, api_token_revoke
 
@@ -38,7 +41,11 @@ def preset_bytes(label: str) -> bytes:
     ]
     order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]
     return json.dumps(
-        {"prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
+        {
+            "prompts": prompts,
+            "prompt_order": [{"character_id": 100001, "order": order}],
+            "extensions": {"regex_scripts": [{"id": "walk-script", "findRegex": "/x/g", "placement": [2]}]},
+        }
     ).encode()
 
 
@@ -59,6 +66,7 @@ class World:
     bucket_name: str
     discord_user_id: int
     card_id: int
+    script_id: int = 0
 
     def kwargs(self) -> dict[str, int]:
         return {
@@ -72,6 +80,7 @@ class World:
             "message_id": self.message_id,
             "swipe_id": self.swipe_id,
             "user_id": self.discord_user_id,
+            "script_id": self.script_id,
         }
 
 
@@ -110,8 +119,14 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     card = card_services.card_import(
         server=server, raw=card_bytes(f"{label} card"), filename="card.png", by=admin
     )
+    (script,), _ = regex_services.scripts_import(
+        server=server,
+        scripts=parse_scripts({"scriptName": f"{label} script", "findRegex": "/x/g", "placement": [2]}),
+        by=admin,
+    )
     return World(
         card_id=card.row.pk,
+        script_id=script.pk,
         server=server,
         preset_id=preset.pk,
         node_id=node.pk,
@@ -158,6 +173,11 @@ def snapshot(server: Server) -> dict[str, Any]:
             ConversationMessage.objects.filter(conversation__server=server)
             .order_by("pk")
             .values_list("pk", "position")
+        ),
+        "regex_scripts": list(
+            ServerScript.objects.filter(server=server)
+            .order_by("pk")
+            .values_list("pk", "position", "enabled", "data")
         ),
         "swipes": list(Swipe.objects.filter(message__conversation__server=server).order_by("pk").values()),
         "cards": list(

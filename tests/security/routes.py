@@ -73,6 +73,16 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "conversations:swipe-select": {"POST": Action.EDIT_SAMPLES},
     "conversations:swipe-delete": {"POST": Action.EDIT_SAMPLES},
     "conversations:ops-save": {"POST": Action.EDIT_SAMPLES},
+    "regex_scripts:list": {"GET": Action.READ_PRESETS},
+    "regex_scripts:upload": {"POST": Action.MANAGE_PRESETS},
+    "regex_scripts:add": {"POST": Action.MANAGE_PRESETS},
+    "regex_scripts:tester": {"GET": Action.VIEW_PREVIEW, "POST": Action.VIEW_PREVIEW},
+    "regex_scripts:edit": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
+    "regex_scripts:toggle": {"POST": Action.MANAGE_PRESETS},
+    "regex_scripts:move": {"POST": Action.MANAGE_PRESETS},
+    "regex_scripts:delete": {"POST": Action.MANAGE_PRESETS},
+    "regex_scripts:preset": {"GET": Action.READ_PRESETS},
+    "regex_scripts:preset-toggle": {"POST": Action.MANAGE_PRESETS},
 }
 
 # name -> methods the bearer-token API accepts.
@@ -85,6 +95,7 @@ API: dict[str, tuple[str, ...]] = {
     "memory:api-entries": ("GET",),
     "memory:api-opt-in": ("POST",),
     "assembly:api-assemble": ("POST",),
+    "regex_scripts:api-clean": ("POST",),
 }
 
 # Patterns the walk does not exercise, each with its reason.
@@ -161,6 +172,17 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "conversations:message-edit": lambda: {"text": "edited"},
         "conversations:message-continue": lambda: {"text": " more"},
         "conversations:swipe-add": lambda: {"text": "another"},
+        "regex_scripts:upload": lambda: {
+            "file": SimpleUploadedFile(
+                "walk.json", b'{"findRegex": "/walk/g", "placement": [2]}', "application/json"
+            )
+        },
+        "regex_scripts:add": lambda: {"findRegex": "/walk/g", "placement": ["2"], "substituteRegex": "0"},
+        "regex_scripts:tester": lambda: {"text": "walk", "kind": "reply"},
+        "regex_scripts:edit": lambda: {"findRegex": "/walked/g", "placement": ["2"], "substituteRegex": "0"},
+        "regex_scripts:toggle": lambda: {"enabled": "0"},
+        "regex_scripts:move": lambda: {"direction": "up"},
+        "regex_scripts:preset-toggle": lambda: {"key": "walk-script", "enabled": "0"},
         "conversations:ops-save": lambda: {
             "swipe": str(world.swipe_id),
             "rows": "1",
@@ -185,6 +207,7 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         "memory:api-summary": ({**turn, "summary": "walked"}, ""),
         "memory:api-opt-in": ({"opt_in": True}, ""),
         "assembly:api-assemble": (json.loads(_bucket_text()), ""),
+        "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
     }
     body, query = bodies.get(name, (b"", ""))
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()

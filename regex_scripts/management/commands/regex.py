@@ -1,0 +1,148 @@
+"""`manage.py regex apply|import|list`: reply cleaning and the server's own scripts, JSON out.
+
+    python manage.py regex apply --server ID (--reply | --user-message) [--preset NAME]
+        [--impersonate] [--seed N] --json < text
+    python manage.py regex import FILE --server ID --json
+    python manage.py regex list --server ID --json
+
+`apply` reads standard input exactly as given (bytes decoded as UTF-8, nothing trimmed) and prints
+`{"stored", "display", "reasoning", "applied", "errors"}`. Errors (unknown server or preset, an
+unreadable or refused file): exit 2 and one line on stderr starting `error: `; never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
+
+from engine.regex import ScriptError, read_export
+from engine.regex.scripts import MAX_EXPORT_BYTES
+from regex_scripts import selectors, services
+from servers.models import Server
+from servers.services import server_ensure
+
+EXIT_REFUSED = 2
+
+
+class _Failure(Exception):
+    pass
+
+
+class _Parser(CommandParser):
+    def error(self, message: str) -> NoReturn:
+        if self.called_from_command_line:
+            sys.stderr.write(f"error: {message}\n")
+            sys.exit(EXIT_REFUSED)
+        raise CommandError(f"error: {message}", returncode=EXIT_REFUSED)
+
+
+class Command(BaseCommand):
+    help = "Clean a reply or user message with a server's regex scripts; import or list its scripts."
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.error = _Parser.error.__get__(parser)  # type: ignore[method-assign]
+        return parser
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser)
+        applying = actions.add_parser("apply", help="Clean standard input as a reply or a user message.")
+        applying.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        kind = applying.add_mutually_exclusive_group(required=True)
+        kind.add_argument("--reply", action="store_true", help="The text is a model reply.")
+        kind.add_argument("--user-message", action="store_true", help="The text is a user message.")
+        applying.add_argument(
+            "--preset", help="Use this stored preset's scripts instead of the active one's."
+        )
+        applying.add_argument(
+            "--impersonate", action="store_true", help="The reply speaks as the user (user-input scripts)."
+        )
+        applying.add_argument(
+            "--seed", type=int, help="The seed for macros in replacements (default: drawn)."
+        )
+        applying.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        importing = actions.add_parser("import", help="Add a SillyTavern regex export to the server's list.")
+        importing.add_argument("file", help="The export (.json): one script object or a list.")
+        importing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        importing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        listing = actions.add_parser("list", help="List the server's scripts and its active preset's.")
+        listing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        listing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            report = getattr(self, f"_{options['action']}")(options)
+        except _Failure as exc:
+            self._fail(str(exc))
+        except ScriptError as exc:
+            self._fail(exc.message)
+        except (services.RegexScriptError, selectors.PresetNotFound) as exc:
+            self._fail(exc.message)
+        except OSError as exc:
+            self._fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
+        except DatabaseError as exc:
+            self._fail(f"The database is unavailable ({_first_line(exc)}).")
+        except Exception as exc:  # the contract: one error line, never a traceback
+            self._fail(f"Unexpected failure: {_first_line(exc)}.", code=1)
+        self.stdout.write(json.dumps(report, ensure_ascii=False))
+
+    def _apply(self, options: dict[str, Any]) -> dict[str, Any]:
+        server_id = options["server"]
+        if not Server.objects.filter(pk=server_id).exists():
+            raise _Failure(f"There is no server with id {server_id}.")
+        if options["seed"] is not None and options["seed"] < 0:
+            raise _Failure("--seed must be a non-negative whole number.")
+        if options["user_message"] and options["impersonate"]:
+            raise _Failure("--impersonate applies to a reply, not to a user message.")
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Failure("Standard input is not UTF-8 text.") from None
+        cleaned = selectors.clean_for_server(
+            server_id=server_id,
+            text=text,
+            user_message=options["user_message"],
+            preset_name=options["preset"],
+            impersonate=options["impersonate"],
+            seed=options["seed"],
+        )
+        return cleaned.to_dict()
+
+    def _import(self, options: dict[str, Any]) -> dict[str, Any]:
+        path = Path(options["file"])
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_EXPORT_BYTES + 1)
+        scripts = read_export(raw)
+        server = server_ensure(server_id=options["server"])
+        _, compiled = services.scripts_import(
+            server=server, scripts=scripts, actor_label="cli", source=path.name
+        )
+        return {
+            "scripts": len(compiled),
+            "inactive": [
+                {"script": c.script.label, "reason": c.inactive} for c in compiled if c.inactive is not None
+            ],
+        }
+
+    def _list(self, options: dict[str, Any]) -> dict[str, Any]:
+        server_id = options["server"]
+        if not Server.objects.filter(pk=server_id).exists():
+            raise _Failure(f"There is no server with id {server_id}.")
+        preset = selectors.preset_named(server_id, None)
+        rows = [row.to_dict("server", None) for row in selectors.server_script_rows(server_id)]
+        if preset is not None:
+            rows += [row.to_dict("preset", preset.name) for row in selectors.preset_script_rows(preset)]
+        return {"scripts": rows}
+
+    def _fail(self, message: str, code: int = EXIT_REFUSED) -> NoReturn:
+        sys.stderr.write(f"error: {message}\n".replace("\n", " ").rstrip() + "\n")
+        sys.exit(code)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

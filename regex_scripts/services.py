@@ -1,0 +1,160 @@
+"""Writes for regex scripts: the server's own list and its switches for preset scripts.
+
+Each runs in one transaction, leaves an audit entry and makes every process reload the server's
+scripts once the transaction has committed. `by` is the acting user, or None for the CLI/bot (then
+`actor_label` says who).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Literal
+
+from django.db import transaction
+from django.db.models import Max
+
+from engine.regex import CompiledScript, RegexScript, compile_scripts
+from presets.models import Preset
+from servers.models import AuditEvent, Server
+
+from . import cache as regex_cache
+from .models import PresetScriptSwitch, ServerScript
+
+MAX_SERVER_SCRIPTS = 1000
+
+
+class RegexScriptError(Exception):
+    """A write that cannot be done as asked; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def scripts_import(
+    *, server: Server, scripts: Sequence[RegexScript], by: Any = None, actor_label: str = "", source: str = ""
+) -> tuple[list[ServerScript], tuple[CompiledScript, ...]]:
+    """Append `scripts` to the server's list, in order; returns the rows and their compile status."""
+    scripts = [script if script.id else replace(script, id=str(uuid.uuid4())) for script in scripts]
+    compiled = compile_scripts(scripts)
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=server.pk).first()
+        existing = ServerScript.objects.filter(server=server)
+        if existing.count() + len(scripts) > MAX_SERVER_SCRIPTS:
+            raise RegexScriptError(f"A server holds at most {MAX_SERVER_SCRIPTS:,} regex scripts.")
+        start = (existing.aggregate(top=Max("position"))["top"] or 0) + 1
+        rows = ServerScript.objects.bulk_create(
+            ServerScript(
+                server=server, position=start + offset, data=script.to_json(), enabled=not script.disabled
+            )
+            for offset, script in enumerate(scripts)
+        )
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.import",
+            detail={
+                "scripts": len(scripts),
+                "inactive": sum(1 for c in compiled if not c.active),
+                "file": source[:200],
+            },
+        )
+    _reload_on_commit(server.pk)
+    return rows, compiled
+
+
+def script_update(*, row: ServerScript, script: RegexScript, by: Any = None, actor_label: str = "") -> None:
+    """Replace one script of the server's list with the edited one (same place in the list)."""
+    with transaction.atomic():
+        row.data = script.to_json()
+        row.save(update_fields=["data", "updated_at"])
+        AuditEvent.record(
+            server=row.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.edit",
+            target=row,
+            detail={"script": script.label},
+        )
+    _reload_on_commit(row.server_id)
+
+
+def script_set_enabled(*, row: ServerScript, enabled: bool, by: Any = None, actor_label: str = "") -> None:
+    with transaction.atomic():
+        ServerScript.objects.filter(pk=row.pk).update(enabled=enabled)
+        row.enabled = enabled
+        AuditEvent.record(
+            server=row.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.enable" if enabled else "regex.disable",
+            target=row,
+            detail={"script": str(row)},
+        )
+    _reload_on_commit(row.server_id)
+
+
+def script_move(
+    *, row: ServerScript, direction: Literal["up", "down"], by: Any = None, actor_label: str = ""
+) -> None:
+    """Swap the script with its neighbour above or below (nothing happens at either end)."""
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=row.server_id).first()
+        ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
+        index = next(i for i, other in enumerate(ordered) if other.pk == row.pk)
+        target = index - 1 if direction == "up" else index + 1
+        if not 0 <= target < len(ordered):
+            return
+        ordered[index], ordered[target] = ordered[target], ordered[index]
+        for position, other in enumerate(ordered, start=1):
+            if other.position != position:
+                ServerScript.objects.filter(pk=other.pk).update(position=position)
+        AuditEvent.record(
+            server=row.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.move",
+            target=row,
+            detail={"script": str(row), "direction": direction},
+        )
+    _reload_on_commit(row.server_id)
+
+
+def script_delete(*, row: ServerScript, by: Any = None, actor_label: str = "") -> None:
+    server_id = row.server_id
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.delete",
+            detail={"script": str(row), "script_json": row.data},
+        )
+        row.delete()
+    _reload_on_commit(server_id)
+
+
+def preset_script_switch(
+    *, preset: Preset, script_key: str, enabled: bool, by: Any = None, actor_label: str = ""
+) -> None:
+    """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
+    with transaction.atomic():
+        PresetScriptSwitch.objects.update_or_create(
+            preset=preset, script_key=script_key[:255], defaults={"enabled": enabled}
+        )
+        AuditEvent.record(
+            server=preset.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="regex.preset.enable" if enabled else "regex.preset.disable",
+            target=preset,
+            detail={"script": script_key},
+        )
+    _reload_on_commit(preset.server_id)
+
+
+def _reload_on_commit(server_id: int) -> None:
+    transaction.on_commit(lambda: regex_cache.invalidate(server_id))
