@@ -84,7 +84,7 @@ def transform_source(script: RegexScript) -> dict[str, str]:
 class _Ready:
     script: RegexScript
     regex: JsRegex
-    replacement: Replacement
+    replacement: Replacement | Callable[[], Replacement]
 
 
 def _prepare(
@@ -107,12 +107,26 @@ def _prepare(
         except RegexCompileError as exc:
             failures.append(ScriptFailure(script.label, script.id, exc.message))
             continue
-        replacement = compiled.replacement or compile_replacement(
-            request.render(_MATCH_MACRO.sub("$0", script.replace_string)),
-            tuple(request.render(trim) for trim in script.trim_strings),
-        )
-        ready.append(_Ready(script, regex, replacement))
+        ready.append(_Ready(script, regex, compiled.replacement or _RenderedLater(script, request)))
     return ready
+
+
+class _RenderedLater:
+    """The replacement with its macros rendered, built once, and only if the script matches."""
+
+    __slots__ = ("built", "request", "script")
+
+    def __init__(self, script: RegexScript, request: RegexRequest) -> None:
+        self.script, self.request, self.built = script, request, None
+
+    def __call__(self) -> Replacement:
+        if self.built is None:
+            script, request = self.script, self.request
+            self.built = compile_replacement(
+                request.render(_MATCH_MACRO.sub("$0", script.replace_string)),
+                tuple(request.render(trim) for trim in script.trim_strings),
+            )
+        return self.built
 
 
 def _regex_with_macros(script: RegexScript, request: RegexRequest) -> JsRegex:
@@ -273,16 +287,11 @@ def clean_reply(
     failures: list[ScriptFailure] = []
     applied: list[Applied] = []
 
-    def neither(script: RegexScript) -> bool:
-        return not script.markdown_only and not script.prompt_only
-
-    stored = _clean_one(scripts, body, request, placement, neither, None, "stored", applied, failures)
-    display = _clean_one(
-        scripts, stored, request, placement, lambda s: s.markdown_only, 0, "display", applied, failures
-    )
+    stored = _clean_one(scripts, body, request, placement, _neither, None, "stored", applied, failures)
+    display = _clean_one(scripts, stored, request, placement, _display, 0, "display", applied, failures)
     if thinking is not None:
         thinking = _clean_one(
-            scripts, thinking, request, Placement.REASONING, neither, None, "reasoning", applied, failures
+            scripts, thinking, request, Placement.REASONING, _neither, None, "reasoning", applied, failures
         )
     return Cleaned(stored, display, thinking, tuple(applied), tuple(_unique(failures)))
 
@@ -296,7 +305,7 @@ def clean_user_message(scripts: Sequence[CompiledScript], message: str, request:
         message,
         request,
         Placement.USER_INPUT,
-        lambda s: not s.markdown_only and not s.prompt_only,
+        _neither,
         None,
         "stored",
         applied,
@@ -316,15 +325,27 @@ def _clean_one(
     applied: list[Applied],
     failures: list[ScriptFailure],
 ) -> str:
-    ready = _prepare(
-        scripts,
-        request,
-        lambda s: keep(s) and placement in s.placement and s.depth_allows(depth),
-        failures,
-    )
+    selected = [
+        c
+        for c in scripts
+        if placement in c.script.placement and keep(c.script) and c.script.depth_allows(depth)
+    ]
+    ready = _prepare(selected, request, _always, failures)
     texts, changed = _run([text], ready, lambda _item, _index: True, failures)
     applied.extend(Applied(script.label, script.id, where) for script in changed.get(0, ()))
     return texts[0]
+
+
+def _neither(script: RegexScript) -> bool:
+    return not script.markdown_only and not script.prompt_only
+
+
+def _display(script: RegexScript) -> bool:
+    return script.markdown_only
+
+
+def _always(_script: RegexScript) -> bool:
+    return True
 
 
 def _unique(failures: list[ScriptFailure]) -> list[ScriptFailure]:

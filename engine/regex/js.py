@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import quickjs
+
+from .literals import required_literals
 
 RUN_LIMIT_SECONDS = 0.05
 _MEMORY_LIMIT = 256 * 1024 * 1024
@@ -50,11 +52,6 @@ class _Runtime:
         self.test = get("test")
         self.spans = get("spans")
         self.replace_json = get("replaceJson")
-        self.batch_start = get("batchStart")
-        self.batch_run = get("batchRun")
-        self.batch_step = get("batchStep")
-        self.batch_skip_run = get("batchSkipRun")
-        self.batch_run_index = get("batchRunIndex")
 
     def handle(self, pattern: str, flags: str) -> int:
         key = (pattern, flags)
@@ -105,9 +102,22 @@ class JsRegex:
     pattern: str
     flags: str
     group_count: int = field(compare=False)
+    # Literal text every match contains (literals.py), casefolded when `fold` (the `i` flag): a text
+    # holding none of them cannot match, and is answered without entering the engine.
+    literals: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    fold: bool = field(default=False, compare=False, repr=False)
+
+    def may_match(self, text: str, folded: str | None = None) -> bool:
+        """False only when no match is possible; `folded` is `text.casefold()` if the caller has it."""
+        if self.literals is None:
+            return True
+        haystack = (folded if folded is not None else text.casefold()) if self.fold else text
+        return any(literal in haystack for literal in self.literals)
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches anywhere in `text` (`RegexTimeout` past the bound)."""
+        if not self.may_match(text):
+            return False
         runtime = _runtime()
         return bool(_call(runtime.test, runtime.handle(self.pattern, self.flags), text))
 
@@ -131,7 +141,12 @@ def compile_js_regex(pattern: str, flags: str = "") -> JsRegex:
     """Compile once in this thread's engine; `RegexCompileError` when JavaScript rejects it."""
     runtime = _runtime()
     handle = runtime.handle(pattern, flags)
-    return JsRegex(pattern, flags, int(_call(runtime.group_count, handle)))  # type: ignore[call-overload]
+    groups = int(_call(runtime.group_count, handle))  # type: ignore[call-overload]
+    literals = required_literals(pattern, flags)
+    fold = "i" in flags
+    if literals is not None and fold:
+        literals = tuple(literal.casefold() for literal in literals)
+    return JsRegex(pattern, flags, groups, literals, fold)
 
 
 def _utf16_to_index(text: str) -> list[int]:
@@ -167,7 +182,7 @@ class Run:
     """One script's regex and replacement over some of a batch's texts (their indices)."""
 
     regex: JsRegex
-    replacement: Replacement
+    replacement: Replacement | Callable[[], Replacement]  # a callable is built on the first match
     targets: tuple[int, ...]
 
 
@@ -179,35 +194,43 @@ class BatchResult:
 
 
 def replace_many(texts: Sequence[str], runs: Sequence[Run]) -> BatchResult:
-    """Apply `runs` in order, each to its target texts, in one trip into the engine.
+    """Apply `runs` in order, each to its target texts; each run on one text is bounded on its own.
 
-    A run stopped by the time bound on one text leaves that text as it was and is skipped for the
-    rest of the batch (it would stall the request again on the next text); it is reported.
+    A text that cannot match (see `JsRegex.may_match`) never enters the engine. A lazy replacement
+    (a callable) is built only once its run matches a text. A run stopped by the bound leaves that
+    text as it was and is skipped for the rest of the batch (it would stall the request again on
+    the next text); it is reported.
     """
     runtime = _runtime()
-    rows = ",".join(
-        f"[{runtime.handle(run.regex.pattern, run.regex.flags)},{run.replacement.tokens_json},"
-        f"{run.replacement.trims_json},{json.dumps(run.targets)}]"
-        for run in runs
-    )
-    _call(runtime.batch_start, f'{{"texts":{json.dumps(list(texts))},"runs":[{rows}]}}')
-    failures: dict[int, RegexError] = {}
-    while True:
-        try:
-            raw = _call(runtime.batch_run)
-            break
-        except RegexError:
-            # The bound counts from the start of the call: give the interrupted run its own full
-            # bound before blaming it.
-            current = int(runtime.batch_run_index())  # type: ignore[call-overload]
-            try:
-                _call(runtime.batch_step)
-            except RegexError as error:
-                failures[current] = error
-                runtime.batch_skip_run()
-    result = json.loads(str(raw))
     out = list(texts)
-    for key, value in result["texts"].items():
-        out[int(key)] = value
-    changed = {int(key): value for key, value in result["changed"].items()}
+    folded: dict[int, str] = {}
+    changed: dict[int, list[int]] = {}
+    failures: dict[int, RegexError] = {}
+    for run_index, run in enumerate(runs):
+        regex = run.regex
+        handle = runtime.handle(regex.pattern, regex.flags)
+        replacement = None if callable(run.replacement) else run.replacement
+        for index in run.targets:
+            text = out[index]
+            if regex.literals is not None:
+                fold = folded.get(index) if regex.fold else None
+                if regex.fold and fold is None:
+                    fold = folded[index] = text.casefold()
+                if not regex.may_match(text, fold):
+                    continue
+            try:
+                if replacement is None:
+                    if not _call(runtime.test, handle, text):
+                        continue
+                    replacement = run.replacement() if callable(run.replacement) else run.replacement
+                after = str(
+                    _call(runtime.replace_json, handle, text, replacement.tokens_json, replacement.trims_json)
+                )
+            except RegexError as error:
+                failures[run_index] = error
+                break
+            if after != text:
+                out[index] = after
+                folded.pop(index, None)
+                changed.setdefault(index, []).append(run_index)
     return BatchResult(out, changed, failures)

@@ -2,7 +2,6 @@
 "use strict";
 var R = [];
 var NG = [];
-var JOB = null;
 
 function compile(pattern, flags) {
   var re = new RegExp(pattern, flags);
@@ -84,56 +83,4 @@ function replaceOne(h, s, tokens, trims) {
 
 function replaceJson(h, s, tokens, trims) {
   return replaceOne(h, s, JSON.parse(tokens), JSON.parse(trims));
-}
-
-// A batch: runs = [[handle, tokens, trims, [text index, ...]], ...] applied in order.
-// Progress lives in JOB so Python can resume after an interrupted run.
-function batchStart(json) {
-  var job = JSON.parse(json);
-  JOB = { texts: job.texts, runs: job.runs, run: 0, at: 0, changed: {} };
-}
-
-function batchStep() {
-  var run = JOB.runs[JOB.run];
-  var index = run[3][JOB.at];
-  var before = JOB.texts[index];
-  var after = replaceOne(run[0], before, run[1], run[2]);
-  if (after !== before) {
-    JOB.texts[index] = after;
-    (JOB.changed[index] = JOB.changed[index] || []).push(JOB.run);
-  }
-  batchSkip();
-}
-
-function batchSkip() {
-  JOB.at += 1;
-  if (JOB.at >= JOB.runs[JOB.run][3].length) {
-    JOB.run += 1;
-    JOB.at = 0;
-  }
-}
-
-function batchSkipRun() {
-  JOB.run += 1;
-  JOB.at = 0;
-}
-
-// Runs until the end; returns the changed texts and which runs changed them.
-function batchRun() {
-  while (JOB.run < JOB.runs.length) {
-    if (JOB.runs[JOB.run][3].length === 0) {
-      batchSkipRun();
-      continue;
-    }
-    batchStep();
-  }
-  var texts = {};
-  for (var k in JOB.changed) texts[k] = JOB.texts[k];
-  var result = JSON.stringify({ texts: texts, changed: JOB.changed });
-  JOB = null;
-  return result;
-}
-
-function batchRunIndex() {
-  return JOB.run;
 }
