@@ -107,10 +107,13 @@ def assemble_for_server(
     `native`) and its active character card, using stored STM when the document names a channel and
     user. Raises PresetNotFound
     and ValueError (bad style/provider/encoding)."""
+    from regex_scripts.selectors import script_set
+
     preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
     return assemble(
         doc,
         preset=preset,
+        regex_scripts=script_set(server_id, preset).scripts,
         style=style,
         provider=provider,
         encoding=encoding,

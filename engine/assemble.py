@@ -8,7 +8,7 @@ terminal note, resolve identity macros in trusted text, shape for the provider, 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,11 +17,23 @@ from .cards import Card, fill_document, node_override
 from .compiled import CompiledPreset
 from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
-from .macros import RenderOutput, Segment, render_segments, resolve_identity
+from .macros import MacroEnv, RenderOutput, Segment, render_segments, resolve_identity
 from .native import SAMPLE_HEADER, macro_env, native_items, ready_messages
-from .parts import Item, Message, Notes, Omission, Part, Source, assembler_source, card_source, native_source
+from .parts import (
+    Item,
+    Message,
+    Notes,
+    Omission,
+    Part,
+    Source,
+    Transform,
+    assembler_source,
+    card_source,
+    native_source,
+)
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrangement, plan_of, rearrange
+from .regex import CompiledScript, RegexRequest, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
 from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
@@ -98,8 +110,13 @@ def assemble(
     count_tokens: bool = True,
     generation: GenerationSettings | None = None,
     card: Card | None = None,
+    regex_scripts: Sequence[CompiledScript] | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
+
+    `regex_scripts` are the regex scripts in running order (the server's, then the preset's, as
+    switched on for the server); None means the preset's own enabled scripts. Their promptOnly
+    scripts rewrite history messages (SPEC §9.2).
 
     `style` overrides the preset's injection style; `provider` adds that provider's request body;
     `stm` replaces the document's inline short-term memory; `seed` overrides the document's seed
@@ -113,7 +130,15 @@ def assemble(
     _check_choices(style, provider, encoding)
     if card is not None:
         doc = fill_document(doc, card)
-    inputs = _inputs(doc, preset=preset, stm=stm, seed=seed, server_id=server_id, encoding=encoding)
+    inputs = _inputs(
+        doc,
+        preset=preset,
+        stm=stm,
+        seed=seed,
+        server_id=server_id,
+        encoding=encoding,
+        regex_scripts=regex_scripts,
+    )
     inputs.card = card
     arranged = _arrange(inputs, style=style, provider=provider)
     return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens, generation=generation)
@@ -154,17 +179,21 @@ def _inputs(
     seed: int | None,
     server_id: int,
     encoding: str,
+    regex_scripts: Sequence[CompiledScript] | None = None,
 ) -> _Inputs:
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     notes = Notes()
     doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
+    if regex_scripts is None:
+        regex_scripts = switched(preset.regex_scripts, {}) if preset is not None else ()
+    rewritten = _history_scripts(doc, regex_scripts, seed, server_id, notes)
     if preset is not None and doc.impersonation:
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
     lines = stm.lines if stm is not None else None
     header = preset.settings.new_example_chat_prompt if preset is not None else SAMPLE_HEADER
-    items = native_items(doc, stm=lines, sample_header=header)
+    items = native_items(doc, stm=lines, sample_header=header, rewritten=rewritten)
     return _Inputs(
         doc=doc,
         preset=preset,
@@ -175,6 +204,30 @@ def _inputs(
         encoding=encoding,
         notes=notes,
     )
+
+
+def _history_scripts(
+    doc: BucketDocument, scripts: Sequence[CompiledScript], seed: int, server_id: int, notes: Notes
+) -> dict[int, tuple[str, tuple[Transform, ...]]]:
+    """History texts the promptOnly regex scripts changed, with the scripts that changed each."""
+    if not scripts or not doc.history:
+        return {}
+    request = RegexRequest(
+        seed=seed,
+        user=doc.user_name,
+        char=doc.char_name,
+        env=MacroEnv(server_id=server_id),
+        variables=doc.variables,
+        global_variables=doc.global_variables,
+    )
+    result = apply_to_history(scripts, [(m.role, m.content) for m in doc.history], request)
+    for failure in result.failures:
+        if not failure.inactive:
+            notes.warn(f"Regex script “{failure.script}” did not run on the history: {failure.error}")
+    return {
+        index: (result.texts[index], tuple(Transform(s.label, s.id) for s in changed))
+        for index, changed in result.changed_by.items()
+    }
 
 
 # -- arrange --------------------------------------------------------------------------------------------
@@ -490,4 +543,6 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         tag=item.tag,
         history=item.history,
         pieces=pieces,
+        transforms=tuple(t for part in item.parts for t in part.transforms),
+        originals=tuple(part.original for part in item.parts if part.original is not None),
     )

@@ -7,6 +7,7 @@ sees exactly what native assembly would send.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
@@ -14,7 +15,7 @@ from operator import attrgetter
 
 from .buckets import TAGS, BucketDocument, HistoryMessage, StmLine, TaggedItem
 from .macros import MacroEnv
-from .parts import Item, Message, Part, native_source, single
+from .parts import Item, Message, Part, Transform, native_source, single
 
 FALLBACK_SYSTEM_PROMPT = (
     "You are {{char}}, a member of this Discord server. Reply in character, keep it conversational, "
@@ -38,14 +39,22 @@ TRUSTED_TAGS = frozenset(
 
 
 def native_items(
-    doc: BucketDocument, *, stm: tuple[StmLine, ...] | None = None, sample_header: str = SAMPLE_HEADER
+    doc: BucketDocument,
+    *,
+    stm: tuple[StmLine, ...] | None = None,
+    sample_header: str = SAMPLE_HEADER,
+    rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
 ) -> tuple[Item, ...]:
     """Every non-empty native block of the document as items, in the fixed tag order.
 
     `stm` replaces the document's inline short-term memory (the stored STM's items);
     `sample_header` replaces the `<START>` line of each sample dialogue (a preset's
-    `new_example_chat_prompt`; "" for none). Built once per document and arguments (`doc.memo`).
+    `new_example_chat_prompt`; "" for none); `rewritten` maps a history index to its text after
+    the prompt's regex scripts and the scripts that changed it. Built once per document and
+    arguments (`doc.memo`) when no script changed the history.
     """
+    if rewritten:  # depends on the request's scripts and seed: not kept with the document
+        return _native_items(doc, stm, sample_header, rewritten)
     key = ("items", stm, sample_header)
     items = doc.memo.get(key)
     if items is None:
@@ -66,7 +75,10 @@ def ready_messages(doc: BucketDocument, seed: int) -> tuple[dict[int, Message], 
 
 
 def _native_items(
-    doc: BucketDocument, stm: tuple[StmLine, ...] | None, sample_header: str
+    doc: BucketDocument,
+    stm: tuple[StmLine, ...] | None,
+    sample_header: str,
+    rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
 ) -> tuple[Item, ...]:
     if doc.items is not None:
         return _from_tagged(doc.items)
@@ -99,7 +111,7 @@ def _native_items(
     block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
     for index, pair in enumerate(doc.sample_dialogues):
         block("DIALOGUE_SAMPLE", format_sample(pair.user, pair.char, sample_header), group=index)
-    items.extend(history_run(doc).items)
+    items.extend((_history_run(doc.history, rewritten) if rewritten else history_run(doc)).items)
     return tuple(items)
 
 
@@ -125,19 +137,35 @@ def history_run(doc: BucketDocument) -> HistoryRun:
     return run
 
 
-def _history_run(history: tuple[HistoryMessage, ...]) -> HistoryRun:
+def _history_run(
+    history: tuple[HistoryMessage, ...],
+    rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
+) -> HistoryRun:
     source = native_source("DIALOGUE_HISTORY")
     sources = (source,)
     items: list[Item] = []
     messages: dict[int, Message] = {}
-    for message in history:
+    for index, message in enumerate(history):
         role, content = message.role, message.content
+        content, transforms = rewritten.get(index, (content, ())) if rewritten else (content, ())
         text = f"{message.name}: {content}" if role == "user" and message.name else content
         if text.strip():
-            item = Item("DIALOGUE_HISTORY", role, (Part(text, sources, False),), history=True)
+            original = None
+            if transforms:
+                before = message.content
+                original = f"{message.name}: {before}" if role == "user" and message.name else before
+            part = Part(text, sources, False, transforms, original)
+            item = Item("DIALOGUE_HISTORY", role, (part,), history=True)
             items.append(item)
             messages[id(item)] = Message(
-                role, text, sources, "DIALOGUE_HISTORY", history=True, pieces=((source, text),)
+                role,
+                text,
+                sources,
+                "DIALOGUE_HISTORY",
+                history=True,
+                pieces=((source, text),),
+                transforms=transforms,
+                originals=(original,) if original is not None else (),
             )
     return HistoryRun(
         items=tuple(items),

@@ -67,12 +67,26 @@ def setting_source(name: str) -> Source:
 
 
 @dataclass(frozen=True, slots=True)
+class Transform:
+    """Something that rewrote a part after it was built: a regex script (SPEC §9.2)."""
+
+    script: str
+    id: str
+    kind: str = "regex"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "script": self.script, "id": self.id}
+
+
+@dataclass(frozen=True, slots=True)
 class Part:
     """A piece of a message's text; parts are concatenated as they are."""
 
     text: str
     sources: tuple[Source, ...]
     trusted: bool  # identity macros and `{random}` forms are resolved in it at the end
+    transforms: tuple[Transform, ...] = ()
+    original: str | None = None  # the text before the transforms (the preview's before/after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +134,16 @@ class Message:
     pieces: tuple[
         tuple[Source, str], ...
     ] = ()  # each part's final text with its first source (the preview's budget bar)
+    transforms: tuple[Transform, ...] = ()
+    originals: tuple[str, ...] = ()  # the changed parts' texts before their transforms
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "content": self.content, "sources": [s.to_dict() for s in self.sources]}
+        return {
+            "role": self.role,
+            "content": self.content,
+            "sources": [s.to_dict() for s in self.sources],
+            "transforms": [t.to_dict() for t in self.transforms],
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,7 @@ class ScriptFailure:
     script: str
     id: str
     error: str
+    inactive: bool = False  # compile-time (shown at import and on the pages), not this run's failure
 
     def to_dict(self) -> dict[str, str]:
         return {"script": self.script, "error": self.error}
@@ -100,7 +101,7 @@ def _prepare(
         if script.disabled or not keep(script):
             continue
         if compiled.inactive is not None:
-            failures.append(ScriptFailure(script.label, script.id, compiled.inactive))
+            failures.append(ScriptFailure(script.label, script.id, compiled.inactive, inactive=True))
             continue
         try:
             regex = compiled.regex or _regex_with_macros(script, request)
