@@ -138,12 +138,14 @@ class Message:
     originals: tuple[str, ...] = ()  # the changed parts' texts before their transforms
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "role": self.role,
             "content": self.content,
             "sources": [s.to_dict() for s in self.sources],
-            "transforms": [t.to_dict() for t in self.transforms],
         }
+        if self.transforms:  # only what a regex script changed carries them (SPEC §9.2)
+            out["transforms"] = [t.to_dict() for t in self.transforms]
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import quickjs
 
-from .literals import required_literals
+from .literals import leads_with_wildcard, literal_prefix, required_literals
 
 RUN_LIMIT_SECONDS = 0.05
 _MEMORY_LIMIT = 256 * 1024 * 1024
@@ -52,6 +52,7 @@ class _Runtime:
         self.test = get("test")
         self.spans = get("spans")
         self.replace_json = get("replaceJson")
+        self.replace_starts_json = get("replaceStartsJson")
 
     def handle(self, pattern: str, flags: str) -> int:
         key = (pattern, flags)
@@ -104,15 +105,18 @@ class JsRegex:
     group_count: int = field(compare=False)
     # Literal text every match contains (literals.py), casefolded when `fold` (the `i` flag): a text
     # holding none of them cannot match, and is answered without entering the engine.
-    literals: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    literals: tuple[tuple[str, ...], ...] | None = field(default=None, compare=False, repr=False)
     fold: bool = field(default=False, compare=False, repr=False)
+    # Match starts are tried only up to the last required literal (same result, no quadratic tail).
+    bounded: bool = field(default=False, compare=False, repr=False)
+    prefix: str = field(default="", compare=False, repr=False)  # every match starts with it
 
     def may_match(self, text: str, folded: str | None = None) -> bool:
         """False only when no match is possible; `folded` is `text.casefold()` if the caller has it."""
         if self.literals is None:
             return True
         haystack = (folded if folded is not None else text.casefold()) if self.fold else text
-        return any(literal in haystack for literal in self.literals)
+        return all(any(literal in haystack for literal in requirement) for requirement in self.literals)
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches anywhere in `text` (`RegexTimeout` past the bound)."""
@@ -132,9 +136,9 @@ class JsRegex:
 
     def replace(self, text: str, replacement: Replacement) -> str:
         """`text` with the match(es) replaced per `replacement` (`RegexTimeout` past the bound)."""
-        runtime = _runtime()
-        handle = runtime.handle(self.pattern, self.flags)
-        return str(_call(runtime.replace_json, handle, text, replacement.tokens_json, replacement.trims_json))
+        if not self.may_match(text):
+            return text
+        return _replace(_runtime(), self, text, replacement)
 
 
 def compile_js_regex(pattern: str, flags: str = "") -> JsRegex:
@@ -145,8 +149,27 @@ def compile_js_regex(pattern: str, flags: str = "") -> JsRegex:
     literals = required_literals(pattern, flags)
     fold = "i" in flags
     if literals is not None and fold:
-        literals = tuple(literal.casefold() for literal in literals)
-    return JsRegex(pattern, flags, groups, literals, fold)
+        literals = tuple(tuple(literal.casefold() for literal in requirement) for requirement in literals)
+    bounded = literals is not None and not fold and leads_with_wildcard(pattern)
+    return JsRegex(pattern, flags, groups, literals, fold, bounded, literal_prefix(pattern, flags))
+
+
+BOUNDED_FROM_LENGTH = 256  # shorter texts gain nothing from trying starts one by one
+
+
+def _replace(runtime: _Runtime, regex: JsRegex, text: str, replacement: Replacement) -> str:
+    handle = runtime.handle(regex.pattern, regex.flags)
+    tokens, trims = replacement.tokens_json, replacement.trims_json
+    bounded = regex.bounded and len(text) >= BOUNDED_FROM_LENGTH
+    if bounded or regex.prefix:
+        sticky = runtime.handle(regex.pattern, regex.flags.replace("g", "") + "y")
+        requirements = json.dumps(regex.literals if bounded else [])
+        return str(
+            _call(
+                runtime.replace_starts_json, handle, sticky, text, tokens, trims, requirements, regex.prefix
+            )
+        )
+    return str(_call(runtime.replace_json, handle, text, tokens, trims))
 
 
 def _utf16_to_index(text: str) -> list[int]:
@@ -223,9 +246,7 @@ def replace_many(texts: Sequence[str], runs: Sequence[Run]) -> BatchResult:
                     if not _call(runtime.test, handle, text):
                         continue
                     replacement = run.replacement() if callable(run.replacement) else run.replacement
-                after = str(
-                    _call(runtime.replace_json, handle, text, replacement.tokens_json, replacement.trims_json)
-                )
+                after = _replace(runtime, regex, text, replacement)
             except RegexError as error:
                 failures[run_index] = error
                 break

@@ -2,33 +2,107 @@
 texts the pattern cannot match (`(.*?</think>)` costs O(n²) on a text without `</think>`).
 
 The analysis is conservative: when unsure, a piece of the pattern requires nothing, so the answer
-can only be weaker (fewer texts skipped), never wrong. `required_literals` returns alternatives — a
-match contains at least one of them — or None when nothing useful is known.
+can only be weaker (fewer texts skipped), never wrong. `required_literals` returns requirements — for
+each, a match contains at least one of its literals — or None when nothing useful is known.
 """
 
 from __future__ import annotations
+
+import re
 
 MIN_LITERAL = 3
 _QUANTIFIER_CHARS = "*+?{"
 _CLASS_ESCAPES = set("dDwWsSbBpPkcxu0123456789")
 
 
+# An alternative that opens (after group openings) with an unbounded wildcard such as `.*?`,
+# `[\s\S]*` or `\w+`: its search tries every start against the rest of the text.
+_LEADING_WILDCARD = re.compile(
+    r"(?:\((?:\?:|\?<[A-Za-z_$][\w$]*>)?)*(?:\.|\[(?:\\.|[^\]\\])*\]|\\[sSwWdD])(?:[*+]|\{\d+,\})"
+)
+
+
+def leads_with_wildcard(pattern: str) -> bool:
+    """Whether a top-level alternative starts with an unbounded wildcard (a hint for speed only)."""
+    return any(_LEADING_WILDCARD.match(alternative) for alternative in _top_level_alternatives(pattern))
+
+
+def _top_level_alternatives(pattern: str) -> list[str]:
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    # An alternative inside one outer group counts too: `(.*?</x>)|(<x>…)`.
+    return [p[1:] if p.startswith("(") and not p.startswith("(?") else p for p in parts]
+
+
+def literal_prefix(pattern: str, flags: str) -> str:
+    """The literal text every match starts with ("" when unknown or case-insensitive)."""
+    if "i" in flags or len(_top_level_alternatives(pattern)) != 1:
+        return ""
+    parser = _Parser(pattern, ascii_only=False)
+    prefix = ""
+    try:
+        while parser.pos < len(pattern) and pattern[parser.pos] not in "|)(":
+            char, _ = parser.atom()
+            if char is None:
+                break
+            optional, repeats = parser.quantifier()
+            if optional:
+                break
+            prefix += char
+            if repeats:
+                break
+    except (_Unsupported, IndexError, ValueError):
+        return ""
+    return prefix if len(prefix) >= 2 else ""
+
+
 class _Unsupported(Exception):
     pass
 
 
-def required_literals(pattern: str, flags: str) -> tuple[str, ...] | None:
-    """Alternative literals a match must contain (each at least `MIN_LITERAL` long), or None."""
+Requirement = tuple[str, ...]  # a match contains at least one of these literals
+MAX_REQUIREMENTS = 4
+
+
+def required_literals(pattern: str, flags: str) -> tuple[Requirement, ...] | None:
+    """Requirements every match meets (each: one of its literals is in the text), or None."""
     try:
         parser = _Parser(pattern, ascii_only="i" in flags)
         found = parser.alternation()
         if parser.pos != len(pattern):
             return None
-    except (_Unsupported, IndexError):
+    except (_Unsupported, IndexError, ValueError):
         return None
-    if found is None or any(len(literal) < MIN_LITERAL and literal.isascii() for literal in found):
-        return None  # a short ASCII literal is in nearly every text: not worth testing
-    return tuple(sorted(set(found)))
+    if not found:
+        return None
+    best = sorted({tuple(sorted(set(r))) for r in found}, key=_strength, reverse=True)
+    return tuple(best[:MAX_REQUIREMENTS])
+
+
+def _useful(requirement: Requirement) -> bool:
+    # A short ASCII literal is in nearly every text: not worth testing.
+    return bool(requirement) and all(len(lit) >= MIN_LITERAL or not lit.isascii() for lit in requirement)
+
+
+def _strength(requirement: Requirement) -> tuple[int, int]:
+    return min(len(lit) for lit in requirement), -len(requirement)
 
 
 class _Parser:
@@ -38,18 +112,22 @@ class _Parser:
         # Case-insensitive matching of non-ASCII letters has engine-specific rules: leave them out.
         self.ascii_only = ascii_only
 
-    def alternation(self) -> tuple[str, ...] | None:
+    def alternation(self) -> list[Requirement]:
+        """All of the returned requirements hold for every match of the alternation."""
         options = [self.sequence()]
         while self.pos < len(self.src) and self.src[self.pos] == "|":
             self.pos += 1
             options.append(self.sequence())
-        if any(option is None for option in options):
-            return None
-        return tuple(literal for option in options for literal in option)  # type: ignore[union-attr]
+        if len(options) == 1:
+            return options[0]
+        if any(not option for option in options):
+            return []
+        union = tuple(lit for option in options for lit in max(option, key=_strength))
+        return [union] if _useful(union) else []
 
-    def sequence(self) -> tuple[str, ...] | None:
-        """The best requirement among the mandatory pieces of a sequence."""
-        candidates: list[tuple[str, ...]] = []
+    def sequence(self) -> list[Requirement]:
+        """Every requirement of the mandatory pieces of a sequence (all of them hold)."""
+        found: list[Requirement] = []
         run = ""
         while self.pos < len(self.src) and self.src[self.pos] not in "|)":
             char, group = self.atom()
@@ -57,21 +135,19 @@ class _Parser:
             if char is not None and not optional:
                 run += char
                 if repeats:  # `ab+` still contains "ab", but what follows is not adjacent
-                    candidates.append((run,))
+                    found.append((run,))
                     run = ""
                 continue
             if run:
-                candidates.append((run,))
+                found.append((run,))
                 run = ""
-            if group is not None and not optional:
-                candidates.append(group)
+            if group and not optional:
+                found.extend(group)
         if run:
-            candidates.append((run,))
-        if not candidates:
-            return None
-        return max(candidates, key=lambda option: min(len(literal) for literal in option))
+            found.append((run,))
+        return [requirement for requirement in found if _useful(requirement)]
 
-    def atom(self) -> tuple[str | None, tuple[str, ...] | None]:
+    def atom(self) -> tuple[str | None, list[Requirement] | None]:
         """(a literal character, or a group's requirement); both None for anything else."""
         char = self.src[self.pos]
         self.pos += 1
@@ -120,7 +196,7 @@ class _Parser:
             self.pos += 2 if self.src[self.pos] == "\\" else 1
         self.pos += 1
 
-    def group(self) -> tuple[str, ...] | None:
+    def group(self) -> list[Requirement] | None:
         lookaround = False
         if self.src.startswith("?:", self.pos):
             self.pos += 2

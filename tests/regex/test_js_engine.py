@@ -135,3 +135,27 @@ def test_a_compiled_regex_works_from_another_thread():
     worker.start()
     worker.join()
     assert seen == [True]
+
+
+def test_a_leading_lazy_wildcard_finishes_on_a_long_text_with_the_same_result():
+    # `(.*?</think>)` tries every start against the rest of the text: quadratic in a plain search.
+    text = "plan</think>" + "reply text " * 2000
+    regex = compile_js_regex("(.*?</think>)|(<think>[\\s\\S]*</think>)", "gs")
+    assert regex.replace(text, compile_replacement("")) == "reply text " * 2000
+    assert regex.replace("no tags here " * 100, compile_replacement("")) == "no tags here " * 100
+
+
+def test_matches_found_by_their_literal_start_are_the_same_as_a_plain_search():
+    text = "a <b>one</b> and <b>two</b> and <b>unclosed"
+    regex = compile_js_regex("<b>([^<]*)</b>", "g")
+    assert regex.prefix == "<b>"
+    assert regex.replace(text, compile_replacement("[$1]")) == "a [one] and [two] and <b>unclosed"
+    assert compile_js_regex("<b>([^<]*)</b>", "").replace(text, compile_replacement("[$1]")) == (
+        "a [one] and <b>two</b> and <b>unclosed"
+    )
+
+
+def test_a_case_insensitive_pattern_is_not_skipped_for_a_differently_cased_text():
+    assert compile_js_regex("KELVIN", "i").search("kelvin")
+    assert compile_js_regex("straße", "i").search("STRASSE") is False  # JavaScript does not fold ß to ss
+    assert compile_js_regex("hello world", "i").search("HELLO WORLD")
