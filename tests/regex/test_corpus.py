@@ -98,6 +98,7 @@ def test_each_script_on_each_sample_replaces_exactly_what_it_matches():
             if not spans:
                 assert result == text
                 continue
+            assert regex.may_match(text), f"{compiled.script.label}: a matching text was judged unmatchable"
             if _literal(compiled):
                 expected, last = [], 0
                 for start, end in spans:

@@ -159,3 +159,23 @@ def test_a_case_insensitive_pattern_is_not_skipped_for_a_differently_cased_text(
     assert compile_js_regex("KELVIN", "i").search("kelvin")
     assert compile_js_regex("straße", "i").search("STRASSE") is False  # JavaScript does not fold ß to ss
     assert compile_js_regex("hello world", "i").search("HELLO WORLD")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "text"),
+    [
+        ("(?:abc|xyz)def", "", "xyzdef"),
+        ("ab+cde", "", "abbbcde"),
+        ("a(?=bcd)bcdx", "", "abcdx"),
+        ("[Tt]he cat", "", "The cat"),
+        ("KITTEN", "i", "kitten"),
+        ("fooo?bar", "", "foobar"),
+        ("x{2,}yzw", "", "xxxyzw"),
+        ("\\d+ apples", "", "12 apples"),
+        ("(?<name>abc)\\k<name>def", "", "abcabcdef"),
+    ],
+)
+def test_the_literal_shortcut_never_hides_a_real_match(pattern, flags, text):
+    regex = compile_js_regex(pattern, flags)
+    assert regex.may_match(text)
+    assert regex.search(text)
