@@ -21,6 +21,7 @@ from memory.selectors import stm_contribution
 from presets import cache as preset_cache
 from presets import sampling_cache
 from presets import selectors as preset_selectors
+from regex_scripts.selectors import script_set
 
 from .bucket_models import SampleBucket
 
@@ -107,8 +108,6 @@ def assemble_for_server(
     `native`) and its active character card, using stored STM when the document names a channel and
     user. Raises PresetNotFound
     and ValueError (bad style/provider/encoding)."""
-    from regex_scripts.selectors import script_set
-
     preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
     return assemble(
         doc,

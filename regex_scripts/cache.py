@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from engine.regex import CompiledScript, RegexScript, ScriptError, compile_scripts, parse_script
 from servers.resilient_cache import cache_get, cache_set
 
+from .models import PresetScriptSwitch, ServerScript
+
 GENERATION_SECONDS = 30 * 24 * 60 * 60
 LOCAL_ENTRIES = 256
 
@@ -72,8 +74,6 @@ def _new_generation(server_id: int) -> str:
 
 
 def _load(server_id: int) -> ServerRegex:
-    from .models import PresetScriptSwitch, ServerScript
-
     scripts: list[RegexScript] = []
     for row in ServerScript.objects.filter(server_id=server_id, enabled=True).order_by("position", "id"):
         try:

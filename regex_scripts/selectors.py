@@ -23,6 +23,8 @@ from engine.regex import (
     script_keys,
     switched,
 )
+from presets import cache as preset_cache
+from presets.models import Preset
 
 from .cache import server_regex
 from .models import PresetScriptSwitch, ServerScript
@@ -153,9 +155,6 @@ class PresetNotFound(LookupError):
 
 def preset_named(server_id: int, name: str | None) -> CompiledPreset | None:
     """The named preset of the server, or the active one when `name` is None (None: no preset)."""
-    from presets import cache as preset_cache
-    from presets.models import Preset
-
     if name is None:
         return preset_cache.get_active_preset(server_id)
     found = Preset.objects.filter(server_id=server_id, name=name).values_list("pk", flat=True).first()

@@ -18,6 +18,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from engine.regex import ScriptError, read_export
 from engine.regex.scripts import MAX_EXPORT_BYTES
+from presets import cache as preset_cache
 from presets.models import Preset
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -175,8 +176,6 @@ def _preset_or_404(server: Server, preset_id: int) -> Preset:
 
 
 def _preset_context(request: HttpRequest, server: Server, preset: Preset) -> dict[str, Any]:
-    from presets import cache as preset_cache
-
     compiled = preset_cache.get_preset(preset.pk)
     return {
         "server": server,

@@ -4,7 +4,6 @@ sample texts as SPEC §9.1 says, and NemoEngine v10's own scripts keep `<thinkin
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from pathlib import Path
 
@@ -19,13 +18,11 @@ from engine.regex import (
     compile_scripts,
     scripts_of_preset,
 )
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
 PRESETS = sorted((CORPUS / "pm").glob("*.json"))
 NEMO = CORPUS / "pm" / "nemoengine-v10.json"
-pytestmark = pytest.mark.skipif(
-    not PRESETS and not os.environ.get("CI"), reason=f"the preset corpus is not at {CORPUS}"
-)
+pytestmark = needs_corpus
 
 SAMPLES = [
     "",
@@ -109,14 +106,12 @@ def test_each_script_on_each_sample_replaces_exactly_what_it_matches():
     assert checked > 50
 
 
-@pytest.mark.skipif(not NEMO.exists(), reason="nemoengine-v10 is not in this corpus")
 def test_nemoengine_v10_ships_118_scripts_and_all_compile():
     scripts = compiled_of(NEMO)
     assert len(scripts) == 118
     assert all(c.active for c in scripts)
 
 
-@pytest.mark.skipif(not NEMO.exists(), reason="nemoengine-v10 is not in this corpus")
 def test_nemoengine_v10_keeps_the_thinking_block_out_of_the_display_and_renders_trackers():
     reply = (
         "<thinking>\nShe is wary; keep it short.\n</thinking>\n"
