@@ -1,5 +1,5 @@
 """Warming a web process before it serves: the token tables, the active presets (compiled) and their
-servers' sampling choices.
+servers' sampling choices and regex scripts.
 
 Without it the first assemble request of a fresh process pays for loading the encoding tables
 (about 1.5 s) and compiling its server's preset (up to 0.1 s per large preset). gunicorn calls
@@ -33,6 +33,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from presets import cache as preset_cache
     from presets import sampling_cache
     from presets.models import Preset
+    from regex_scripts import cache as regex_cache
 
     from .selectors import default_document
 
@@ -50,6 +51,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
         for server_id in server_ids[:limit]:
             preset = preset_cache.get_active_preset(server_id)
             sampling_cache.get_sampling_choice(server_id)
+            regex_cache.server_regex(server_id)
             if preset is not None:
                 assemble(doc, preset=preset, server_id=server_id)
                 warmed += 1

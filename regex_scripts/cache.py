@@ -82,7 +82,7 @@ def _load(server_id: int) -> ServerRegex:
         except ScriptError:
             continue  # stored scripts were read once on the way in; a hand-edited row is skipped
     switches: dict[int, dict[str, bool]] = {}
-    rows = PresetScriptSwitch.objects.filter(preset__server_id=server_id)
+    rows = PresetScriptSwitch.objects.filter(server_id=server_id)
     for preset_id, key, enabled in rows.values_list("preset_id", "script_key", "enabled"):
         switches.setdefault(preset_id, {})[key] = enabled
     return ServerRegex(compile_scripts(scripts), switches)

@@ -29,6 +29,8 @@ class ServerScript(models.Model):
 class PresetScriptSwitch(models.Model):
     """This server's choice for one script a preset ships: on or off, whatever the file says."""
 
+    # The server is the preset's; kept here so a request reads its switches without the presets table.
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="regex_switches")
     preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="regex_switches")
     script_key = models.CharField(max_length=255, help_text="The script's id, or #position without one.")
     enabled = models.BooleanField()

@@ -143,7 +143,9 @@ def preset_script_switch(
     """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
     with transaction.atomic():
         PresetScriptSwitch.objects.update_or_create(
-            preset=preset, script_key=script_key[:255], defaults={"enabled": enabled}
+            preset=preset,
+            script_key=script_key[:255],
+            defaults={"enabled": enabled, "server_id": preset.server_id},
         )
         AuditEvent.record(
             server=preset.server_id,
