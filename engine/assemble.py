@@ -523,7 +523,8 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
             return None
         sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
         pieces = ((part.sources[0], text),) if part.sources else ()
-        return Message(item.role, text, sources, item.tag, item.history, pieces)
+        originals = (part.original,) if part.original is not None else ()
+        return Message(item.role, text, sources, item.tag, item.history, pieces, part.transforms, originals)
     texts = [
         resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed) if p.trusted else p.text
         for p in item.parts
