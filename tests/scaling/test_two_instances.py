@@ -102,6 +102,24 @@ class Visitor:
                 self.cookies[name] = morsel.value
         return status, response_headers, content
 
+    def upload(self, instance: Instance, path: str, filename: str, content: bytes):  # type: ignore[no-untyped-def]
+        """POST a file field named `file` (multipart), as the upload form does."""
+        boundary = uuid.uuid4().hex
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+                f"Content-Type: application/json\r\n\r\n"
+            ).encode()
+            + content
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        headers = {
+            "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items()),
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "X-CSRFToken": self.cookies.get("csrftoken", ""),
+        }
+        return instance.call("POST", path, body, headers)
+
     def sign_in(self, instance: Instance, username: str, password: str = "correct horse battery"):  # type: ignore[no-untyped-def]
         _, _, page = self.call(instance, "GET", "/login/")
         token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()  # type: ignore[union-attr]
@@ -193,6 +211,22 @@ def test_a_token_revoked_through_one_instance_is_refused_by_the_next_request_to_
     status, _, _ = visitor.call(a, "POST", f"/servers/{lantern.id}/tokens/{token.pk}/revoke/", {})
     assert status == 302
     assert b.assemble(lantern.id, api_token)[0] == 401
+
+
+def test_an_upload_that_clashed_on_one_instance_is_finished_on_the_other_without_the_file(
+    instances, lantern, alice, api_token
+):
+    a, b = instances
+    preset_services.preset_import(server=lantern, raw=_preset("amber"), filename="Amber.json", by=alice)
+    visitor = Visitor()
+    visitor.sign_in(a, "alice")
+    upload_url = f"/servers/{lantern.id}/presets/upload/"
+    status, _, page = visitor.upload(a, upload_url, "Amber.json", _preset("ember"))
+    assert status == 409
+    pending = re.search(rb'name="pending" value="([^"]+)"', page).group(1).decode()  # type: ignore[union-attr]
+    status, _, _ = visitor.call(b, "POST", upload_url, {"resolve": "replace", "pending": pending})
+    assert status == 302
+    assert b.assemble(lantern.id, api_token) == (200, {"main", "ember"})
 
 
 def test_failed_sign_ins_on_both_instances_add_up_to_one_lockout(instances, alice):
