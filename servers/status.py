@@ -28,6 +28,7 @@ class Count:
 COUNTS: tuple[Count, ...] = (
     Count("Presets", "presets.Preset", "presets:list"),
     Count("Character cards", "characters.Card", "characters:list"),
+    Count("Server regex scripts", "regex_scripts.ServerScript", "regex_scripts:list"),
     Count("Saved samples", "assembly.SampleBucket", "assembly:preview"),
     Count("Sample conversations", "conversations.SampleConversation", "conversations:conversations"),
     Count("Channels with memory", "memory.Channel", "memory:review"),
