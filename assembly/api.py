@@ -48,7 +48,7 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
             native=bool(options["native"]),
             style=options["style"],
             provider=options["provider"],
-            encoding=options["encoding"] or "o200k_base",
+            encoding=options["encoding"] or None,
         )
     except BucketError as exc:
         raise ApiError(exc.message) from None

@@ -22,6 +22,7 @@ from presets import cache as preset_cache
 from presets import sampling_cache
 from presets import selectors as preset_selectors
 from regex_scripts.selectors import script_set
+from servers.selectors import tokenizer_for
 
 from .bucket_models import SampleBucket
 
@@ -102,24 +103,27 @@ def assemble_for_server(
     style: str | None = None,
     provider: str | None = None,
     seed: int | None = None,
-    encoding: str = "o200k_base",
+    encoding: str | None = None,
 ) -> Assembly:
     """Assemble `doc` for the server with its active preset (or the one named, or none when
     `native`) and its active character card, using stored STM when the document names a channel and
-    user. Raises PresetNotFound
-    and ValueError (bad style/provider/encoding)."""
+    user. Token counts are for the requested provider, else the one of the server's sampling choice,
+    with the server's tokenizer unless `encoding` names one (SPEC §10.4). Raises PresetNotFound and
+    ValueError (bad style/provider/encoding)."""
     preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
+    generation = generation_for(server_id, preset, provider)
     return assemble(
         doc,
         preset=preset,
         regex_scripts=script_set(server_id, preset).scripts,
         style=style,
         provider=provider,
-        encoding=encoding,
+        count_for=generation.provider,
+        encoding=encoding or tokenizer_for(server_id),
         server_id=server_id,
         stm=stored_stm(server_id, doc),
         seed=seed,
-        generation=generation_for(server_id, preset, provider),
+        generation=generation,
         card=card_cache.get_active_card(server_id),
     )
 

@@ -36,7 +36,15 @@ from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrang
 from .regex import CompiledScript, RegexRequest, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
-from .tokens import DEFAULT_ENCODING, ENCODINGS, REPLY_PRIMING, TokenReport, count_messages, message_tokens
+from .tokens import (
+    DEFAULT_ENCODING,
+    ENCODINGS,
+    REPLY_PRIMING,
+    TokenReport,
+    count_messages,
+    is_exact,
+    message_tokens,
+)
 
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -111,6 +119,7 @@ def assemble(
     generation: GenerationSettings | None = None,
     card: Card | None = None,
     regex_scripts: Sequence[CompiledScript] | None = None,
+    count_for: str | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
@@ -124,10 +133,13 @@ def assemble(
     for timing the assembly alone); `generation` (engine.sampling) is returned as the assembly's
     generation settings, goes into the provider's request body when it is for that provider, and its
     sentences about values changed to fit join the warnings; `card` is the server's active character
-    (SPEC §8: it fills the document's empty fields and overrides main and jailbreak). Raises ValueError for an unknown style,
-    provider or encoding.
+    (SPEC §8: it fills the document's empty fields and overrides main and jailbreak); `count_for` is
+    the provider the token counts are for when no `provider` is asked for (the server's, SPEC §10.4).
+    Raises ValueError for an unknown style, provider or encoding.
     """
     _check_choices(style, provider, encoding)
+    if count_for is not None and count_for not in PROVIDERS:
+        raise ValueError(f"Unknown provider {count_for!r}: use openai, anthropic or gemini.")
     if card is not None:
         doc = fill_document(doc, card)
     inputs = _inputs(
@@ -141,7 +153,14 @@ def assemble(
     )
     inputs.card = card
     arranged = _arrange(inputs, style=style, provider=provider)
-    return _finish(inputs, arranged, provider=provider, count_tokens=count_tokens, generation=generation)
+    return _finish(
+        inputs,
+        arranged,
+        provider=provider,
+        count_tokens=count_tokens,
+        generation=generation,
+        count_for=count_for,
+    )
 
 
 # -- inputs ---------------------------------------------------------------------------------------------
@@ -378,6 +397,7 @@ def _finish(
     provider: str | None,
     count_tokens: bool,
     generation: GenerationSettings | None = None,
+    count_for: str | None = None,
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
     messages = tuple(_to_messages(arranged.items, doc, inputs.seed))
@@ -387,7 +407,9 @@ def _finish(
             notes.warn(sentence)
         if payload is not None and generation.provider == provider:
             payload = with_generation_settings(provider, payload, generation)
-    tokens = _count(messages, payload, provider=provider, encoding=encoding, count_tokens=count_tokens)
+    tokens = _count(
+        messages, payload, provider=provider or count_for, encoding=encoding, count_tokens=count_tokens
+    )
     if count_tokens and doc.budget is not None and tokens.total > doc.budget.prompt:
         notes.warn(
             f"The prompt uses {tokens.total} tokens, over the budget of {doc.budget.prompt} "
@@ -420,15 +442,18 @@ def _count(
     encoding: str,
     count_tokens: bool,
 ) -> TokenReport:
-    exact = provider in (None, "openai")
+    """Counts for `provider` (the request's, else the server's): exact for OpenAI, else the documented
+    estimate over that provider's shaped request (SPEC §10.4)."""
+    exact = is_exact(provider)
     if not count_tokens:
-        return TokenReport(encoding=encoding, exact=exact, per_message=(0,) * len(messages), total=0)
+        return TokenReport(encoding, exact, (0,) * len(messages), 0, provider)
     per_message = tuple(message_tokens(m.content, encoding) for m in messages)
-    if payload is not None and provider != "openai":
-        total = count_messages(provider_texts(provider, payload), encoding)
+    if provider is not None and provider != "openai":
+        shaped = payload if payload is not None else shape(provider, messages)
+        total = count_messages(provider_texts(provider, shaped), encoding)
     else:
         total = sum(per_message) + REPLY_PRIMING
-    return TokenReport(encoding=encoding, exact=exact, per_message=per_message, total=total)
+    return TokenReport(encoding, exact, per_message, total, provider)
 
 
 def _squash(items: list[Item]) -> list[Item]:

@@ -1,9 +1,10 @@
-"""Token counts (SPEC §3.6): exact and offline for OpenAI encodings, cached by text hash.
+"""Token counts (SPEC §3.6, §10.4): exact and offline for OpenAI encodings, cached by text hash.
 
 OpenAI's published chat rule: each message costs its content's tokens + 3, and the reply priming
 costs 3 more. `bpe_openai` ships its rank tables, so counting never touches the network. For
-Anthropic and Gemini there is no public offline tokenizer: their counts are an estimate made with
-the same OpenAI encoding over the provider-shaped messages (documented in docs/assembly.md).
+Anthropic and Gemini no registry package ships their tokenizer's tables (one that did would be
+added here): their counts are an estimate made with the server's OpenAI encoding over the
+provider-shaped messages, labelled `exact: false` (documented in docs/assembly.md).
 """
 
 from __future__ import annotations
@@ -51,12 +52,21 @@ def count_text(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     return count
 
 
+EXACT_PROVIDERS = frozenset({"openai"})  # providers whose own tokenizer ships offline
+
+
+def is_exact(provider: str | None) -> bool:
+    """True when counts for `provider` are exact (None: the neutral shape, counted as OpenAI's)."""
+    return provider is None or provider in EXACT_PROVIDERS
+
+
 @dataclass(frozen=True, slots=True)
 class TokenReport:
     encoding: str
     exact: bool  # False for providers whose tokenizer we can only estimate
     per_message: tuple[int, ...]  # per neutral message: content tokens + 3
     total: int  # the provider-shaped request, with the reply priming
+    provider: str | None = None  # the provider the counts are for (None: neutral, as OpenAI)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +74,7 @@ class TokenReport:
             "per_message": list(self.per_message),
             "encoding": self.encoding,
             "exact": self.exact,
+            "provider": self.provider,
         }
 
 

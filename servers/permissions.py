@@ -28,7 +28,9 @@ class Action(StrEnum):
     SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
     VIEW_PREVIEW = "view_preview"  # preview, sample buckets and conversations (read)
     EDIT_SAMPLES = "edit_samples"  # sample buckets and sample conversations (edit)
-    MANAGE_SAMPLING = "manage_sampling"  # the server's sampling choice (mode, provider, own values)
+    MANAGE_SAMPLING = (
+        "manage_sampling"  # the server's sampling choice (mode, provider, own values), tokenizer
+    )
 
 
 _ALL = frozenset(Role)

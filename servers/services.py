@@ -9,6 +9,8 @@ from django.utils import timezone
 
 from .api_auth import forget_token
 from .models import ApiToken, AuditEvent, Membership, Role, Server, token_digest
+from .resilient_cache import cache_delete
+from .selectors import tokenizer_key
 from .users import User
 
 
@@ -37,6 +39,24 @@ def api_token_revoke(*, token: ApiToken, by: User | None) -> None:
         if updated:
             AuditEvent.record(server=token.server_id, actor=by, action="token.revoke", target=token)
     transaction.on_commit(lambda: forget_token(token.digest))
+
+
+def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
+    """Choose the tokenizer the server's token counts use (SPEC §10.4); ValueError for an unknown one."""
+    if encoding not in dict(Server._meta.get_field("token_encoding").choices):
+        raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
+    before = server.token_encoding
+    with transaction.atomic():
+        Server.objects.filter(pk=server.pk).update(token_encoding=encoding)
+        server.token_encoding = encoding
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            action="server.tokenizer",
+            target=server,
+            detail={"before": before, "after": encoding},
+        )
+    transaction.on_commit(lambda: cache_delete(tokenizer_key(server.pk)))
 
 
 def server_ensure(*, server_id: int, name: str | None = None) -> Server:

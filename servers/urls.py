@@ -7,6 +7,7 @@ app_name = "servers"
 urlpatterns = [
     path("", views.home, name="home"),
     path("servers/<int:server_id>/", views.server_home, name="server"),
+    path("servers/<int:server_id>/tokenizer/", views.tokenizer, name="tokenizer"),
     path("servers/<int:server_id>/tokens/", views.tokens, name="tokens"),
     path("servers/<int:server_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("servers/<int:server_id>/audit/", views.audit, name="audit"),

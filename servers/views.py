@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from . import login_throttle, selectors, services
+from .models import Server
 from .permissions import Action, get_server_for, role_of, servers_for, user_can
 from .status import server_status
 from .users import AuthenticatedHttpRequest
@@ -52,8 +53,24 @@ def server_home(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         "can": can,
         "status": server_status(server),
         "role": role_of(request.user, server),
+        "token_encodings": Server._meta.get_field("token_encoding").choices,
     }
     return render(request, "servers/server.html", context)
+
+
+@login_required
+@require_POST
+def tokenizer(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_SAMPLING)
+    try:
+        services.server_tokenizer_set(
+            server=server, encoding=request.POST.get("encoding", ""), by=request.user
+        )
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Tokenizer updated.")
+    return redirect("servers:server", server_id=server.pk)
 
 
 @login_required

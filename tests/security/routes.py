@@ -29,6 +29,7 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "servers:home": {"GET": LOGIN_ONLY},
     "servers:server": {"GET": Action.READ_PRESETS},
     "servers:tokens": {"GET": Action.MANAGE_TOKENS, "POST": Action.MANAGE_TOKENS},
+    "servers:tokenizer": {"POST": Action.MANAGE_SAMPLING},
     "servers:token-revoke": {"POST": Action.MANAGE_TOKENS},
     "servers:audit": {"GET": Action.READ_AUDIT},
     "presets:help": {"GET": LOGIN_ONLY},
@@ -146,6 +147,7 @@ def page_data(name: str, world: World) -> dict[str, Any]:
     chat = '{"user_name":"U","character_name":"C"}\n{"name":"U","is_user":true,"mes":"hi"}\n'
     data: dict[str, Callable[[], dict[str, Any]]] = {
         "servers:tokens": lambda: {"name": "walk token"},
+        "servers:tokenizer": lambda: {"encoding": "cl100k_base"},
         "presets:upload": lambda: {
             "file": SimpleUploadedFile("walk.json", preset_bytes("Walk"), "application/json"),
             "activate": "on",

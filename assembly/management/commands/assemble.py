@@ -45,7 +45,7 @@ class Command(BaseCommand):
         parser.add_argument("--native", action="store_true", help="Ignore presets: native assembly.")
         parser.add_argument("--style", choices=STYLES, help="Depth-injection style (default: the preset's).")
         parser.add_argument("--provider", choices=PROVIDERS, help="Add that provider's request body.")
-        parser.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
+        parser.add_argument("--encoding", choices=ENCODINGS, help="The tokenizer (default: the server's).")
         parser.add_argument("--seed", type=int, help="The random seed (default: the document's, else drawn).")
         parser.add_argument(
             "--generation-type",
