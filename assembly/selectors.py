@@ -112,10 +112,11 @@ def assemble_for_server(
     ValueError (bad style/provider/encoding)."""
     preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
     generation = generation_for(server_id, preset, provider)
+    card = card_cache.get_active_card(server_id)
     return assemble(
         doc,
         preset=preset,
-        regex_scripts=script_set(server_id, preset).scripts,
+        regex_scripts=script_set(server_id, preset, card).scripts,
         style=style,
         provider=provider,
         count_for=generation.provider,
@@ -124,7 +125,7 @@ def assemble_for_server(
         stm=stored_stm(server_id, doc),
         seed=seed,
         generation=generation,
-        card=card_cache.get_active_card(server_id),
+        card=card,
     )
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
+from characters import cache as card_cache
+from engine.cards import Card
 from engine.compiled import CompiledPreset
 from engine.macros import MacroEnv
 from engine.regex import (
@@ -40,19 +44,40 @@ class ScriptSet:
     reasoning_suffix: str = DEFAULT_REASONING_SUFFIX
 
 
-def script_set(server_id: int, preset: CompiledPreset | None) -> ScriptSet:
-    """What runs for the server with `preset` (None: only the server's own scripts). Cached: no SQL
-    when the server's regex generation and the preset are unchanged."""
+def script_set(server_id: int, preset: CompiledPreset | None, card: Card | None = None) -> ScriptSet:
+    """What runs for the server with `preset` (None: only the server's own scripts) and its active
+    `card` (its scripts run last, SPEC §9.1). Cached: no SQL when the server's regex generation and
+    the preset are unchanged."""
     own = server_regex(server_id)
+    card_scripts = card_compiled_scripts(card)
     if preset is None:
-        return ScriptSet(own.scripts)
+        return ScriptSet((*own.scripts, *card_scripts))
     preset_scripts = switched(preset.regex_scripts, own.switches.get(preset.preset_id, {}))
     prefix, suffix = preset.reasoning
     return ScriptSet(
-        (*own.scripts, *preset_scripts),
+        (*own.scripts, *preset_scripts, *card_scripts),
         prefix or DEFAULT_REASONING_PREFIX,
         suffix or DEFAULT_REASONING_SUFFIX,
     )
+
+
+def card_compiled_scripts(card: Card | None) -> tuple[CompiledScript, ...]:
+    """The card's own scripts, compiled once per distinct script list (not per request)."""
+    if card is None or not card.regex_scripts:
+        return ()
+    return _compiled_card_scripts(json.dumps(card.regex_scripts, sort_keys=True, ensure_ascii=False))
+
+
+@lru_cache(maxsize=64)
+def _compiled_card_scripts(scripts_json: str) -> tuple[CompiledScript, ...]:
+    compiled = []
+    for data in json.loads(scripts_json):
+        try:
+            script = parse_script(data)
+        except ScriptError:
+            continue  # not a script object: a card's extensions may hold anything
+        compiled.append(compile_script(script))
+    return tuple(c for c in compiled if not c.script.disabled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +203,7 @@ def clean_for_server(
     """A model reply (or a user message) cleaned by the server's scripts and its active (or named)
     preset's (SPEC §9.2). Raises PresetNotFound."""
     preset = preset_named(server_id, preset_name)
-    scripts = script_set(server_id, preset)
+    scripts = script_set(server_id, preset, card_cache.get_active_card(server_id))
     request = RegexRequest(
         seed=secrets.randbelow(2**31) if seed is None else seed,
         user=user,

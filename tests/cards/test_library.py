@@ -169,3 +169,22 @@ def test_the_command_line_imports_both_corpus_cards_and_refuses_a_lorebook(migra
     )
     assert refused.returncode == 2 and refused.stdout == "" and len(refused.stderr.strip().splitlines()) == 1
     assert "lorebook" in refused.stderr
+
+
+def test_the_active_cards_regex_scripts_clean_a_reply_after_the_servers_own(lantern, alice):
+    from regex_scripts.selectors import clean_for_server
+
+    scripts = [
+        {
+            "id": "c1",
+            "scriptName": "Card hides OOC",
+            "findRegex": "/\\(OOC:[^)]*\\)/g",
+            "replaceString": "",
+            "placement": [2],
+        },
+    ]
+    raw = card_json(extensions={"regex_scripts": scripts})
+    services.card_import(server=lantern, raw=raw, filename="m.json", by=alice)
+    cleaned = clean_for_server(server_id=lantern.pk, text="Evening. (OOC: brb) The lamp is lit.", seed=1)
+    assert cleaned.stored == "Evening.  The lamp is lit."
+    assert [a.script for a in cleaned.applied] == ["Card hides OOC"]
