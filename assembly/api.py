@@ -3,7 +3,9 @@
 The body is a bucket document (SPEC §3.2) — or `{"buckets": {…}}` — plus optional request fields:
 `provider` (openai | anthropic | gemini: adds `provider_payload`), `style` (merge | standalone),
 `native` (true: ignore presets), `preset` (a stored preset's name instead of the active one),
-`encoding` (o200k_base | cl100k_base). The answer is the same JSON object `manage.py assemble` prints.
+`encoding` (o200k_base | cl100k_base), `channel` and `parent_channel` (the channel or thread the
+prompt is for, when the document has no `stm_context` naming it: its own preset wins over the
+active one, a thread inherits its parent's). The answer is the same JSON object `manage.py assemble` prints.
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
 With the token and preset caches warm and inline STM, a request makes no SQL query.
 """
@@ -21,7 +23,7 @@ from servers.api_auth import ApiError, api_view, read_json_body
 
 from .selectors import PresetNotFound, assemble_for_server
 
-REQUEST_FIELDS = ("provider", "style", "native", "preset", "encoding")
+REQUEST_FIELDS = ("provider", "style", "native", "preset", "encoding", "channel", "parent_channel")
 
 
 def max_body_bytes() -> int:
@@ -49,6 +51,8 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
             style=options["style"],
             provider=options["provider"],
             encoding=options["encoding"] or None,
+            channel=options["channel"],
+            parent_channel=options["parent_channel"],
         )
     except BucketError as exc:
         raise ApiError(exc.message) from None
@@ -69,3 +73,7 @@ def _check_options(options: dict[str, Any]) -> None:
             raise ApiError(f"`{key}` must be a string.")
     if options["native"] is not None and not isinstance(options["native"], bool):
         raise ApiError("`native` must be true or false.")
+    for key in ("channel", "parent_channel"):
+        value = options[key]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise ApiError(f"`{key}` must be a channel id (a positive whole number).")

@@ -19,7 +19,7 @@ from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm,
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
-from presets import sampling_cache
+from presets import channel_cache, sampling_cache
 from presets import selectors as preset_selectors
 from regex_scripts.selectors import script_set
 from servers.selectors import tokenizer_for
@@ -59,11 +59,19 @@ def sample_bucket_named(server_id: int, name: str) -> SampleBucket | None:
 
 
 def preset_for_assembly(
-    server_id: int, *, preset_id: int | None = None, preset_name: str | None = None
+    server_id: int,
+    *,
+    preset_id: int | None = None,
+    preset_name: str | None = None,
+    channel: int | None = None,
+    parent_channel: int | None = None,
 ) -> CompiledPreset | None:
-    """The compiled preset to assemble with: the one named or given by id (of this server), else the
-    active one (from the cache); None means native assembly. Raises PresetNotFound."""
+    """The compiled preset to assemble with: the one named or given by id (of this server), else
+    the channel's own preset (a thread inherits its parent's), else the active one (all from the
+    cache); None means native assembly. Raises PresetNotFound."""
     if preset_id is None and preset_name is None:
+        if channel is not None:
+            return channel_cache.get_preset_for_channel(server_id, channel, parent_channel)
         return preset_cache.get_active_preset(server_id)
     found = preset_selectors.preset_id_of(server_id, preset_id=preset_id, name=preset_name)
     if found is None:
@@ -104,13 +112,31 @@ def assemble_for_server(
     provider: str | None = None,
     seed: int | None = None,
     encoding: str | None = None,
+    channel: int | None = None,
+    parent_channel: int | None = None,
 ) -> Assembly:
-    """Assemble `doc` for the server with its active preset (or the one named, or none when
-    `native`) and its active character card, using stored STM when the document names a channel and
-    user. Token counts are for the requested provider, else the one of the server's sampling choice,
-    with the server's tokenizer unless `encoding` names one (SPEC §10.4). Raises PresetNotFound and
-    ValueError (bad style/provider/encoding)."""
-    preset = None if native else preset_for_assembly(server_id, preset_id=preset_id, preset_name=preset_name)
+    """Assemble `doc` for the server with the preset of the channel it names (`channel`, else the
+    document's `stm_context.channel`; a thread inherits its parent's), else the active preset (or
+    the one named, or none when `native`), and its active character card, using stored STM when the
+    document names a channel and user. Token counts are for the requested provider, else the one of
+    the server's sampling choice, with the server's tokenizer unless `encoding` names one (SPEC
+    §10.4). Raises PresetNotFound and ValueError (bad style/provider/encoding)."""
+    context = doc.stm_context
+    if channel is None and context is not None:
+        channel, parent_channel = context.channel, context.parent_channel
+    elif context is not None and parent_channel is None and context.channel == channel:
+        parent_channel = context.parent_channel
+    preset = (
+        None
+        if native
+        else preset_for_assembly(
+            server_id,
+            preset_id=preset_id,
+            preset_name=preset_name,
+            channel=channel,
+            parent_channel=parent_channel,
+        )
+    )
     generation = generation_for(server_id, preset, provider)
     card = card_cache.get_active_card(server_id)
     return assemble(

@@ -55,6 +55,7 @@ class Preset(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    version = models.PositiveIntegerField(default=0, help_text="The number of its current version.")
 
     class Meta:
         ordering = ["name", "id"]
@@ -112,6 +113,16 @@ class PresetNode(models.Model):
         return self.kind != NodeKind.MARKER and self.injection_position == 1
 
     @property
+    def tokens(self) -> int:
+        """Tokens of the text the node contributes (macros unrendered, the default encoding): a
+        content node's text, a marker's prefix/suffix, nothing for a comment. Cached by text."""
+        from engine.tokens import count_text
+
+        if self.kind == NodeKind.CONTENT:
+            return count_text(self.content)
+        return count_text(self.prefix + self.suffix) if self.kind == NodeKind.MARKER else 0
+
+    @property
     def preview(self) -> str:
         """The first line-ish of the text, for the node list (plain slicing: templates' truncation
         normalises the whole text, which costs more than the rest of the row on big presets)."""
@@ -152,3 +163,78 @@ class ServerSampling(models.Model):
 
     def __str__(self) -> str:
         return f"sampling of server {self.server_id}"
+
+
+class VersionKind(models.TextChoices):
+    INITIAL = "initial", "State when versions began"
+    IMPORT = "import", "Upload"
+    REPLACE = "replace", "Replaced by re-upload"
+    EDIT = "edit", "Edit"
+    TOGGLE = "toggle", "Nodes switched on or off"
+    SETTINGS = "settings", "Settings"
+    ROLLBACK = "rollback", "Rollback"
+
+
+class PresetNodeBlob(models.Model):
+    """One distinct node of a preset (without its enabled flag), compressed JSON; versions share them."""
+
+    preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="node_blobs")
+    digest = models.CharField(max_length=64)
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["preset", "digest"], name="preset_node_blob_unique_digest")
+        ]
+
+    def __str__(self) -> str:
+        return self.digest[:12]
+
+
+class PresetVersion(models.Model):
+    """An immutable state of a preset: its nodes (blob references and enabled flags) and settings."""
+
+    preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16, choices=VersionKind.choices)
+    reason = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    manifest = models.BinaryField(help_text="zlib'd JSON: blob ids with enabled flags, and settings.")
+    node_count = models.PositiveIntegerField(default=0)
+    enabled_count = models.PositiveIntegerField(default=0)
+    shape = models.CharField(max_length=32, blank=True)
+    source = models.BinaryField(null=True, blank=True, help_text="zlib'd upload, on uploads only.")
+
+    class Meta:
+        ordering = ["preset", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["preset", "number"], name="preset_version_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"version {self.number}"
+
+
+class ChannelPreset(models.Model):
+    """A channel's (or thread's) own preset, winning over the server's active one there."""
+
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="channel_presets")
+    channel_id = models.BigIntegerField(help_text="The Discord channel or thread id.")
+    preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="channel_uses")
+    set_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["server", "channel_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "channel_id"], name="one_preset_per_channel")
+        ]
+
+    def __str__(self) -> str:
+        return f"channel {self.channel_id}: {self.preset_id}"

@@ -84,10 +84,11 @@ def node_counts(preset: Preset) -> dict[str, int]:
 def st_nodes(preset_id: int) -> list[StNode]:
     """The stored nodes of a preset as the importer's dataclasses, in prompt order."""
     rows = PresetNode.objects.filter(preset_id=preset_id).order_by("position").values_list(*ST_NODE_FIELDS)
-    return [_st_node(row) for row in rows]
+    return [st_node_from_row(row) for row in rows]
 
 
-def _st_node(row: tuple) -> StNode:
+def st_node_from_row(row: tuple) -> StNode:
+    """One node from a row of ST_NODE_FIELDS values."""
     values = dict(zip(ST_NODE_FIELDS, row, strict=True))
     values["injection_trigger"] = tuple(values["injection_trigger"] or ())
     return StNode(**values)
@@ -111,3 +112,9 @@ def regex_scripts(preset_id: int) -> PresetScripts:
 def prompt_settings(preset: Preset) -> PromptSettings:
     """The preset's prompt-shaping settings as the importer's dataclass."""
     return PromptSettings.from_dict(preset.settings)
+
+
+def enabled_tokens(preset: Preset) -> int:
+    """The tokens of every enabled node together (see PresetNode.tokens)."""
+    nodes = PresetNode.objects.filter(preset=preset, enabled=True).only("kind", "content", "prefix", "suffix")
+    return sum(node.tokens for node in nodes)

@@ -22,7 +22,7 @@ from servers.models import AuditEvent, Server
 from servers.users import User
 
 from . import cache as preset_cache
-from . import selectors
+from . import selectors, versions
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
 
 OnClash = Literal["ask", "replace", "keep_both"]
@@ -79,10 +79,12 @@ def preset_import(
         replaced, carried_over, nodes = False, None, parsed.nodes
         is_active = activate
         if existing is not None and on_clash == "replace":
-            nodes, carried_over = _carry_choices_over(existing, parsed.nodes)
+            nodes, carried_over = carry_choices_over(existing, parsed.nodes)
             is_active = existing.is_active
             replaced = True
-            existing.delete()
+            # The old row steps aside (a name no clean name can be) until the new one has taken
+            # over its history below; then it is deleted with its nodes.
+            Preset.objects.filter(pk=existing.pk).update(name=f" replaced {existing.pk}", is_active=False)
         elif existing is not None and on_clash == "keep_both":
             wanted = _free_name(server, wanted)
         elif existing is not None:
@@ -103,6 +105,18 @@ def preset_import(
             is_active=is_active,
             carried_over=carried_over,
             by=by,
+        )
+        if replaced:
+            versions.adopt_history(old_id=existing.pk, new=preset)
+            existing.delete()
+        versions.record_version(
+            preset=preset,
+            kind="replace" if replaced else "import",
+            reason=f"{'replaced by' if replaced else 'uploaded'} {filename}",
+            by=by,
+            actor_label=actor_label,
+            nodes=nodes,
+            source_text=parsed.stored_text,
         )
         AuditEvent.record(
             server=server,
@@ -134,7 +148,8 @@ def _free_name(server: Server, name: str) -> str:
         number += 1
 
 
-def _carry_choices_over(old: Preset, nodes: tuple[StNode, ...]) -> tuple[tuple[StNode, ...], int]:
+def carry_choices_over(old: Preset, nodes: tuple[StNode, ...]) -> tuple[tuple[StNode, ...], int]:
+    """`nodes` with the admin's on/off choices of `old` carried over by identifier, and how many."""
     previous = dict(old.nodes.values_list("identifier", "enabled"))
     carried, result = 0, []
     for node in nodes:
@@ -306,6 +321,13 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
     with transaction.atomic():
         Preset.objects.filter(pk=preset.pk).update(injection_style=style, updated_at=timezone.now())
         preset.injection_style = style
+        versions.record_version(
+            preset=preset,
+            kind="settings",
+            reason=f"depth injections: {style}",
+            by=by,
+            actor_label=actor_label,
+        )
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
@@ -325,6 +347,13 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
         Preset.objects.filter(pk=node.preset_id).update(updated_at=timezone.now())
         node.enabled = enabled
+        versions.record_version(
+            preset=node.preset,
+            kind="toggle",
+            reason=f"switched “{node.name[:80]}” {'on' if enabled else 'off'}",
+            by=by,
+            actor_label=actor_label,
+        )
         AuditEvent.record(
             server=node.preset.server_id,
             actor=by,
@@ -352,6 +381,14 @@ def nodes_set_enabled(
             .update(enabled=enabled)
         )
         Preset.objects.filter(pk=preset.pk).update(updated_at=timezone.now())
+        if changed:
+            versions.record_version(
+                preset=preset,
+                kind="toggle",
+                reason=f"switched {changed} node{'s' * (changed != 1)} {'on' if enabled else 'off'}",
+                by=by,
+                actor_label=actor_label,
+            )
         AuditEvent.record(
             server=preset.server_id,
             actor=by,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views, views_sampling
+from . import api, views, views_editor, views_sampling
 
 app_name = "presets"
 
@@ -19,6 +19,18 @@ urlpatterns = [
     path(_preset + "download/", views.preset_download, name="download"),
     path(_preset + "nodes/bulk/", views.nodes_bulk, name="nodes-bulk"),
     path(_preset + "nodes/<int:node_id>/toggle/", views.node_toggle, name="node-toggle"),
+    # The editor, versions and channel presets (presets/views_editor.py).
+    path(_preset + "nodes/add/", views_editor.node_add, name="node-add"),
+    path(_preset + "nodes/reorder/", views_editor.nodes_reorder, name="nodes-reorder"),
+    path(_preset + "nodes/<int:node_id>/edit/", views_editor.node_edit, name="node-edit"),
+    path(_preset + "nodes/<int:node_id>/duplicate/", views_editor.node_duplicate, name="node-duplicate"),
+    path(_preset + "nodes/<int:node_id>/delete/", views_editor.node_delete, name="node-delete"),
+    path(_preset + "nodes/<int:node_id>/move/", views_editor.node_move, name="node-move"),
+    path(_preset + "versions/", views_editor.version_list, name="versions"),
+    path(_preset + "versions/diff/", views_editor.version_diff, name="version-diff"),
+    path(_preset + "versions/download/", views_editor.version_download, name="version-download"),
+    path(_preset + "rollback/", views_editor.preset_rollback, name="rollback"),
+    path("servers/<int:server_id>/presets/channels/", views_editor.channel_set, name="channel-set"),
     path("api/v1/servers/<int:server_id>/presets", api.presets_collection, name="api-list"),
     path("api/v1/servers/<int:server_id>/presets/active", api.active_preset, name="api-active"),
 ]

@@ -25,7 +25,7 @@ from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
-from . import selectors, services, views_sampling
+from . import channel_services, selectors, services, views_sampling
 from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
@@ -315,6 +315,8 @@ def _list_context(request: HttpRequest, server: Server) -> dict[str, Any]:
         "presets": presets,
         "active": next((p for p in presets if p.is_active), None),
         "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "channel_uses": channel_services.channel_uses(server),
+        "known_channels": channel_services.known_channels(server),
     }
 
 
@@ -342,6 +344,7 @@ def _detail_context(
         "styles": InjectionStyle.choices,
         "node_filters": selectors.NODE_FILTERS,
         "filtered": bool(filters["q"] or filters["kind"]),
+        "enabled_tokens": selectors.enabled_tokens(preset),
         **filters,
         **views_sampling.panel_context(request, server, preset),
     }

@@ -1,6 +1,6 @@
 """`manage.py assemble`: the exact messages the bot would send for a bucket document, as JSON.
 
-    python manage.py assemble --server ID --buckets FILE [--preset NAME] [--native]
+    python manage.py assemble --server ID --buckets FILE [--preset NAME] [--native] [--channel ID]
         [--style merge|standalone] [--provider openai|anthropic|gemini] [--seed N]
         [--generation-type normal|continue|impersonate|swipe|regenerate|quiet] --json
 
@@ -43,6 +43,11 @@ class Command(BaseCommand):
         parser.add_argument("--buckets", required=True, help="A bucket document (JSON file), '-' for stdin.")
         parser.add_argument("--preset", help="Assemble with this stored preset instead of the active one.")
         parser.add_argument("--native", action="store_true", help="Ignore presets: native assembly.")
+        parser.add_argument(
+            "--channel",
+            type=int,
+            help="The channel (or thread) the prompt is for: its own preset wins over the active one.",
+        )
         parser.add_argument("--style", choices=STYLES, help="Depth-injection style (default: the preset's).")
         parser.add_argument("--provider", choices=PROVIDERS, help="Add that provider's request body.")
         parser.add_argument("--encoding", choices=ENCODINGS, help="The tokenizer (default: the server's).")
@@ -92,6 +97,8 @@ class Command(BaseCommand):
                 provider=options["provider"],
                 seed=seed,
                 encoding=options["encoding"],
+                channel=options["channel"],
+                parent_channel=_parent_of(options["channel"], doc),
             )
         except PresetNotFound as exc:
             raise _Failure(exc.message) from None
@@ -112,3 +119,16 @@ class Command(BaseCommand):
             return decode_json(raw, what="the bucket file")
         except BucketError as exc:
             raise _Failure(exc.message) from None
+
+
+def _parent_of(channel: int | None, doc: Any) -> int | None:
+    """A thread's parent channel: from the document when it names that thread, else as the bot
+    reported it (the command line may query; the API never does)."""
+    if channel is None:
+        return None
+    context = doc.stm_context
+    if context is not None and context.channel == channel and context.parent_channel is not None:
+        return context.parent_channel
+    from presets.channel_services import thread_parent
+
+    return thread_parent(channel)

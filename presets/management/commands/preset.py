@@ -1,6 +1,8 @@
 """`manage.py preset import FILE --server ID …`, `manage.py preset list --server ID` and
 `manage.py preset sampling --server ID (--use preset|server|merged) [--set NAME=VALUE ...]
-[--unset NAME ...] --json` (the server's sampling choice, then its effective settings per provider), JSON out.
+[--unset NAME ...] --json` (the server's sampling choice, then its effective settings per provider);
+preset history: `preset versions|diff|rollback --server ID --preset NAME …`, and channel presets:
+`preset channel --server ID --channel ID (--preset NAME | --clear)`. JSON out.
 
 The contract (acceptance checks use it): success prints one JSON object and exits 0; a refused file,
 a name clash without --replace/--keep-both, or an unreadable file prints ONE line starting
@@ -21,6 +23,7 @@ from django.db import DatabaseError
 from engine.sampling import MODES, PROVIDERS
 from engine.st_format import ImportRefused
 from presets import sampling_selectors, sampling_services, selectors, services
+from presets.management import history
 from presets.reports import import_report, preset_listing
 from servers.services import server_ensure
 
@@ -65,19 +68,42 @@ class Command(BaseCommand):
             "--unset", action="extend", nargs="+", default=[], metavar="NAME", help="Remove server values."
         )
         sampling.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        history = actions.add_parser("versions", help="List a preset's versions.")
+        _preset_arguments(history)
+        diff = actions.add_parser("diff", help="What changed between two versions of a preset.")
+        _preset_arguments(diff)
+        diff.add_argument("--from", dest="from_version", type=int, required=True, help="The earlier version.")
+        diff.add_argument("--to", dest="to_version", type=int, required=True, help="The later version.")
+        rollback = actions.add_parser("rollback", help="Make an earlier version current (a new version).")
+        _preset_arguments(rollback)
+        rollback.add_argument(
+            "--to", dest="to_version", type=int, required=True, help="The version to restore."
+        )
+        channel = actions.add_parser("channel", help="Give a channel its own preset, or clear it.")
+        channel.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        channel.add_argument("--channel", type=int, required=True, help="The channel or thread id.")
+        choice = channel.add_mutually_exclusive_group(required=True)
+        choice.add_argument("--preset", help="The preset's name.")
+        choice.add_argument("--clear", action="store_true", help="Use the server's active preset again.")
+        channel.add_argument("--json", action="store_true", help="Print JSON (always on).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             if options["action"] == "import":
-                report = self._import(options)
+                report: Any = self._import(options)
             elif options["action"] == "sampling":
                 report = self._sampling(options)
-            else:
+            elif options["action"] == "list":
                 report = {"presets": [_row(p) for p in selectors.presets_for(options["server"])]}
+            else:
+                report = history.run(options)
         except ImportRefused as exc:
             self._fail(exc.message)
+        except history.Refused as exc:
+            self._fail(exc.message)
         except services.PresetError as exc:
-            self._fail(exc.message + " Use --replace or --keep-both.")
+            suffix = " Use --replace or --keep-both." if options["action"] == "import" else ""
+            self._fail(exc.message + suffix)
         except sampling_services.SamplingError as exc:
             self._fail(exc.message)
         except OSError as exc:
@@ -139,3 +165,9 @@ def _first_line(exc: Exception) -> str:
 def _row(preset: Any) -> dict[str, Any]:
     row = preset_listing(preset)
     return {key: row[key] for key in ("preset_id", "name", "active", "shape", "nodes", "injection_style")}
+
+
+def _preset_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+    parser.add_argument("--preset", required=True, help="The preset's name.")
+    parser.add_argument("--json", action="store_true", help="Print JSON (always on).")

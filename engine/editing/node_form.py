@@ -1,0 +1,64 @@
+"""One node as an admin edited it, normalised exactly as an import would (SPEC §1.3): the edited
+fields are written as a one-prompt SillyTavern preset and read back by the importer, so an edit
+can never store what an upload could not, and its warnings are the importer's own sentences."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.st_format import ImportRefused, PresetNode, parse_preset
+
+# The generation types SillyTavern offers for a prompt's trigger (SPEC §10.1).
+GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
+EDITABLE_FIELDS = (
+    "name",
+    "content",
+    "role",
+    "injection_position",
+    "injection_depth",
+    "injection_order",
+    "injection_trigger",
+    "forbid_overrides",
+)
+
+
+class EditRefused(Exception):
+    """An edit that cannot be made as asked; `message` is one sentence for the admin."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class NormalisedNode:
+    """The node to store and what the importer had to say about it."""
+
+    node: PresetNode
+    warnings: tuple[str, ...]
+
+
+def normalise_node(
+    values: Mapping[str, Any], *, identifier: str, marker: bool, enabled: bool, max_bytes: int
+) -> NormalisedNode:
+    """The node an edit produces from `values` (fields of EDITABLE_FIELDS, as a form or JSON gives
+    them). Raises EditRefused when the text is too large to import."""
+    prompt: dict[str, Any] = {"identifier": identifier}
+    for name in EDITABLE_FIELDS:
+        if name in values:
+            prompt[name] = values[name]
+    if marker:
+        prompt["marker"] = True
+    document = {
+        "prompts": [prompt],
+        "prompt_order": [{"character_id": 100001, "order": [{"identifier": identifier, "enabled": enabled}]}],
+    }
+    raw = json.dumps(document, ensure_ascii=False).encode()
+    try:
+        parsed = parse_preset(raw, filename="edit.json", max_bytes=max_bytes)
+    except ImportRefused as exc:
+        raise EditRefused(exc.message) from None
+    return NormalisedNode(node=parsed.nodes[0], warnings=parsed.summary.warnings)

@@ -1,0 +1,446 @@
+"""The preset editor pages: edit, add, duplicate, delete and move nodes (drag and drop, keyboard,
+or move buttons without JavaScript), the version list with diffs, downloads and rollback, and the
+channel presets form.
+
+Admins write (Action.MANAGE_PRESETS); moderators and support read the versions and diffs
+(Action.READ_PRESETS). Every write is one service call; a stale edit gets the conflict page with
+the changes made since, and the admin's own edit kept in the form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from engine import editing
+from engine.versions import VersionDiff
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+
+from . import channel_services, edit_services, selectors, versions
+from .models import Preset, PresetNode
+from .services import PresetError
+from .views import _detail_context, _preset_or_404
+
+ROLES = ("system", "user", "assistant")
+
+
+# --- versions ---------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def version_list(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    rows = versions.versions_of(preset)
+    previous = [row.number for row in rows[1:]] + [None]
+    context = {
+        "server": server,
+        "preset": preset,
+        "versions": rows,
+        "rows": list(zip(rows, previous, strict=True)),
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+    }
+    return render(request, "presets/versions.html", context)
+
+
+@login_required
+@require_GET
+def version_diff(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    after = _number(request.GET.get("to")) or preset.version
+    before = _number(request.GET.get("from")) or max(1, after - 1)
+    try:
+        diff = versions.diff(preset, before, after)
+    except versions.VersionNotFound as exc:
+        raise Http404(exc.message) from None
+    context = {
+        "server": server,
+        "preset": preset,
+        "diff": diff_view(diff),
+        "before": before,
+        "after": after,
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+    }
+    return render(request, "presets/version_diff.html", context)
+
+
+@login_required
+@require_GET
+def version_download(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    number = _number(request.GET.get("version")) or preset.version
+    try:
+        text = versions.export_version(preset, number)
+    except versions.VersionNotFound as exc:
+        raise Http404(exc.message) from None
+    return HttpResponse(
+        text.encode("utf-8"),
+        content_type="application/json; charset=utf-8",
+        headers={"Content-Disposition": content_disposition_header(True, f"{preset.name} v{number}.json")},
+    )
+
+
+@login_required
+@require_POST
+def preset_rollback(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    target = _number(request.POST.get("to"))
+    try:
+        if target is None:
+            raise PresetError("Choose the version to roll back to.")
+        result = edit_services.preset_rollback(preset=preset, to=target, by=request.user)
+    except versions.VersionNotFound as exc:
+        messages.error(request, exc.message)
+    except PresetError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Rolled back to version {target}: this is now version {result.version}.")
+    return redirect("presets:versions", server_id=server.id, preset_id=preset.pk)
+
+
+# --- node edits -------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def node_edit(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    node = _node_or_404(preset, node_id)
+    values = _node_values(node)
+    if request.method == "POST":
+        values = _posted_values(request.POST, marker=node.kind == "marker")
+        try:
+            result = edit_services.node_update(
+                preset=preset,
+                node_id=node.pk,
+                values=values,
+                base_version=_number(request.POST.get("version")),
+                by=request.user,
+            )
+        except edit_services.PresetConflict as exc:
+            return _conflict(request, server, preset, exc, form_node=node, values=values)
+        except PresetError as exc:
+            return _node_form(request, server, preset, node, values, error=exc.message, status=400)
+        _report(request, f"Saved “{values.get('name') or node.name}” as version {result.version}.", result)
+        return _back_to_node(server, preset, node.pk)
+    return _node_form(request, server, preset, node, values)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def node_add(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    after = _number(request.POST.get("after") or request.GET.get("after"))
+    values: dict[str, Any] = {
+        "name": "",
+        "content": "",
+        "role": "system",
+        "injection_position": 0,
+        "injection_depth": 4,
+        "injection_order": 100,
+        "injection_trigger": [],
+    }
+    if request.method == "POST":
+        values = _posted_values(request.POST, marker=False)
+        try:
+            result = edit_services.node_add(
+                preset=preset,
+                values=values,
+                after_id=after,
+                base_version=None,
+                by=request.user,
+            )
+        except PresetError as exc:
+            return _node_form(
+                request, server, preset, None, values, error=exc.message, status=400, after=after
+            )
+        _report(request, f"Added “{values.get('name') or 'New prompt'}” (version {result.version}).", result)
+        return _back_to_node(server, preset, result.node_id)
+    return _node_form(request, server, preset, None, values, after=after)
+
+
+@login_required
+@require_POST
+def node_duplicate(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    return _node_action(
+        request,
+        server_id,
+        preset_id,
+        node_id,
+        lambda preset, node, base: edit_services.node_duplicate(
+            preset=preset, node_id=node.pk, base_version=base, by=request.user
+        ),
+        lambda node, result: f"Duplicated “{node.name}” (version {result.version}).",
+    )
+
+
+@login_required
+@require_POST
+def node_delete(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    return _node_action(
+        request,
+        server_id,
+        preset_id,
+        node_id,
+        lambda preset, node, base: edit_services.node_delete(
+            preset=preset, node_id=node.pk, base_version=base, by=request.user
+        ),
+        lambda node, result: (
+            f"Deleted “{node.name}” (version {result.version}); roll back to version "
+            f"{result.version - 1} to bring it back."
+        ),
+    )
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def node_move(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    steps = -1 if request.POST.get("direction") == "up" else 1
+    return _node_action(
+        request,
+        server_id,
+        preset_id,
+        node_id,
+        lambda preset, node, base: edit_services.node_move(
+            preset=preset, node_id=node.pk, steps=steps, base_version=base, by=request.user
+        ),
+        lambda node, result: f"Moved “{node.name}” {'up' if steps < 0 else 'down'}.",
+    )
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def nodes_reorder(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    order = [_number(value) for value in request.POST.getlist("order")]
+    try:
+        if None in order:
+            raise PresetError("The new order must list node ids.")
+        edit_services.nodes_reorder(
+            preset=preset,
+            order=[value for value in order if value is not None],
+            base_version=_number(request.POST.get("version")),
+            by=request.user,
+        )
+    except edit_services.PresetConflict as exc:
+        return _conflict(request, server, preset, exc)
+    except PresetError as exc:
+        if request.htmx:
+            return HttpResponse(exc.message, status=400)
+        messages.error(request, exc.message)
+    if request.htmx:
+        return _node_list(request, server, preset)
+    return _back_to_node(server, preset, None)
+
+
+# --- channel presets --------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def channel_set(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    channel_id = _number(request.POST.get("channel"))
+    preset_id = request.POST.get("preset", "")
+    try:
+        if channel_id is None:
+            raise ValueError("Give the channel's id (a Discord snowflake).")
+        preset = None
+        if preset_id:
+            preset = selectors.preset_of(server, _number(preset_id) or 0)
+            if preset is None:
+                raise ValueError("Choose one of this server's presets.")
+        channel_services.channel_preset_set(
+            server=server, channel_id=channel_id, preset=preset, by=request.user
+        )
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Channel {channel_id} now uses “{preset.name}”."
+            if preset
+            else f"Channel {channel_id} uses the server's active preset again.",
+        )
+    return redirect(reverse("presets:list", args=[server.id]) + "#channels")
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def diff_view(diff: VersionDiff) -> dict[str, Any]:
+    """A version diff shaped for templates/presets/_diff.html."""
+
+    def rows(identifiers: tuple[str, ...], note: Any = None) -> list[dict[str, str]]:
+        return [
+            {"identifier": i, "name": diff.names.get(i, i), "note": note(i) if note else ""}
+            for i in identifiers
+        ]
+
+    groups = [
+        {"key": "added", "title": "Added", "rows": rows(diff.added)},
+        {"key": "removed", "title": "Removed", "rows": rows(diff.removed)},
+        {"key": "moved", "title": "Moved", "rows": rows(diff.moved)},
+        {
+            "key": "toggled",
+            "title": "Switched on or off",
+            "rows": rows(diff.toggled, lambda i: "now on" if diff.enabled_after.get(i) else "now off"),
+        },
+    ]
+    changes = [
+        {
+            "identifier": change.identifier,
+            "name": change.name,
+            "fields": change.fields,
+            "pairs": [(field, change.before[field], change.after[field]) for field in change.before],
+            "text": change.text,
+        }
+        for change in diff.changes
+    ]
+    return {
+        "empty": diff.is_empty,
+        "groups": [group for group in groups if group["rows"]],
+        "settings": diff.settings,
+        "changes": changes,
+    }
+
+
+def _number(value: Any) -> int | None:
+    text = str(value or "").strip()
+    return int(text) if text.isdigit() and len(text) < 20 else None
+
+
+def _node_or_404(preset: Preset, node_id: int) -> PresetNode:
+    node = PresetNode.objects.filter(preset=preset, pk=node_id).first()
+    if node is None:
+        raise Http404("No such node.")
+    return node
+
+
+def _node_values(node: PresetNode) -> dict[str, Any]:
+    return {name: getattr(node, name) for name in editing.EDITABLE_FIELDS}
+
+
+def _posted_values(data: Any, *, marker: bool) -> dict[str, Any]:
+    values: dict[str, Any] = {"name": data.get("name", "")}
+    if marker:
+        return values
+    values.update(
+        content=data.get("content", "").replace("\r\n", "\n"),
+        role=data.get("role", ""),
+        injection_position=data.get("injection_position", "0"),
+        injection_depth=data.get("injection_depth", ""),
+        injection_order=data.get("injection_order", ""),
+        injection_trigger=[t for t in data.getlist("injection_trigger") if t in editing.GENERATION_TYPES],
+        forbid_overrides=data.get("forbid_overrides") in ("1", "on", "true"),
+    )
+    return values
+
+
+def _node_form(
+    request: HttpRequest,
+    server: Server,
+    preset: Preset,
+    node: PresetNode | None,
+    values: dict[str, Any],
+    *,
+    error: str | None = None,
+    status: int = 200,
+    after: int | None = None,
+    conflict: Any = None,
+) -> HttpResponse:
+    preset.refresh_from_db(fields=["version"])
+    context = {
+        "server": server,
+        "preset": preset,
+        "node": node,
+        "values": values,
+        "error": error,
+        "after": after,
+        "roles": ROLES,
+        "generation_types": editing.GENERATION_TYPES,
+        "conflict": conflict,
+        "diff": diff_view(conflict.diff) if conflict is not None else None,
+    }
+    return render(request, "presets/node_edit.html", context, status=status)
+
+
+def _conflict(
+    request: HttpRequest,
+    server: Server,
+    preset: Preset,
+    exc: edit_services.PresetConflict,
+    *,
+    form_node: PresetNode | None = None,
+    values: dict[str, Any] | None = None,
+) -> HttpResponse:
+    if form_node is not None and values is not None:
+        return _node_form(
+            request, server, preset, form_node, values, error=exc.message, status=409, conflict=exc
+        )
+    context = {"server": server, "preset": preset, "conflict": exc, "diff": diff_view(exc.diff)}
+    template = "presets/conflict.html#conflict" if request.htmx else "presets/conflict.html"
+    return render(request, template, context, status=409)
+
+
+def _node_action(
+    request: HttpRequest,
+    server_id: int,
+    preset_id: int,
+    node_id: int,
+    action: Callable[[Preset, PresetNode, int | None], edit_services.EditResult],
+    message: Callable[[PresetNode, edit_services.EditResult], str],
+) -> HttpResponse:
+    """The shape every one-button node edit shares: find, call one service, answer."""
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    node = _node_or_404(preset, node_id)
+    try:
+        result = action(preset, node, _number(request.POST.get("version")))
+    except edit_services.PresetConflict as exc:
+        return _conflict(request, server, preset, exc)
+    except PresetError as exc:
+        if request.htmx:
+            return HttpResponse(exc.message, status=400)
+        messages.error(request, exc.message)
+        return _back_to_node(server, preset, node.pk)
+    if request.htmx:
+        return _node_list(request, server, preset)
+    _report(request, message(node, result), result)
+    return _back_to_node(server, preset, getattr(result, "node_id", None) or node.pk)
+
+
+def _node_list(request: HttpRequest, server: Server, preset: Preset) -> HttpResponse:
+    preset.refresh_from_db()
+    context = _detail_context(request, server, preset, filters={"q": "", "kind": ""})
+    return render(request, "presets/detail.html#node-list", context)
+
+
+def _report(request: HttpRequest, text: str, result: edit_services.EditResult) -> None:
+    messages.success(request, text)
+    for warning in result.warnings:
+        messages.warning(request, warning)
+
+
+def _back_to_node(server: Server, preset: Preset, node_id: int | None) -> HttpResponse:
+    url = reverse("presets:detail", args=[server.id, preset.pk])
+    return redirect(f"{url}#node-{node_id}" if node_id else f"{url}#nodes")

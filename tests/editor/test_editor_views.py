@@ -1,0 +1,213 @@
+"""The editor pages as admins use them without JavaScript: edit, add, duplicate, delete, move,
+reorder, and what happens when two admins edit at once."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from presets.models import PresetNode
+from servers.models import Role
+from servers.services import membership_set
+from tests.editor.conftest import node, order
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def edith(django_user_model, lantern):
+    """A second admin of the Lantern Guild, editing at the same time as alice."""
+    user = django_user_model.objects.create_user(username="edith", password="correct horse battery")
+    membership_set(server=lantern, user=user, role=Role.ADMIN)
+    return user
+
+
+def url(name: str, preset, *extra) -> str:
+    return reverse(f"presets:{name}", args=[preset.server_id, preset.pk, *extra])
+
+
+def test_alice_edits_a_nodes_text_role_depth_and_triggers(client, alice, tavern):
+    client.force_login(alice)
+    rules = node(tavern, "rules")
+    form = client.get(url("node-edit", tavern, rules.pk))
+    assert form.status_code == 200 and "No fighting in the tavern." in form.content.decode()
+    response = client.post(
+        url("node-edit", tavern, rules.pk),
+        {
+            "version": "1",
+            "name": "House rules",
+            "content": "No <b>fighting</b>. {{mystery_macro}}",
+            "role": "user",
+            "injection_position": "1",
+            "injection_depth": " 2 ",
+            "injection_order": "50",
+            "injection_trigger": ["normal", "swipe"],
+        },
+        follow=True,
+    )
+    rules.refresh_from_db()
+    assert (
+        rules.name,
+        rules.role,
+        rules.injection_position,
+        rules.injection_depth,
+        rules.injection_order,
+    ) == (
+        "House rules",
+        "user",
+        1,
+        2,
+        50,
+    )
+    assert rules.injection_trigger == ["normal", "swipe"]
+    shown = [str(m) for m in response.context["messages"]]
+    assert any("HTML" in m for m in shown) and any("mystery_macro" in m for m in shown)
+
+
+def test_a_bad_number_is_normalised_like_an_import_and_said(client, alice, tavern):
+    client.force_login(alice)
+    rules = node(tavern, "rules")
+    response = client.post(
+        url("node-edit", tavern, rules.pk),
+        {"version": "1", "name": "Rules", "content": "x", "role": "narrator", "injection_depth": "deep"},
+        follow=True,
+    )
+    rules.refresh_from_db()
+    assert rules.role == "system" and rules.injection_depth == 4
+    shown = " ".join(str(m) for m in response.context["messages"])
+    assert "role" in shown and "depth" in shown.lower()
+
+
+def test_bob_and_carol_read_versions_but_cannot_edit(client, bob, carol, tavern):
+    rules = node(tavern, "rules")
+    for persona in (bob, carol):
+        client.force_login(persona)
+        assert client.get(url("versions", tavern)).status_code == 200
+        assert client.get(url("version-diff", tavern) + "?from=1&to=1").status_code == 200
+        assert client.get(url("node-edit", tavern, rules.pk)).status_code == 403
+        assert client.post(url("node-move", tavern, rules.pk), {"direction": "up"}).status_code == 403
+    assert order(tavern)[2] == "rules"
+
+
+def test_charlie_cannot_see_the_versions_of_another_servers_preset(client, charlie, tavern):
+    client.force_login(charlie)
+    assert client.get(url("versions", tavern)).status_code == 404
+
+
+def test_move_buttons_reorder_without_javascript(client, alice, tavern):
+    client.force_login(alice)
+    client.post(url("node-move", tavern, node(tavern, "secret").pk), {"direction": "up", "version": "1"})
+    assert order(tavern)[:4] == ["main", "greet", "secret", "rules"]
+    client.post(url("node-move", tavern, node(tavern, "main").pk), {"direction": "up", "version": "2"})
+    assert order(tavern)[0] == "main"  # already first: stays
+
+
+def test_add_duplicate_and_delete_follow_the_marker_rules(client, alice, tavern):
+    client.force_login(alice)
+    client.post(
+        url("node-add", tavern),
+        {"name": "Toast", "content": "Raise a glass.", "after": str(node(tavern, "greet").pk)},
+    )
+    assert order(tavern)[2] != "rules" and PresetNode.objects.get(preset=tavern, name="Toast").position == 2
+    client.post(url("node-duplicate", tavern, node(tavern, "rules").pk))
+    assert PresetNode.objects.filter(
+        preset=tavern, name="Rules (copy)", content="No fighting in the tavern."
+    ).exists()
+
+    refused = client.post(url("node-delete", tavern, node(tavern, "chatHistory").pk), follow=True)
+    assert any("cannot be deleted" in str(m) for m in refused.context["messages"])
+    refused = client.post(url("node-duplicate", tavern, node(tavern, "charDescription").pk), follow=True)
+    assert any("Markers cannot be duplicated" in str(m) for m in refused.context["messages"])
+    client.post(url("node-delete", tavern, node(tavern, "secret").pk))
+    assert "secret" not in order(tavern) and "chatHistory" in order(tavern)
+
+
+def test_the_node_list_shows_tokens_per_node_and_the_enabled_total(client, alice, tavern):
+    client.force_login(alice)
+    page = client.get(url("detail", tavern)).content.decode()
+    assert 'data-testid="node-tokens">6<' in page  # "Greet every guest warmly." is 6 tokens in o200k_base
+    total = sum(n.tokens for n in tavern.nodes.filter(enabled=True))
+    assert f"{total} tokens in the enabled nodes" in page
+
+
+def test_two_admins_editing_the_same_node_never_lose_an_edit_silently(client, alice, edith, tavern):
+    rules = node(tavern, "rules")
+    client.force_login(alice)
+    assert client.get(url("node-edit", tavern, rules.pk)).context["preset"].version == 1
+
+    client.force_login(edith)
+    client.post(
+        url("node-edit", tavern, rules.pk), {"version": "1", "name": "Rules", "content": "Edith's rules."}
+    )
+
+    client.force_login(alice)
+    late = client.post(
+        url("node-edit", tavern, rules.pk), {"version": "1", "name": "Rules", "content": "Alice's rules."}
+    )
+    assert late.status_code == 409
+    page = late.content.decode()
+    assert "Nothing was saved" in page and "Edith&#x27;s" in page and "Alice&#x27;s rules." in page
+    rules.refresh_from_db()
+    assert rules.content == "Edith's rules."
+    assert late.context["conflict"].current == 2
+
+    again = client.post(
+        url("node-edit", tavern, rules.pk), {"version": "2", "name": "Rules", "content": "Alice's rules."}
+    )
+    assert again.status_code == 302
+    rules.refresh_from_db()
+    assert rules.content == "Alice's rules."
+
+
+def test_edits_of_different_nodes_at_once_both_land(client, alice, edith, tavern):
+    client.force_login(edith)
+    client.post(
+        url("node-edit", tavern, node(tavern, "greet").pk),
+        {"version": "1", "name": "Greet", "content": "Wave."},
+    )
+    client.force_login(alice)
+    response = client.post(
+        url("node-edit", tavern, node(tavern, "rules").pk),
+        {"version": "1", "name": "Rules", "content": "Calm."},
+    )
+    assert response.status_code == 302
+    assert node(tavern, "greet").content == "Wave." and node(tavern, "rules").content == "Calm."
+
+
+def test_a_reorder_from_a_stale_page_is_refused_with_the_changes(client, alice, edith, tavern):
+    ids = list(PresetNode.objects.filter(preset=tavern).order_by("position").values_list("pk", flat=True))
+    client.force_login(edith)
+    client.post(url("node-move", tavern, ids[3]), {"direction": "up", "version": "1"})
+    client.force_login(alice)
+    swapped = [ids[1], ids[0], *ids[2:]]
+    response = client.post(url("nodes-reorder", tavern), {"version": "1", "order": [str(i) for i in swapped]})
+    assert response.status_code == 409 and b"diff-moved" in response.content
+    assert order(tavern)[0] == "main"
+
+    response = client.post(
+        url("nodes-reorder", tavern),
+        {"version": "2", "order": [str(i) for i in swapped]},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200 and order(tavern)[:2] == ["greet", "main"]
+    assert b'id="node-list"' in response.content
+
+
+def test_a_version_downloads_as_sillytavern_json_for_admins_only(client, alice, bob, tavern):
+    client.force_login(alice)
+    response = client.get(url("version-download", tavern) + "?version=1")
+    assert response.status_code == 200 and "Tavern v1.json" in response["Content-Disposition"]
+    assert response.json()["prompt_order"][-1]["character_id"] == 100001
+    client.force_login(bob)
+    assert client.get(url("version-download", tavern) + "?version=1").status_code == 403
+
+
+def test_alice_rolls_back_from_the_versions_page(client, alice, tavern):
+    client.force_login(alice)
+    client.post(url("node-delete", tavern, node(tavern, "greet").pk), {"version": "1"})
+    page = client.get(url("versions", tavern)).content.decode()
+    assert "deleted “Greet”" in page
+    client.post(url("rollback", tavern), {"to": "1"})
+    assert "greet" in order(tavern)
+    diff = client.get(url("version-diff", tavern) + "?from=1&to=2").content.decode()
+    assert 'data-testid="diff-removed"' in diff and "greet" in diff
