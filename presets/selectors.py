@@ -43,6 +43,11 @@ def preset_of(server: Server, preset_id: int) -> Preset | None:
     return server.presets.defer("stored_text").filter(pk=preset_id).first()
 
 
+def preset_named(server: Server, name: str) -> Preset | None:
+    """The server's preset with this exact name (stored text deferred), or None."""
+    return server.presets.defer("stored_text").filter(name=name).first()
+
+
 def preset_id_of(server_id: int, *, preset_id: int | None = None, name: str | None = None) -> int | None:
     """The id of the server's preset with that id or name, or None when it has none."""
     rows = Preset.objects.filter(server_id=server_id)

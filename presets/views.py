@@ -20,7 +20,7 @@ from django.utils.http import content_disposition_header, url_has_allowed_host_a
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.st_format import ImportRefused, ImportSummary
+from engine.st_format import ImportRefused, ImportSummary, preset_name_from_filename
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -29,6 +29,8 @@ from . import channel_services, selectors, services, views_sampling
 from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
+from .replace_review import ReplaceReview, review_replace
+from .version_display import diff_view
 from .summary_display import summary_groups
 
 
@@ -55,6 +57,15 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     try:
         upload = _finishing(request, server) or read_preset_upload(request, default_activate=False)
         form = upload.options
+        review = _replace_review(request, server, upload)
+        if review is not None:
+            context = {
+                **_upload_context(server, form, pending=review[1]),
+                "review": review[0],
+                "diff": diff_view(review[0].diff),
+            }
+            template = "presets/upload.html#upload-result" if request.htmx else "presets/upload.html"
+            return render(request, template, context)
         result = services.preset_import(
             server=server,
             raw=upload.raw,
@@ -110,6 +121,33 @@ def _finishing(request: HttpRequest, server: Server) -> PresetUpload | None:
         )
     options = UploadOptions(name=pending.options.name, activate=pending.options.activate, on_clash=choice)
     return PresetUpload(pending.raw, pending.filename, options)
+
+
+def _replace_review(
+    request: AuthenticatedHttpRequest, server: Server, upload: PresetUpload
+) -> tuple[ReplaceReview, str] | None:
+    """Before a replace: what it would change and the kept upload's token, so the admin confirms
+    it first. None when nothing would be replaced, the admin has confirmed, or the upload cannot be
+    kept (the cache is down: the replace then runs as asked)."""
+    if upload.options.on_clash != "replace" or request.POST.get("confirm") == "1":
+        return None
+    name = services.clean_name(upload.options.name) or services.clean_name(
+        preset_name_from_filename(upload.filename)
+    )
+    existing = selectors.preset_named(server, name) if name else None
+    if existing is None:
+        return None
+    token = request.POST.get("pending", "") if request.POST.get("resolve") == "replace" else None
+    token = token or keep_upload(
+        user_id=request.user.pk,
+        server_id=server.pk,
+        raw=upload.raw,
+        filename=upload.filename,
+        options=upload.options,
+    )
+    if token is None:
+        return None
+    return review_replace(preset=existing, raw=upload.raw, filename=upload.filename), token
 
 
 preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]

@@ -22,13 +22,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from engine import editing
-from engine.versions import VersionDiff
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 
 from . import channel_services, edit_services, selectors, versions
 from .models import Preset, PresetNode
 from .services import PresetError
+from .version_display import diff_view
 from .views import _detail_context, _preset_or_404
 
 ROLES = ("system", "user", "assistant")
@@ -285,43 +285,6 @@ def channel_set(request: HttpRequest, server_id: int) -> HttpResponse:
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def diff_view(diff: VersionDiff) -> dict[str, Any]:
-    """A version diff shaped for templates/presets/_diff.html."""
-
-    def rows(identifiers: tuple[str, ...], note: Any = None) -> list[dict[str, str]]:
-        return [
-            {"identifier": i, "name": diff.names.get(i, i), "note": note(i) if note else ""}
-            for i in identifiers
-        ]
-
-    groups = [
-        {"key": "added", "title": "Added", "rows": rows(diff.added)},
-        {"key": "removed", "title": "Removed", "rows": rows(diff.removed)},
-        {"key": "moved", "title": "Moved", "rows": rows(diff.moved)},
-        {
-            "key": "toggled",
-            "title": "Switched on or off",
-            "rows": rows(diff.toggled, lambda i: "now on" if diff.enabled_after.get(i) else "now off"),
-        },
-    ]
-    changes = [
-        {
-            "identifier": change.identifier,
-            "name": change.name,
-            "fields": change.fields,
-            "pairs": [(field, change.before[field], change.after[field]) for field in change.before],
-            "text": change.text,
-        }
-        for change in diff.changes
-    ]
-    return {
-        "empty": diff.is_empty,
-        "groups": [group for group in groups if group["rows"]],
-        "settings": diff.settings,
-        "changes": changes,
-    }
 
 
 def _number(value: Any) -> int | None:

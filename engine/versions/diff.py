@@ -29,7 +29,9 @@ NODE_FIELDS = (
 # Past this many words a side, the text diff compares lines instead (SequenceMatcher is quadratic).
 WORD_DIFF_LIMIT = 20_000
 
-_WORDS = re.compile(r"\s+|[^\s]+")
+# A word with the whitespace after it (leading whitespace alone): a changed run of words reads as
+# one deletion and one insertion, not word-by-word alternation.
+_WORDS = re.compile(r"\S+\s*|\s+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ import pytest
 from engine import parse_buckets
 from presets import services
 from presets.models import Preset, PresetNode
-from tests.presets.conftest import CORPUS, make_preset
+from tests.corpus import CORPUS
+from tests.presets.conftest import make_preset
 
 CORPUS = CORPUS
 

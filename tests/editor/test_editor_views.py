@@ -211,3 +211,43 @@ def test_alice_rolls_back_from_the_versions_page(client, alice, tavern):
     assert "greet" in order(tavern)
     diff = client.get(url("version-diff", tavern) + "?from=1&to=2").content.decode()
     assert 'data-testid="diff-removed"' in diff and "greet" in diff
+
+
+def test_a_re_upload_shows_what_it_would_change_before_replacing(client, alice, tavern, lantern):
+    from tests.presets.conftest import make_preset, upload
+
+    client.force_login(alice)
+    node(tavern, "rules").__class__.objects.filter(pk=node(tavern, "rules").pk).update(enabled=False)
+    raw = make_preset(("greet", "Greet guests by name.", True), ("rules", "No fighting.", True))
+    clash = upload(client, lantern.id, raw, "Tavern.json")
+    assert clash.status_code == 409
+    token = clash.context["pending"]
+    review = client.post(url_upload(lantern), {"pending": token, "resolve": "replace"})
+    page = review.content.decode()
+    assert review.status_code == 200 and 'data-testid="replace-review"' in page
+    assert 'data-testid="diff-removed"' in page and "<code>secret</code>" in page
+    assert "<ins>guests by name.</ins>" in page  # the word-level diff of greet
+    assert order(tavern)[3] == "secret"  # nothing replaced yet
+
+    done = client.post(url_upload(lantern), {"pending": token, "resolve": "replace", "confirm": "1"})
+    assert done.status_code == 302
+    from presets.models import Preset
+
+    replaced = Preset.objects.get(server=lantern, name="Tavern")
+    assert "secret" not in order(replaced) and not node(replaced, "rules").enabled  # toggles carried over
+    assert replaced.versions.order_by("-number").first().kind == "replace"
+
+
+def test_choosing_replace_up_front_also_shows_the_changes_first(client, alice, tavern, lantern):
+    from tests.presets.conftest import make_preset, upload
+
+    client.force_login(alice)
+    response = upload(
+        client, lantern.id, make_preset(("greet", "Hi.", True)), "Tavern.json", on_clash="replace"
+    )
+    assert response.status_code == 200 and 'data-testid="confirm-replace"' in response.content.decode()
+    assert "secret" in order(tavern)
+
+
+def url_upload(lantern) -> str:
+    return reverse("presets:upload", args=[lantern.id])

@@ -128,7 +128,9 @@ def test_replacing_keeps_the_active_flag_and_carries_node_choices_over(
     tone = house_style.nodes.get(identifier="a1d0e6b2-tone")
     tone.enabled = False
     tone.save()
-    response = upload(client, lantern.id, demo_bytes, "House Style.json", on_clash="replace", activate="")
+    response = upload(
+        client, lantern.id, demo_bytes, "House Style.json", on_clash="replace", confirm="1", activate=""
+    )
     new = Preset.objects.get(server=lantern)
     assert new.pk != house_style.pk and new.is_active
     assert not new.nodes.get(identifier="a1d0e6b2-tone").enabled
@@ -139,7 +141,14 @@ def test_replacing_keeps_the_active_flag_and_carries_node_choices_over(
 
 def test_replacing_an_inactive_preset_keeps_it_inactive(client, alice, lantern, house_style, second_preset):
     client.force_login(alice)
-    upload(client, lantern.id, make_preset(("rules", "New rules.", True)), "Second.json", on_clash="replace")
+    upload(
+        client,
+        lantern.id,
+        make_preset(("rules", "New rules.", True)),
+        "Second.json",
+        on_clash="replace",
+        confirm="1",
+    )
     assert not Preset.objects.get(server=lantern, name="Second").is_active
     assert Preset.objects.get(server=lantern, name="House Style").is_active
 
@@ -269,7 +278,7 @@ def test_replacing_recounts_the_summary_for_the_carried_over_choices(
     marker = house_style.nodes.get(identifier="charDescription")
     marker.enabled = False
     marker.save()
-    upload(client, lantern.id, demo_bytes, "House Style.json", on_clash="replace")
+    upload(client, lantern.id, demo_bytes, "House Style.json", on_clash="replace", confirm="1")
     new = Preset.objects.get(server=lantern)
     hidden = " ".join(new.summary["hidden_blocks"])
     assert "charDescription" in hidden

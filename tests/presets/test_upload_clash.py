@@ -35,7 +35,11 @@ def _finish(client, lantern, token: str, choice: str):
 def test_replace_finishes_the_upload_without_the_file(client, alice, lantern, house_style):
     client.force_login(alice)
     token = _clash(client, lantern)
-    response = _finish(client, lantern, token, "replace")
+    review = _finish(client, lantern, token, "replace")  # first: what it would change (docs/editor.md)
+    assert review.status_code == 200 and 'data-testid="replace-review"' in review.content.decode()
+    response = client.post(
+        reverse("presets:upload", args=[lantern.id]), {"pending": token, "resolve": "replace", "confirm": "1"}
+    )
     preset = Preset.objects.get(server=lantern)
     assert response.status_code == 302 and response.url.endswith(f"/presets/{preset.pk}/?imported=1")
     assert preset.name == house_style.name
