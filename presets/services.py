@@ -344,6 +344,7 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
     if not node.toggleable:
         raise PresetError("Comments and the chat history cannot be switched off.")
     with transaction.atomic():
+        versions.lock_preset(node.preset_id)  # first, as editor writes do: no lock-order deadlock
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
         Preset.objects.filter(pk=node.preset_id).update(updated_at=timezone.now())
         node.enabled = enabled
@@ -373,6 +374,7 @@ def nodes_set_enabled(
     Returns how many nodes changed.
     """
     with transaction.atomic():
+        versions.lock_preset(preset.pk)  # first, as editor writes do: no lock-order deadlock
         changed = (
             PresetNode.objects.filter(preset=preset, pk__in=node_ids)
             .exclude(kind="comment")
