@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
+from memory.models import Channel  # names and parents only; memory does not depend on presets
 from servers.models import AuditEvent, Server
 
 from . import cache as preset_cache
@@ -63,8 +64,6 @@ def channel_preset_set(
 
 def channel_uses(server: Server) -> list[ChannelUse]:
     """Every channel of the server with its own preset, with channel names the bot has reported."""
-    from memory.models import Channel  # names and parents only; memory does not depend on presets
-
     rows = list(ChannelPreset.objects.filter(server=server).select_related("preset").order_by("channel_id"))
     known = {
         channel.id: channel
@@ -88,13 +87,9 @@ def channel_uses(server: Server) -> list[ChannelUse]:
 
 def known_channels(server: Server) -> list[Any]:
     """The server's channels the bot has reported (for the channel picker)."""
-    from memory.models import Channel
-
     return list(Channel.objects.filter(server=server).order_by("name", "id"))
 
 
 def thread_parent(channel_id: int) -> int | None:
     """The parent channel of a thread the bot has reported, else None (the command line asks)."""
-    from memory.models import Channel
-
     return Channel.objects.filter(pk=channel_id).values_list("parent_id", flat=True).first()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -421,8 +421,6 @@ def _normalise(values: Mapping[str, Any], old: StNode) -> editing.NormalisedNode
     )
     # Legacy blocks keep the text around them; the editor does not offer it (SillyTavern has none).
     if old.prefix or old.suffix:
-        from dataclasses import replace
-
         return editing.NormalisedNode(
             node=replace(normalised.node, prefix=old.prefix, suffix=old.suffix), warnings=normalised.warnings
         )

@@ -6,6 +6,7 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from engine import count_text
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
@@ -116,8 +117,6 @@ class PresetNode(models.Model):
     def tokens(self) -> int:
         """Tokens of the text the node contributes (macros unrendered, the default encoding): a
         content node's text, a marker's prefix/suffix, nothing for a comment. Cached by text."""
-        from engine.tokens import count_text
-
         if self.kind == NodeKind.CONTENT:
             return count_text(self.content)
         return count_text(self.prefix + self.suffix) if self.kind == NodeKind.MARKER else 0

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from assembly.selectors import PresetNotFound, assemble_for_server
 from engine import ENCODINGS, GENERATION_TYPES, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
+from presets.channel_services import thread_parent
 from servers.models import Server
 
 
@@ -129,6 +130,4 @@ def _parent_of(channel: int | None, doc: Any) -> int | None:
     context = doc.stm_context
     if context is not None and context.channel == channel and context.parent_channel is not None:
         return context.parent_channel
-    from presets.channel_services import thread_parent
-
     return thread_parent(channel)
