@@ -30,8 +30,8 @@ from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, 
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
 from .replace_review import ReplaceReview, review_replace
-from .version_display import diff_view
 from .summary_display import summary_groups
+from .version_display import diff_view
 
 
 @login_required
