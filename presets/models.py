@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from engine import count_text
+from engine.tokens import DEFAULT_ENCODING as DEFAULT_TOKENIZER
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
@@ -115,11 +116,13 @@ class PresetNode(models.Model):
 
     @property
     def tokens(self) -> int:
-        """Tokens of the text the node contributes (macros unrendered, the default encoding): a
+        """Tokens of the text the node contributes (macros unrendered, the server's tokenizer): a
         content node's text, a marker's prefix/suffix, nothing for a comment. Cached by text."""
+        # Views set `encoding` to the server's tokenizer (SPEC §10.4); the default otherwise.
+        encoding = getattr(self, "encoding", None) or DEFAULT_TOKENIZER
         if self.kind == NodeKind.CONTENT:
-            return count_text(self.content)
-        return count_text(self.prefix + self.suffix) if self.kind == NodeKind.MARKER else 0
+            return count_text(self.content, encoding)
+        return count_text(self.prefix + self.suffix, encoding) if self.kind == NodeKind.MARKER else 0
 
     @property
     def preview(self) -> str:

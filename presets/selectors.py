@@ -119,7 +119,11 @@ def prompt_settings(preset: Preset) -> PromptSettings:
     return PromptSettings.from_dict(preset.settings)
 
 
-def enabled_tokens(preset: Preset) -> int:
-    """The tokens of every enabled node together (see PresetNode.tokens)."""
-    nodes = PresetNode.objects.filter(preset=preset, enabled=True).only("kind", "content", "prefix", "suffix")
+def enabled_tokens(preset: Preset, encoding: str | None = None) -> int:
+    """The tokens of every enabled node together, in `encoding` (see PresetNode.tokens)."""
+    nodes = list(
+        PresetNode.objects.filter(preset=preset, enabled=True).only("kind", "content", "prefix", "suffix")
+    )
+    for node in nodes:
+        node.encoding = encoding
     return sum(node.tokens for node in nodes)

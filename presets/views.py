@@ -270,6 +270,7 @@ def node_toggle(
     if node is None:
         raise Http404("No such node.")
     node.preset = preset
+    node.encoding = server.token_encoding
     try:
         services.node_set_enabled(node=node, enabled=request.POST.get("enabled") == "1", by=request.user)
     except services.PresetError as exc:
@@ -369,6 +370,8 @@ def _detail_context(
     filters = filters or _filters(request.GET)
     summary = ImportSummary.from_dict(preset.summary) if preset.summary else None
     nodes = list(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
+    for node in nodes:
+        node.encoding = server.token_encoding
     return {
         "server": server,
         "preset": preset,
@@ -382,7 +385,7 @@ def _detail_context(
         "styles": InjectionStyle.choices,
         "node_filters": selectors.NODE_FILTERS,
         "filtered": bool(filters["q"] or filters["kind"]),
-        "enabled_tokens": selectors.enabled_tokens(preset),
+        "enabled_tokens": selectors.enabled_tokens(preset, server.token_encoding),
         **filters,
         **views_sampling.panel_context(request, server, preset),
     }
