@@ -45,11 +45,11 @@ def _size_words(n: int) -> str:
     return plural(n, "byte")
 
 
-def check_size(length: int, max_bytes: int) -> None:
-    """Raise ImportRefused (413) when `length` bytes is over the limit."""
+def check_size(length: int, max_bytes: int, *, what: str = "preset") -> None:
+    """Raise ImportRefused (413) when `length` bytes is over the limit for a `what` (preset, lorebook)."""
     if length > max_bytes:
         raise ImportRefused(
-            f"This file is {_size_words(length)}, over the {_size_words(max_bytes)} limit for a preset.",
+            f"This file is {_size_words(length)}, over the {_size_words(max_bytes)} limit for a {what}.",
             status=413,
         )
 
@@ -70,7 +70,7 @@ def decode_text(raw: bytes) -> tuple[str, int]:
 
 def _refuse_constant(name: str) -> Any:
     raise ImportRefused(
-        f"This file contains {name}, which is not a valid JSON number; save the preset again from SillyTavern."
+        f"This file contains {name}, which is not a valid JSON number; save the file again from SillyTavern."
     )
 
 
@@ -99,12 +99,12 @@ def load_json(text: str) -> tuple[Any, bool]:
         raise ImportRefused(TOO_DEEP) from None
 
 
-def _top_level_refusal(value: Any) -> ImportRefused:
+def _top_level_refusal(value: Any, what: str) -> ImportRefused:
     kind = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
         type(value), "a number"
     )
     return ImportRefused(
-        f"This file is JSON but its top level is {kind}, not an object, so it is not a preset."
+        f"This file is JSON but its top level is {kind}, not an object, so it is not a {what}."
     )
 
 
@@ -133,14 +133,17 @@ def strip_nul(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-def decode_upload(raw: bytes, *, max_bytes: int) -> Decoded:
-    """The upload as a JSON object (SPEC §1.1); raises ImportRefused with one sentence otherwise."""
-    check_size(len(raw), max_bytes)
+def decode_upload(raw: bytes, *, max_bytes: int, what: str = "preset") -> Decoded:
+    """The upload as a JSON object (SPEC §1.1); raises ImportRefused with one sentence otherwise.
+
+    `what` names the kind of file expected (a preset, a lorebook) in the refusals.
+    """
+    check_size(len(raw), max_bytes, what=what)
     if not raw.strip():
         raise ImportRefused("This file is empty.")
     if raw.startswith(b"\x89PNG"):
         raise ImportRefused(
-            "This is a PNG image (perhaps a character card: import those on the Characters page), not a preset JSON file."
+            f"This is a PNG image (perhaps a character card: import those on the Characters page), not a {what} JSON file."
         )
     text, replaced = decode_text(raw)
     warnings: list[str] = []
@@ -151,7 +154,7 @@ def decode_upload(raw: bytes, *, max_bytes: int) -> Decoded:
         )
     data, lenient = load_json(text)
     if not isinstance(data, dict):
-        raise _top_level_refusal(data)
+        raise _top_level_refusal(data, what)
     if lenient:
         warnings.append(
             "Raw control characters (such as line breaks) inside JSON strings were accepted as they are."

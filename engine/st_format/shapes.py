@@ -9,6 +9,9 @@ from engine.st_format.model import ImportRefused
 from engine.st_format.prompt_manager import PRE_PM_KEYS
 
 NOT_A_PRESET = "This is not a SillyTavern preset: expected a `prompts` list or a story string."
+LOREBOOK_NOT_PRESET = (
+    "This is a SillyTavern World Info (lorebook) file, not a preset: import it on the Lorebooks page instead."
+)
 
 
 def lone_system_prompt(data: dict[str, Any]) -> str | None:
@@ -53,7 +56,7 @@ def refusal_for(data: dict[str, Any]) -> ImportRefused:
             "This is a SillyTavern character card, not a preset: import it on the Characters page."
         )
     if isinstance(data.get("entries"), (dict, list)):
-        return ImportRefused("This is a SillyTavern World Info (lorebook) file, not a preset.")
+        return ImportRefused(LOREBOOK_NOT_PRESET)
     if _is_instruct_template(data):
         return ImportRefused(
             "This is a SillyTavern instruct template without a system prompt, not a preset: it only holds "

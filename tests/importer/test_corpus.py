@@ -61,7 +61,9 @@ def test_a_corpus_presets_stored_text_is_json_without_secrets(path: Path) -> Non
 def test_a_world_info_file_is_refused_as_a_lorebook(path: Path) -> None:
     outcome = _outcome(path)
     assert isinstance(outcome, ImportRefused)
-    assert outcome.message == "This is a SillyTavern World Info (lorebook) file, not a preset."
+    assert outcome.message == (
+        "This is a SillyTavern World Info (lorebook) file, not a preset: import it on the Lorebooks page instead."
+    )
 
 
 @pytest.mark.parametrize("path", CARD_FILES, ids=_ids(CARD_FILES))

@@ -86,7 +86,9 @@ def test_a_card_without_spec_but_with_a_first_message_is_refused_as_a_card(refus
 
 def test_a_lorebook_is_refused_as_world_info(refusal) -> None:
     refused = refusal({"entries": {"0": {"key": ["x"], "content": "y"}}})
-    assert refused.message == "This is a SillyTavern World Info (lorebook) file, not a preset."
+    assert refused.message == (
+        "This is a SillyTavern World Info (lorebook) file, not a preset: import it on the Lorebooks page instead."
+    )
 
 
 def test_an_instruct_template_without_a_system_prompt_is_refused_as_one(refusal) -> None:
