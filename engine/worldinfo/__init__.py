@@ -1,5 +1,7 @@
 """World Info (SPEC §7): lorebook import, activation and placement inputs. Pure: no Django, no ORM."""
 
+from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
+from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
 from engine.worldinfo.importer import convert_character_book, export_world_info, parse_lorebook, summarize
 from engine.worldinfo.model import (
     POSITIONS,
@@ -9,14 +11,28 @@ from engine.worldinfo.model import (
     LorebookSummary,
     ParsedLorebook,
 )
+from engine.worldinfo.scan import ScanMessage, ScanTexts
+from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
 
 __all__ = [
     "POSITIONS",
+    "STRATEGIES",
+    "Activated",
+    "Activation",
+    "ActivationRequest",
     "CharacterFilter",
+    "CompiledBook",
+    "CompiledEntry",
     "Entry",
     "LorebookRefused",
     "LorebookSummary",
     "ParsedLorebook",
+    "ScanMessage",
+    "ScanTexts",
+    "Skipped",
+    "WorldInfoSettings",
+    "activate",
+    "compile_book",
     "convert_character_book",
     "export_world_info",
     "parse_lorebook",

@@ -1,0 +1,399 @@
+"""SPEC §7.5: which entries activate for one assembly, in passes, and why (§7.8).
+
+Pure: compiled books, the scan texts, settings, a seed, the timed state and a token counter in; the
+activated entries (with their rendered text), the skipped ones with reasons and the new state out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
+from engine.worldinfo.model import POSITIONS, ROLES
+from engine.worldinfo.scan import Scanner, ScanTexts, Text
+from engine.worldinfo.settings import WorldInfoSettings
+from engine.worldinfo.timed import TimedState
+
+INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
+
+
+@dataclass(frozen=True, slots=True)
+class Activated:
+    """An entry that made it into the prompt, with its rendered text and why it activated."""
+
+    entry: CompiledEntry
+    content: str
+    reason: str
+    pass_number: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The explanation record of §7.8."""
+        e = self.entry.entry
+        out: dict[str, Any] = {
+            "book": self.entry.book,
+            "uid": e.uid,
+            "comment": e.comment,
+            "position": e.position,
+            "position_name": POSITIONS[e.position],
+            "order": e.order,
+            "pass": self.pass_number,
+            "reason": self.reason,
+        }
+        if e.position == 4:
+            out["depth"] = e.depth
+            out["role"] = ROLES[e.role or 0]
+        if e.position == 7:
+            out["outlet"] = e.outlet_name
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An entry that matched or was forced but did not make it, and why."""
+
+    entry: CompiledEntry
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The explanation record of §7.8."""
+        return {
+            "book": self.entry.book,
+            "uid": self.entry.entry.uid,
+            "comment": self.entry.entry.comment,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Activation:
+    """Everything one World Info evaluation decided."""
+
+    activated: tuple[Activated, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    tokens: int = 0
+    budget: int = 0
+    state: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    passes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `world_info` object of the assembly output (§7.8)."""
+        return {
+            "activated": [a.to_dict() for a in self.activated],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "state": self.state,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationRequest:
+    """The per-request inputs of World Info activation."""
+
+    books: Sequence[CompiledBook]
+    texts: ScanTexts
+    settings: WorldInfoSettings = field(default_factory=WorldInfoSettings)
+    names: dict[str, str] = field(default_factory=dict)
+    chat_length: int = 0
+    generation_type: str = "normal"
+    seed: int = 0
+    state: Any = None
+    budget_context: int | None = None
+    char_tags: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Candidate:
+    entry: CompiledEntry
+    reason: str
+    sticky: bool
+    text: Text | None = None
+
+
+def order_entries(books: Sequence[CompiledBook], strategy: str) -> list[CompiledEntry]:
+    """Entries in evaluation order: by book kind per the strategy, each by `order` descending."""
+
+    def by_order(entries: list[CompiledEntry]) -> list[CompiledEntry]:
+        return sorted(entries, key=lambda ce: -ce.entry.order)
+
+    character = [ce for b in books if b.is_character for ce in b.entries]
+    world = [ce for b in books if not b.is_character for ce in b.entries]
+    if strategy == "evenly":
+        return by_order(character + world)
+    if strategy == "global_first":
+        return by_order(world) + by_order(character)
+    return by_order(character) + by_order(world)
+
+
+def activate(
+    request: ActivationRequest,
+    *,
+    count_tokens: Callable[[str], int],
+    render: Callable[[CompiledEntry], str] | None = None,
+) -> Activation:
+    """The entries that activate for this request (SPEC §7.5), with reasons and the new timed state."""
+    return _Run(request, count_tokens, render or (lambda ce: ce.text)).run()
+
+
+class _Run:
+    def __init__(self, request: ActivationRequest, count_tokens: Callable[[str], int], render) -> None:
+        self.request = request
+        self.settings = request.settings
+        self.count_tokens = count_tokens
+        self.render = render
+        self.entries = [
+            ce for ce in order_entries(request.books, self.settings.strategy) if not ce.entry.disable
+        ]
+        self.scanner = Scanner(request.texts, self.settings, dict(request.names))
+        self.timed = TimedState(request.state, request.chat_length)
+        self.budget = self.settings.budget_tokens(request.budget_context)
+        self.activated: dict[int, Activated] = {}
+        self.failed: set[int] = set()
+        self.skipped: dict[int, Skipped] = {}
+        self.group_winners: set[str] = set()
+        self.tokens = 0
+        self.overflowed = False
+        self.levels = sorted(
+            {ce.entry.delay_until_recursion for ce in self.entries if ce.entry.delay_until_recursion}
+        )
+        self.level = self.levels.pop(0) if self.levels else 0
+        self.ran_at_level = False
+
+    # --- the passes -----------------------------------------------------------------------------
+
+    def run(self) -> Activation:
+        state, pass_number = INITIAL, 0
+        while state:
+            pass_number += 1
+            if self.settings.max_recursion and pass_number > self.settings.max_recursion:
+                break
+            self.scanner.new_pass()
+            if state == RECURSION:
+                self.ran_at_level = True
+            new = self._pass(state, pass_number)
+            state = self._next_state(new)
+        activated = tuple(self.activated.values())
+        for item in activated:
+            self.timed.activated(item.entry)
+        warnings = tuple(
+            f"A regular-expression key was stopped by its time limit: {t}." for t in self.scanner.timeouts
+        )
+        return Activation(
+            activated=activated,
+            skipped=tuple(s for k, s in self.skipped.items() if k not in self.activated),
+            tokens=self.tokens,
+            budget=self.budget,
+            state=self.timed.to_json(),
+            warnings=tuple(dict.fromkeys(warnings)),
+            passes=pass_number,
+        )
+
+    def _next_state(self, new: list[Activated]) -> str | None:
+        if self.overflowed:
+            return None
+        if self.settings.recursive and any(not a.entry.entry.prevent_recursion for a in new):
+            return RECURSION
+        if self.level and (not self.ran_at_level or self.levels):
+            if self.ran_at_level:
+                self.level, self.ran_at_level = self.levels.pop(0), False
+            return RECURSION
+        minimum = self.settings.min_activations
+        if minimum and len(self.activated) < minimum:
+            depth = self.settings.scan_depth + self.scanner.skew
+            cap = self.settings.min_activations_depth_max
+            if (not cap or depth < cap) and depth < len(self.request.texts.history):
+                self.scanner.skew += 1
+                return MIN_ACTIVATIONS
+        return None
+
+    def _pass(self, state: str, pass_number: int) -> list[Activated]:
+        recursion = state == RECURSION
+        candidates: list[_Candidate] = []
+        for ce in self.entries:
+            if id(ce) in self.activated or id(ce) in self.failed:
+                continue
+            candidate = self._check(ce, recursion=recursion, first=pass_number == 1)
+            if candidate is not None:
+                candidates.append(candidate)
+        candidates.sort(key=lambda c: not c.sticky)  # stable: sticky first, then evaluation order
+        candidates = self._groups(candidates, recursion=recursion)
+        candidates = self._probability(candidates)
+        new = self._budget(candidates, pass_number)
+        if new:
+            self.scanner.recursion.extend(a.content for a in new if not a.entry.entry.prevent_recursion)
+        return new
+
+    # --- one entry ------------------------------------------------------------------------------
+
+    def _check(self, ce: CompiledEntry, *, recursion: bool, first: bool) -> _Candidate | None:
+        e = ce.entry
+        status = self.timed.status(ce)
+        gate = self._gate(ce, status.sticky, status.cooldown_until)
+        if gate is not None:
+            if first and self._would_activate(ce):
+                self._skip(ce, gate)
+            return None
+        if e.delay_until_recursion and (not recursion or e.delay_until_recursion > self.level):
+            return None
+        if e.exclude_recursion and recursion:
+            return None
+        if "@@dont_activate" in ce.decorators:
+            if first and self._would_activate(ce):
+                self._skip(ce, "decorator @@dont_activate")
+            return None
+        if "@@activate" in ce.decorators:
+            return _Candidate(ce, "decorator", status.sticky)
+        if e.constant:
+            return _Candidate(ce, "constant", status.sticky)
+        if status.sticky:
+            return _Candidate(ce, "sticky", True)
+        if not ce.primary:
+            return None
+        text = self.scanner.text_for(ce, recursion=recursion)
+        key = self._primary_match(ce, text)
+        if key is None or not self._secondary_ok(ce, text):
+            return None
+        where = self.scanner.where(ce, key, recursion=recursion)
+        return _Candidate(ce, f'key "{key.source.strip()}" {where}', False, text)
+
+    def _gate(self, ce: CompiledEntry, sticky: bool, cooldown_until: int | None) -> str | None:
+        e = ce.entry
+        if e.triggers and self.request.generation_type not in e.triggers:
+            return "trigger"
+        flt = e.character_filter
+        if flt.active:
+            char = self.request.names.get("char", "")
+            hit = char in flt.names or any(tag in self.request.char_tags for tag in flt.tags)
+            if hit == flt.is_exclude:
+                return "filter"
+        if e.delay and self.request.chat_length < e.delay:
+            return "delay"
+        if cooldown_until is not None and not sticky:
+            return f"cooldown until message {cooldown_until}"
+        return None
+
+    def _would_activate(self, ce: CompiledEntry) -> bool:
+        if ce.entry.constant or "@@activate" in ce.decorators:
+            return True
+        if not ce.primary:
+            return False
+        text = self.scanner.text_for(ce, recursion=False)
+        return self._primary_match(ce, text) is not None and self._secondary_ok(ce, text)
+
+    def _primary_match(self, ce: CompiledEntry, text: Text) -> Key | None:
+        for key in ce.primary:
+            if self.scanner.matches(ce, key, text):
+                return key
+        return None
+
+    def _secondary_ok(self, ce: CompiledEntry, text: Text) -> bool:
+        e = ce.entry
+        if not e.selective or not ce.secondary:
+            return True
+        logic = e.selective_logic
+        if logic == 0:  # AND ANY
+            return any(self.scanner.matches(ce, k, text) for k in ce.secondary)
+        if logic == 3:  # AND ALL
+            return all(self.scanner.matches(ce, k, text) for k in ce.secondary)
+        every = all(self.scanner.matches(ce, k, text) for k in ce.secondary)
+        if logic == 1:  # NOT ALL
+            return not every
+        return not any(self.scanner.matches(ce, k, text) for k in ce.secondary)  # NOT ANY
+
+    def _score(self, candidate: _Candidate) -> int:
+        ce, text = candidate.entry, candidate.text
+        if text is None:
+            return 0
+        primary = sum(1 for k in ce.primary if self.scanner.matches(ce, k, text))
+        secondary = sum(1 for k in ce.secondary if self.scanner.matches(ce, k, text))
+        if ce.entry.selective_logic == 0:
+            return primary + secondary
+        if ce.entry.selective_logic == 3 and secondary == len(ce.secondary):
+            return primary + secondary
+        return primary
+
+    def _skip(self, ce: CompiledEntry, reason: str) -> None:
+        self.skipped.setdefault(id(ce), Skipped(ce, reason))
+
+    # --- inclusion groups, probability, budget -------------------------------------------------
+
+    def _groups(self, candidates: list[_Candidate], *, recursion: bool) -> list[_Candidate]:
+        labels = list(dict.fromkeys(label for c in candidates for label in c.entry.entry.groups))
+        losers: set[int] = set()
+        for label in labels:
+            members = [c for c in candidates if label in c.entry.entry.groups and id(c.entry) not in losers]
+            if not members:
+                continue
+            if label in self.group_winners:
+                for c in members:
+                    losers.add(id(c.entry))
+                    self._skip(c.entry, f'group "{label}" already has an entry from an earlier pass')
+                continue
+            kept = members
+            if any(c.sticky for c in kept):
+                kept = [c for c in kept if c.sticky]
+            scoring = [c for c in kept if self._uses_scoring(c.entry)]
+            if scoring and len(kept) > 1:
+                scores = {id(c.entry): self._score(c) for c in kept}
+                best = max(scores.values())
+                kept = [c for c in kept if scores[id(c.entry)] == best or not self._uses_scoring(c.entry)]
+            winner = self._group_winner(label, kept)
+            for c in members:
+                if c is not winner:
+                    losers.add(id(c.entry))
+                    self._skip(c.entry, f"group lost to uid {winner.entry.uid}")
+            self.group_winners.add(label)
+        return [c for c in candidates if id(c.entry) not in losers]
+
+    def _uses_scoring(self, ce: CompiledEntry) -> bool:
+        own = ce.entry.use_group_scoring
+        return own if own is not None else self.settings.group_scoring
+
+    def _group_winner(self, label: str, kept: list[_Candidate]) -> _Candidate:
+        if len(kept) == 1:
+            return kept[0]
+        overrides = [c for c in kept if c.entry.entry.group_override]
+        if overrides:
+            return max(overrides, key=lambda c: c.entry.entry.order)  # max keeps the first on ties
+        weights = [max(c.entry.entry.group_weight, 0) for c in kept]
+        rng = random.Random(f"{self.request.seed}\x1fgroup\x1f{label}")
+        if sum(weights) <= 0:
+            return kept[0]
+        return rng.choices(kept, weights=weights)[0]
+
+    def _probability(self, candidates: list[_Candidate]) -> list[_Candidate]:
+        kept = []
+        for c in candidates:
+            e = c.entry.entry
+            if e.use_probability and e.probability < 100 and not c.sticky:
+                roll = random.Random(f"{self.request.seed}\x1f{c.entry.book}\x1f{e.uid}").random() * 100
+                if roll > e.probability:
+                    self.failed.add(id(c.entry))
+                    self._skip(c.entry, f"probability {e.probability} %")
+                    continue
+            kept.append(c)
+        return kept
+
+    def _budget(self, candidates: list[_Candidate], pass_number: int) -> list[Activated]:
+        new: list[Activated] = []
+        for c in candidates:
+            content = self.render(c.entry)
+            ignore = c.entry.entry.ignore_budget
+            if self.overflowed and not ignore:
+                self._skip(c.entry, "budget")
+                continue
+            cost = self.count_tokens(content + "\n")
+            if self.tokens + cost >= self.budget and not ignore:
+                self.overflowed = True
+                self._skip(c.entry, "budget")
+                continue
+            self.tokens += cost
+            item = Activated(c.entry, content, c.reason, pass_number)
+            self.activated[id(c.entry)] = item
+            new.append(item)
+        return new
