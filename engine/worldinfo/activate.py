@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
 from engine.worldinfo.model import POSITIONS, ROLES
+from engine.worldinfo.plan import plan_for
 from engine.worldinfo.scan import Scanner, ScanTexts, Text
 from engine.worldinfo.settings import WorldInfoSettings
 from engine.worldinfo.timed import TimedState
@@ -115,6 +116,11 @@ class _Candidate:
     text: Text | None = None
 
 
+def _may_occur(ce: CompiledEntry, lowered: str) -> bool:
+    """False when no primary key of `ce` (all plain) occurs in `lowered` even as a lower-cased substring."""
+    return any(key.compiled is not None and key.compiled.lowered in lowered for key in ce.primary)
+
+
 def order_entries(books: Sequence[CompiledBook], strategy: str) -> list[CompiledEntry]:
     """Entries in evaluation order: by book kind per the strategy, each by `order` descending."""
 
@@ -146,9 +152,9 @@ class _Run:
         self.settings = request.settings
         self.count_tokens = count_tokens
         self.render = render
-        self.entries = [
-            ce for ce in order_entries(request.books, self.settings.strategy) if not ce.entry.disable
-        ]
+        ordered = [ce for ce in order_entries(request.books, self.settings.strategy) if not ce.entry.disable]
+        self.plan = plan_for(request.books, self.settings, ordered)
+        self.entries = self.plan.entries
         self.scanner = Scanner(request.texts, self.settings, dict(request.names))
         self.timed = TimedState(request.state, request.chat_length)
         self.budget = self.settings.budget_tokens(request.budget_context)
@@ -163,6 +169,9 @@ class _Run:
         )
         self.level = self.levels.pop(0) if self.levels else 0
         self.ran_at_level = False
+        self.missed: set[int] = set()  # entries whose keys found nothing in the text at `missed_skew`
+        self.missed_skew = -1
+        self.recheck: set[int] = set()  # positions to check in full again next pass
 
     # --- the passes -----------------------------------------------------------------------------
 
@@ -213,11 +222,30 @@ class _Run:
 
     def _pass(self, state: str, pass_number: int) -> list[Activated]:
         recursion = state == RECURSION
+        # A recursion pass at the same depth only adds text: an entry whose keys found nothing before
+        # can only match in the added text (keys never span the newline between pieces).
+        incremental = recursion and self.missed_skew == self.scanner.skew
+        if incremental:
+            positions = self.plan.positions(self.scanner.added_text(), extra=self.recheck)
+        else:
+            positions = self.plan.positions(self.scanner.default_text(recursion=recursion))
+            self.missed.clear()
+            self.missed_skew = self.scanner.skew
+        self.recheck = set()
         candidates: list[_Candidate] = []
-        for ce in self.entries:
+        added = self.scanner.added_text().hay.lowered if incremental else ""
+        for position in positions:
+            ce = self.entries[position]
             if id(ce) in self.activated or id(ce) in self.failed:
                 continue
-            candidate = self._check(ce, recursion=recursion, first=pass_number == 1)
+            if incremental and id(ce) in self.missed and not _may_occur(ce, added):
+                continue
+            candidate = self._check(
+                ce,
+                recursion=recursion,
+                first=pass_number == 1,
+                added_only=incremental and id(ce) in self.missed,
+            )
             if candidate is not None:
                 candidates.append(candidate)
         candidates.sort(key=lambda c: not c.sticky)  # stable: sticky first, then evaluation order
@@ -230,7 +258,9 @@ class _Run:
 
     # --- one entry ------------------------------------------------------------------------------
 
-    def _check(self, ce: CompiledEntry, *, recursion: bool, first: bool) -> _Candidate | None:
+    def _check(
+        self, ce: CompiledEntry, *, recursion: bool, first: bool, added_only: bool = False
+    ) -> _Candidate | None:
         e = ce.entry
         status = self.timed.status(ce)
         gate = self._gate(ce, status.sticky, status.cooldown_until)
@@ -255,8 +285,14 @@ class _Run:
         if not ce.primary:
             return None
         text = self.scanner.text_for(ce, recursion=recursion)
-        key = self._primary_match(ce, text)
-        if key is None or not self._secondary_ok(ce, text):
+        key = self._primary_match(ce, self.scanner.added_text() if added_only else text)
+        if key is None:
+            if ce.plain_keys:
+                self.missed.add(id(ce))
+            return None
+        if not self._secondary_ok(ce, text):
+            self.recheck.add(self.plan.position_of[id(ce)])  # more text may satisfy it later
+            self.missed.discard(id(ce))
             return None
         where = self.scanner.where(ce, key, recursion=recursion)
         return _Candidate(ce, f'key "{key.source.strip()}" {where}', False, text)
@@ -286,8 +322,9 @@ class _Run:
         return self._primary_match(ce, text) is not None and self._secondary_ok(ce, text)
 
     def _primary_match(self, ce: CompiledEntry, text: Text) -> Key | None:
+        rules = self.scanner.rules(ce)
         for key in ce.primary:
-            if self.scanner.matches(ce, key, text):
+            if self.scanner.matches(ce, key, text, rules):
                 return key
         return None
 

@@ -44,6 +44,7 @@ class Key:
     source: str
     compiled: CompiledKey | None
     word: str | None  # set when the key is one run of [A-Za-z0-9_]: a whole-word test is a set lookup
+    word_lowered: str | None = None
 
 
 def _key(source: str) -> Key:
@@ -52,7 +53,7 @@ def _key(source: str) -> Key:
     text = source.strip()
     compiled = compile_key(text)
     word = text if not compiled.is_regex and _WORD_KEY.fullmatch(text) else None
-    return Key(source, compiled, word)
+    return Key(source, compiled, word, word.lower() if word else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,8 @@ class CompiledEntry:
     text: str  # the content without its decorator lines
     timer_key: str  # SillyTavern keys timed effects by content: editing the content restarts them
     is_character: bool
+    has_flags: bool = False  # some match* flag adds a server text to this entry's scan
+    plain_keys: bool = False  # no regex or macro primary key: a match never spans two scanned pieces
 
     @property
     def uid(self) -> int:
@@ -90,17 +93,28 @@ def compile_book(
     compiled = []
     for entry in entries:
         decorators, text = split_decorators(entry.content)
+        primary = tuple(_key(k) for k in entry.key if k.strip())
         digest = hashlib.blake2b(entry.content.encode(), digest_size=6).hexdigest()
         compiled.append(
             CompiledEntry(
                 book=name,
                 entry=entry,
-                primary=tuple(_key(k) for k in entry.key if k.strip()),
+                primary=primary,
                 secondary=tuple(_key(k) for k in entry.keysecondary if k.strip()),
                 decorators=decorators,
                 text=text,
                 timer_key=f"{name}\x1f{entry.uid}\x1f{digest}",
                 is_character=is_character,
+                plain_keys=all(k.compiled is not None and not k.compiled.is_regex for k in primary),
+                has_flags=any(
+                    (
+                        entry.match_character_description,
+                        entry.match_character_personality,
+                        entry.match_scenario,
+                        entry.match_character_depth_prompt,
+                        entry.match_creator_notes,
+                    )
+                ),
             )
         )
     return CompiledBook(name=name, entries=tuple(compiled), is_character=is_character)

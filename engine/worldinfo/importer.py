@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from engine.worldinfo.fields import normalise_entry
-from engine.worldinfo.keys import compile_key, parse_regex_key
+from engine.worldinfo.keys import compile_regex_key, parse_regex_key
 from engine.worldinfo.model import POSITIONS, Entry, LorebookRefused, LorebookSummary, ParsedLorebook
 from presets.st_format import ImportRefused, preset_name_from_filename
 from presets.st_format.decode import TOO_DEEP, decode_upload
@@ -78,27 +78,20 @@ def summarize(
     positions = Counter(str(e.position) for e in entries)
     regex_total = 0
     failed: list[str] = []
-    unsupported: list[str] = []
     for entry in entries:
         for key in (*entry.key, *entry.keysecondary):
-            if parse_regex_key(key) is None:
+            parsed = parse_regex_key(key.strip())
+            if parsed is None:
                 continue
             regex_total += 1
-            compiled = compile_key(key)
-            if not compiled.is_regex:
-                failed.append(f"{key} (in {entry.label})")
-            elif compiled.problem:
-                unsupported.append(key)
+            _, problem = compile_regex_key(*parsed)
+            if problem:
+                failed.append(f"{key.strip()} in {entry.label} ({problem.rstrip('.')})")
     extra: list[str] = []
     if failed:
         extra.append(
             f"{plural(len(failed), 'regular-expression key')} did not compile and will match as plain text: "
             f"{short_list(failed)}."
-        )
-    if unsupported:
-        extra.append(
-            f"{plural(len(unsupported), 'regular-expression key')} cannot be evaluated yet (the JavaScript "
-            f"regex engine is not installed) and will never match: {short_list(unsupported)}."
         )
     persona = [e.label for e in entries if e.match_persona_description]
     if persona:

@@ -1,17 +1,17 @@
 """Keys compiled once per book version (SPEC §7.4), then tested against each request's scan text.
 
 A plain key is a lower-cased substring test (a whole-word check only runs once the substring is
-found); a `/pattern/flags` key is a JavaScript regular expression run by `engine.regex` with a time
-bound. Until that engine is available a regex key cannot be evaluated: it never matches and is
-reported as unsupported, so it is never silently matched with Python's different semantics.
+found); a `/pattern/flags` key is a JavaScript regular expression run by `engine.regex`, whose
+every run is time-bounded (a stopped run counts as no match and is reported).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+
+from engine.regex import JsRegex, RegexError, RegexTimeout, compile_js_regex
 
 _REGEX_KEY = re.compile(r"\A/([\s\S]+?)/([gimsuy]*)\Z")
 _UNESCAPED_SLASH = re.compile(r"(?:^|[^\\])/")
@@ -29,67 +29,45 @@ def parse_regex_key(key: str) -> tuple[str, str] | None:
     return pattern, flags
 
 
-RegexTester = Callable[[str], bool | None]  # True/False, or None when the run was stopped (time bound)
-
-
-def _js_regex_engine() -> Any | None:
+def compile_regex_key(pattern: str, flags: str) -> tuple[JsRegex | None, str]:
+    """(regex, problem): the JavaScript regex, or None and the engine's sentence saying why not."""
     try:
-        import engine.regex as js  # the shared JavaScript regex engine (SPEC §9.1), when present
-    except ImportError:
-        return None
-    return js if hasattr(js, "compile_js_regex") else None
-
-
-def compile_regex_key(pattern: str, flags: str) -> tuple[RegexTester | None, str]:
-    """(tester, problem): a tester for the JavaScript regex, or None and why it cannot be used."""
-    js = _js_regex_engine()
-    if js is None:
-        return None, "regular-expression keys need the JavaScript regex engine, which is not installed"
-    try:
-        compiled = js.compile_js_regex(pattern, flags.replace("g", "").replace("y", ""))
-    except Exception as exc:  # the engine's own error: the pattern is not valid JavaScript
-        return None, f"does not compile ({exc})"
-
-    def test(text: str) -> bool | None:
-        try:
-            return bool(compiled.search(text))
-        except Exception:  # stopped by the engine's time bound
-            return None
-
-    return test, ""
+        # `g` and `y` only move where a repeated search starts; SillyTavern builds a new RegExp per test
+        return compile_js_regex(pattern, flags.replace("g", "").replace("y", "")), ""
+    except RegexError as exc:
+        return None, exc.message
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledKey:
-    """One key ready to test; `text` is the key as written (after identity substitution)."""
+    """One key ready to test (picklable, so a compiled book can be cached)."""
 
     text: str
     lowered: str
-    whole_word: re.Pattern[str] | None  # set when the key has no whitespace
-    whole_word_lowered: re.Pattern[str] | None
-    regex: RegexTester | None
-    is_regex: bool
-    problem: str = ""  # why a regex key cannot be evaluated (reported, never matched)
+    regex: JsRegex | None
+
+    @property
+    def is_regex(self) -> bool:
+        """True for a `/pattern/flags` key that compiled as JavaScript."""
+        return self.regex is not None
 
 
 def compile_key(text: str) -> CompiledKey:
-    """The key `text` compiled: a JavaScript regex when written `/…/flags` and usable, else plain."""
+    """The key `text` compiled: a JavaScript regex when written `/…/flags` and valid, else plain.
+
+    SPEC §7.4: a regex key that does not compile is a plain key (the import summary reports it).
+    """
     parsed = parse_regex_key(text)
     if parsed is not None:
-        tester, problem = compile_regex_key(*parsed)
-        if tester is not None:
-            return CompiledKey(text, text.lower(), None, None, tester, True)
-        if "does not compile" not in problem:
-            return CompiledKey(text, text.lower(), None, None, None, True, problem)
-        # SPEC §7.4: a key that does not compile is a plain key (reported at import)
-    whole = whole_lowered = None
-    if not any(ch.isspace() for ch in text):
-        whole = _word_pattern(text)
-        whole_lowered = _word_pattern(text.lower())
-    return CompiledKey(text, text.lower(), whole, whole_lowered, None, False)
+        regex, _ = compile_regex_key(*parsed)
+        if regex is not None:
+            return CompiledKey(text, text.lower(), regex)
+    return CompiledKey(text, text.lower(), None)
 
 
+@lru_cache(maxsize=65_536)
 def _word_pattern(needle: str) -> re.Pattern[str]:
+    """The whole-word test for `needle`, built on first use (most keys never need it)."""
     return re.compile(rf"(?:\A|[^{_WORD}]){re.escape(needle)}(?:\Z|[^{_WORD}])")
 
 
@@ -102,18 +80,20 @@ class Haystack:
 
 
 def key_matches(key: CompiledKey, hay: Haystack, *, case_sensitive: bool, whole_words: bool) -> bool | None:
-    """Whether `key` occurs in `hay`; None when a regex run was stopped by its time bound."""
-    if key.is_regex:
-        return key.regex(hay.raw) if key.regex is not None else False
+    """Whether `key` occurs in `hay`; None when a regex run was stopped by its time bound.
+
+    A regex key runs on the raw text; case and whole-word settings do not apply to it.
+    """
+    if key.regex is not None:
+        try:
+            return key.regex.search(hay.raw)
+        except RegexTimeout:
+            return None
     if not key.text:
         return False
-    if case_sensitive:
-        needle, text = key.text, hay.raw
-    else:
-        needle, text = key.lowered, hay.lowered
+    needle, text = (key.text, hay.raw) if case_sensitive else (key.lowered, hay.lowered)
     if needle not in text:
         return False
-    if not whole_words or key.whole_word is None:
-        return True
-    pattern = key.whole_word if case_sensitive else key.whole_word_lowered
-    return pattern is not None and pattern.search(text) is not None
+    if not whole_words or any(ch.isspace() for ch in needle):
+        return True  # a key with whitespace matches as a phrase
+    return _word_pattern(needle).search(text) is not None

@@ -42,18 +42,52 @@ class ScanTexts:
     creator_notes: str = ""
 
 
-@dataclass(slots=True)
 class Text:
-    """A haystack with its word set, so a one-word whole-word key is a set lookup."""
+    """A haystack with its word sets (built on first use), so a one-word whole-word key is a set lookup."""
 
-    hay: Haystack
-    words: frozenset[str]
-    words_lowered: frozenset[str]
+    __slots__ = ("_parts", "_words", "_words_lowered", "hay")
+
+    def __init__(self, hay: Haystack, parts: tuple[Text, ...] = ()) -> None:
+        self.hay = hay
+        self._parts = parts
+        self._words: frozenset[str] | None = None
+        self._words_lowered: frozenset[str] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The runs of [A-Za-z0-9_] in the text, as written."""
+        if self._words is None:
+            if self._parts:
+                self._words = frozenset().union(*(p.words for p in self._parts))
+            else:
+                self._words = frozenset(_WORDS.findall(self.hay.raw))
+        return self._words
+
+    @property
+    def words_lowered(self) -> frozenset[str]:
+        """The runs of [A-Za-z0-9_] in the lower-cased text."""
+        if self._words_lowered is None:
+            if self._parts:
+                self._words_lowered = frozenset().union(*(p.words_lowered for p in self._parts))
+            else:
+                self._words_lowered = frozenset(_WORDS.findall(self.hay.lowered))
+        return self._words_lowered
 
     @classmethod
     def of(cls, raw: str) -> Text:
-        lowered = raw.lower()
-        return cls(Haystack(raw, lowered), frozenset(_WORDS.findall(raw)), frozenset(_WORDS.findall(lowered)))
+        """The text `raw`."""
+        return cls(Haystack(raw, raw.lower()))
+
+    @classmethod
+    def join(cls, parts: list[Text]) -> Text:
+        """The parts joined by newlines (a newline is never part of a word, so the word sets unite)."""
+        if len(parts) == 1:
+            return parts[0]
+        hay = Haystack("\n".join(p.hay.raw for p in parts), "\n".join(p.hay.lowered for p in parts))
+        return cls(hay, tuple(parts))
+
+
+_EMPTY = Text(Haystack("", ""))
 
 
 @dataclass(slots=True)
@@ -69,6 +103,11 @@ class Scanner:
     _cache: dict[tuple, Text] = field(default_factory=dict)
     _keys: dict[str, Key] = field(default_factory=dict)
     _lines: list[str] = field(default_factory=list)
+    _stopped: set[str] = field(default_factory=set)
+    _line_texts: dict[int, Text] = field(default_factory=dict)
+    _pieces: dict[str, Text] = field(default_factory=dict)
+    _seen: int = 0
+    _added: Text | None = None
 
     def __post_init__(self) -> None:
         newest_first = reversed(self.texts.history)
@@ -80,57 +119,88 @@ class Scanner:
     def new_pass(self) -> None:
         """Forget the texts of the last pass (the recursion buffer or the skew changed)."""
         self._cache.clear()
+        self._added = Text.join([self._piece(t) for t in self.recursion[self._seen :]] or [_EMPTY])
+        self._seen = len(self.recursion)
+
+    def added_text(self) -> Text:
+        """The recursion text added since the previous pass."""
+        return self._added
 
     def depth_for(self, ce: CompiledEntry) -> int:
         """How many of the newest messages this entry scans."""
         own = ce.entry.scan_depth
         return own if own is not None else self.settings.scan_depth + self.skew
 
+    def default_text(self, *, recursion: bool) -> Text:
+        """The scan text of an entry with no scan depth or match flags of its own."""
+        return self._text(self.settings.scan_depth + self.skew, (), recursion)
+
     def text_for(self, ce: CompiledEntry, *, recursion: bool) -> Text:
         """The entry's scan text: recent messages, flagged server texts, then earlier entries' text."""
-        depth = self.depth_for(ce)
-        flags = tuple(attr for attr, _, _ in FLAG_TEXTS if getattr(ce.entry, attr))
+        flags = tuple(attr for attr, _, _ in FLAG_TEXTS if getattr(ce.entry, attr)) if ce.has_flags else ()
+        return self._text(self.depth_for(ce), flags, recursion)
+
+    def _text(self, depth: int, flags: tuple[str, ...], recursion: bool) -> Text:
         key = (depth, flags, recursion)
         text = self._cache.get(key)
         if text is None:
-            parts = self._lines[: max(depth, 0)] if depth > 0 else []
-            parts = list(parts)
+            parts = [self._line_text(i) for i in range(min(max(depth, 0), len(self._lines)))]
             for attr, source, _ in FLAG_TEXTS:
                 if attr in flags:
-                    parts.append(getattr(self.texts, source))
+                    parts.append(self._piece(getattr(self.texts, source)))
             if recursion:
-                parts.extend(self.recursion)
-            text = Text.of("\n".join(parts))
+                parts.extend(self._piece(t) for t in self.recursion)
+            text = Text.join(parts) if parts else _EMPTY
             self._cache[key] = text
         return text
 
-    def matches(self, ce: CompiledEntry, key: Key, text: Text) -> bool:
+    def rules(self, ce: CompiledEntry) -> tuple[bool, bool]:
+        """(case sensitive, whole words) for this entry: its own flags, else the server's settings."""
+        entry = ce.entry
+        case = entry.case_sensitive if entry.case_sensitive is not None else self.settings.case_sensitive
+        whole = entry.match_whole_words
+        return case, whole if whole is not None else self.settings.match_whole_words
+
+    def matches(
+        self, ce: CompiledEntry, key: Key, text: Text, rules: tuple[bool, bool] | None = None
+    ) -> bool:
         """Whether `key` occurs in `text` under the entry's (else the server's) case and word rules."""
-        key = resolve_key(key, self.names, self._keys)
+        case, whole = rules or self.rules(ce)
+        if key.word is not None and whole:
+            return (key.word in text.words) if case else (key.word_lowered in text.words_lowered)
+        if key.compiled is None:
+            key = resolve_key(key, self.names, self._keys)
         compiled = key.compiled
         if compiled is None or not compiled.text:
             return False
         entry = ce.entry
-        case = entry.case_sensitive if entry.case_sensitive is not None else self.settings.case_sensitive
-        whole = (
-            entry.match_whole_words
-            if entry.match_whole_words is not None
-            else self.settings.match_whole_words
-        )
-        if key.word is not None and whole:
-            return (key.word in text.words) if case else (compiled.lowered in text.words_lowered)
+        if compiled.text in self._stopped:
+            return False
         found = key_matches(compiled, text.hay, case_sensitive=case, whole_words=whole)
-        if found is None:
+        if found is None:  # stopped by the time bound: reported once, not retried in this assembly
+            self._stopped.add(compiled.text)
             self.timeouts.append(f"{ce.book} uid {entry.uid} key {compiled.text}")
             return False
         return found
+
+    def _piece(self, raw: str) -> Text:
+        text = self._pieces.get(raw)
+        if text is None:
+            text = self._pieces[raw] = Text.of(raw)
+        return text
+
+    def _line_text(self, index: int) -> Text:
+        text = self._line_texts.get(index)
+        if text is None:
+            text = self._line_texts[index] = Text.of(self._lines[index])
+        return text
 
     def where(self, ce: CompiledEntry, key: Key, *, recursion: bool) -> str:
         """Where `key` was found, for the explanation: `in message N`, `in persona text`, `in recursion`."""
         depth = self.depth_for(ce)
         newest_first = list(reversed(self.texts.history))[: max(depth, 0)]
         for index, message in enumerate(newest_first):
-            if self.matches(ce, key, Text.of(self._lines[index])):
+            if self.matches(ce, key, self._line_text(index)):
                 return f"in message {message.number}"
         for attr, source, label in FLAG_TEXTS:
             if getattr(ce.entry, attr) and self.matches(ce, key, Text.of(getattr(self.texts, source))):

@@ -98,3 +98,37 @@ def test_each_selective_logic(logic: int, message: str, expected: list[int]) -> 
 def test_secondary_keys_are_ignored_when_the_entry_is_not_selective() -> None:
     lore = book({"key": ["king"], "keysecondary": ["queen"], "selective": False, "content": "x"})
     assert uids(run(lore, ("the king alone",))) == [0]
+
+
+def test_a_regex_key_uses_javascript_semantics_on_the_raw_text() -> None:
+    lore = book({"key": [r"/(?<=sir\s+\w+)\s+the\s+bold/i"], "content": "x"})
+    result = run(lore, ("Sir Robin the BOLD rides",))
+    assert uids(result) == [0]
+    assert result.activated[0].reason.startswith('key "/(?<=sir')
+
+
+def test_a_regex_key_ignores_the_whole_word_setting() -> None:
+    lore = book({"key": ["/cat/"], "content": "x"})
+    assert uids(run(lore, ("the category",))) == [0]
+
+
+def test_a_regex_key_that_does_not_compile_is_a_plain_key_and_reported_at_import() -> None:
+    from engine.worldinfo import parse_lorebook
+
+    lore = book({"key": ["/(unclosed/"], "content": "x"})
+    assert uids(run(lore, ("see /(unclosed/ here",))) == [0]
+    parsed = parse_lorebook(
+        b'{"entries": {"0": {"key": ["/(unclosed/"], "comment": "Gate"}}}', filename="b.json"
+    )
+    assert parsed.summary.regex_keys == 1
+    assert (
+        "did not compile" in " ".join(parsed.summary.warnings)
+        and "Gate" in parsed.summary.regex_keys_failed[0]
+    )
+
+
+def test_a_catastrophic_regex_key_is_stopped_and_reported_not_a_hang() -> None:
+    lore = book({"key": ["/(a+)+$/"], "content": "x"}, {"key": ["tower"], "content": "y"})
+    result = run(lore, ("a" * 40 + "b tower",))
+    assert uids(result) == [1]
+    assert any("time limit" in w for w in result.warnings)
