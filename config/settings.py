@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "template_partials",
     "servers",
     "presets",
+    "lorebooks",
     "memory",
     "conversations",
     "characters",
@@ -157,6 +158,8 @@ WHITENOISE_USE_FINDERS = True
 PRESET_MAX_BYTES = env_int("PRESET_MAX_BYTES", default=2 * 1024 * 1024)
 # An upload that stopped at a name clash is kept this long for its "Replace" / "Keep both" buttons.
 PRESET_PENDING_UPLOAD_SECONDS = env_int("PRESET_PENDING_UPLOAD_SECONDS", default=15 * 60)
+LOREBOOK_MAX_BYTES = env_int("LOREBOOK_MAX_BYTES", default=5 * 1024 * 1024)
+LOREBOOK_MAX_ENTRIES = env_int("LOREBOOK_MAX_ENTRIES", default=10_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = PRESET_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = PRESET_MAX_BYTES + 256 * 1024
 # Any request body, unless its view declares less (config.middleware.BodySizeLimitMiddleware);

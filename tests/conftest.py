@@ -27,10 +27,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
+    from lorebooks.cache import clear_local as clear_lorebooks
     from presets.cache import clear_local
 
     cache.clear()
     clear_local()
+    clear_lorebooks()
 
 
 @pytest.fixture

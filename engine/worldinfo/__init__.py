@@ -2,6 +2,7 @@
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
+from engine.worldinfo.fields import entry_from_st
 from engine.worldinfo.importer import convert_character_book, export_world_info, parse_lorebook, summarize
 from engine.worldinfo.model import (
     POSITIONS,
@@ -34,6 +35,7 @@ __all__ = [
     "activate",
     "compile_book",
     "convert_character_book",
+    "entry_from_st",
     "export_world_info",
     "parse_lorebook",
     "summarize",

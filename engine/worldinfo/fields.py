@@ -233,3 +233,8 @@ def normalise_entry(raw: dict[str, Any], uid: int, bad: Report) -> Entry:
         match_creator_notes=_bool(raw, "matchCreatorNotes", False, bad),
         extra={k: v for k, v in raw.items() if k not in KNOWN_FIELDS},
     )
+
+
+def entry_from_st(raw: dict[str, Any], uid: int) -> Entry:
+    """An entry from SillyTavern's fields as stored (already normalised once, so nothing is reported)."""
+    return normalise_entry(raw, uid, lambda _name: None)

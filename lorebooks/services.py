@@ -1,0 +1,281 @@
+"""Writes for lorebooks. Each runs in one transaction, leaves an audit entry and invalidates the
+server's World Info cache once the transaction has committed.
+
+`by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import transaction
+
+from engine.worldinfo import STRATEGIES, Entry, LorebookSummary, WorldInfoSettings, parse_lorebook
+from servers.models import AuditEvent, Server
+
+from . import cache as wi_cache
+from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
+
+OnClash = Literal["ask", "replace", "keep_both"]
+FALLBACK_NAME = "Untitled lorebook"
+
+
+class LorebookError(Exception):
+    """A write that cannot be done as asked; `message` is one sentence for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class LorebookNameClash(LorebookError):
+    """An import would reuse a name already taken on the server."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"A lorebook named “{name}” already exists on this server.")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import stored."""
+
+    lorebook: Lorebook
+    summary: LorebookSummary
+    replaced: bool
+
+
+def _token_count(text: str) -> int:
+    from assembly.tokens import count_text
+
+    return count_text(text) if text else 0
+
+
+def lorebook_import(
+    *,
+    server: Server,
+    raw: bytes,
+    filename: str,
+    name: str | None = None,
+    on_clash: OnClash = "ask",
+    activate: bool = True,
+    by: Any = None,
+    actor_label: str = "",
+) -> ImportResult:
+    """Parse and store an upload. Raises LorebookRefused (not a lorebook / too large) or LorebookNameClash.
+
+    A replacement keeps the replaced lorebook's active flag. Nothing is written on any error.
+    """
+    parsed = parse_lorebook(
+        raw,
+        filename=filename,
+        max_bytes=settings.LOREBOOK_MAX_BYTES,
+        max_entries=settings.LOREBOOK_MAX_ENTRIES,
+    )
+    wanted = clean_name(name) or clean_name(parsed.name) or FALLBACK_NAME
+    with transaction.atomic():
+        Server.objects.select_for_update().filter(pk=server.pk).first()
+        existing = server.lorebooks.filter(name=wanted).first()
+        replaced, is_active = False, activate
+        if existing is not None and on_clash == "replace":
+            is_active, replaced = existing.is_active, True
+            existing.delete()
+        elif existing is not None and on_clash == "keep_both":
+            wanted = _free_name(server, wanted)
+        elif existing is not None:
+            raise LorebookNameClash(wanted)
+        user = by if getattr(by, "is_authenticated", False) else None
+        lorebook = Lorebook.objects.create(
+            server=server,
+            name=wanted,
+            is_active=is_active,
+            original_text=parsed.text,
+            summary=parsed.summary.to_dict(),
+            source=parsed.summary.source,
+            entry_count=len(parsed.entries),
+            source_filename=filename[:255],
+            created_by=user,
+        )
+        _insert_entries(lorebook, parsed.entries)
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="lorebook.replace" if replaced else "lorebook.import",
+            target=lorebook,
+            detail={"entries": len(parsed.entries), "active": is_active},
+        )
+    _invalidate_on_commit(server.pk)
+    return ImportResult(lorebook=lorebook, summary=parsed.summary, replaced=replaced)
+
+
+def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
+    LorebookEntry.objects.bulk_create(
+        [
+            LorebookEntry(
+                lorebook=lorebook,
+                index=index,
+                uid=entry.uid,
+                comment=entry.comment,
+                keys=list(entry.key),
+                position=entry.position,
+                order=entry.order,
+                enabled=entry.enabled,
+                constant=entry.constant,
+                tokens=_token_count(entry.content),
+                data=entry.to_st(),
+            )
+            for index, entry in enumerate(entries)
+        ],
+        batch_size=500,
+    )
+
+
+def clean_name(name: str | None) -> str:
+    """A lorebook name as stored: whitespace trimmed, cut to the column's length."""
+    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
+
+
+def _free_name(server: Server, name: str) -> str:
+    taken = set(server.lorebooks.values_list("name", flat=True))
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
+        if candidate not in taken:
+            return candidate
+        number += 1
+
+
+def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, actor_label: str = "") -> None:
+    """Switch a lorebook on or off for the server's assemblies."""
+    with transaction.atomic():
+        Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
+        lorebook.is_active = active
+        AuditEvent.record(
+            server=lorebook.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="lorebook.activate" if active else "lorebook.deactivate",
+            target=lorebook,
+        )
+    _invalidate_on_commit(lorebook.server_id)
+
+
+def lorebook_delete(*, lorebook: Lorebook, by: Any = None, actor_label: str = "") -> None:
+    """Delete a lorebook and its entries."""
+    server_id = lorebook.server_id
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="lorebook.delete",
+            target=lorebook,
+            detail={"name": lorebook.name},
+        )
+        lorebook.delete()
+    _invalidate_on_commit(server_id)
+
+
+def entries_set_enabled(
+    *, lorebook: Lorebook, entry_ids: Iterable[int], enabled: bool, by: Any = None, actor_label: str = ""
+) -> int:
+    """Enable or disable entries of a lorebook (one or many); returns how many changed."""
+    with transaction.atomic():
+        rows = list(
+            LorebookEntry.objects.select_for_update()
+            .filter(lorebook=lorebook, pk__in=list(entry_ids))
+            .exclude(enabled=enabled)
+        )
+        for row in rows:
+            row.enabled = enabled
+            row.data = {**row.data, "disable": not enabled}
+        LorebookEntry.objects.bulk_update(rows, ["enabled", "data"])
+        if rows:
+            Lorebook.objects.filter(pk=lorebook.pk).update(summary=_recount(lorebook))
+            AuditEvent.record(
+                server=lorebook.server_id,
+                actor=by,
+                actor_label=actor_label,
+                action="lorebook.entries_enable" if enabled else "lorebook.entries_disable",
+                target=lorebook,
+                detail={"entries": [row.uid for row in rows]},
+            )
+    _invalidate_on_commit(lorebook.server_id)
+    return len(rows)
+
+
+def _recount(lorebook: Lorebook) -> dict[str, Any]:
+    summary = dict(lorebook.summary)
+    summary["enabled"] = LorebookEntry.objects.filter(lorebook=lorebook, enabled=True).count()
+    return summary
+
+
+def settings_update(
+    *, server: Server, changes: dict[str, Any], by: Any = None, actor_label: str = ""
+) -> WorldInfoSettings:
+    """Change some of the server's World Info settings; raises LorebookError on a bad value."""
+    clean = _clean_settings(changes)
+    with transaction.atomic():
+        row, _ = WorldInfoSettingsRow.objects.select_for_update().get_or_create(server=server)
+        before = {name: getattr(row, name) for name in clean}
+        for name, value in clean.items():
+            setattr(row, name, value)
+        row.save()
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="lorebook.settings",
+            detail={"before": before, "after": clean},
+        )
+    _invalidate_on_commit(server.pk)
+    return row.as_settings()
+
+
+_LIMITS = {
+    "scan_depth": (0, 1000),
+    "budget_percent": (1, 100),
+    "budget_cap": (0, 10_000_000),
+    "max_recursion": (0, 100),
+    "min_activations": (0, 1000),
+    "min_activations_depth_max": (0, 1000),
+    "context_size": (1, 10_000_000),
+}
+_BOOLEANS = ("recursive", "case_sensitive", "match_whole_words", "group_scoring", "include_names")
+_LABELS = {
+    "scan_depth": "The scan depth",
+    "budget_percent": "The budget percentage",
+    "budget_cap": "The budget cap",
+    "max_recursion": "The maximum recursion steps",
+    "min_activations": "The minimum activations",
+    "min_activations_depth_max": "The minimum-activations depth cap",
+    "context_size": "The context size",
+}
+
+
+def _clean_settings(changes: dict[str, Any]) -> dict[str, Any]:
+    clean: dict[str, Any] = {}
+    for name, value in changes.items():
+        if name not in SETTING_FIELDS:
+            raise LorebookError(f"There is no World Info setting called {name}.")
+        if name in _BOOLEANS:
+            if not isinstance(value, bool):
+                raise LorebookError(f"The {name.replace('_', ' ')} setting must be on or off.")
+        elif name == "strategy":
+            if value not in STRATEGIES:
+                raise LorebookError("The insertion strategy must be character_first, global_first or evenly.")
+        else:
+            low, high = _LIMITS[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise LorebookError(f"{_LABELS[name]} must be a whole number from {low} to {high}.")
+        clean[name] = value
+    return clean
+
+
+def _invalidate_on_commit(server_id: int) -> None:
+    transaction.on_commit(lambda: wi_cache.invalidate(server_id))
