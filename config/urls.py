@@ -8,6 +8,7 @@ urlpatterns = [
     *auth_patterns,
     path("", include("servers.urls")),
     path("", include("presets.urls")),
+    path("", include("lorebooks.urls")),
     path("", include("memory.urls")),
     path("", include("conversations.urls")),
     path("", include("characters.urls")),

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from engine.worldinfo import Entry, WorldInfoSettings, entry_from_st
+from engine.worldinfo import POSITIONS, Entry, WorldInfoSettings, entry_from_st
 from servers.models import Server
 
 from .models import Lorebook, LorebookEntry, WorldInfoSettingsRow
 
-ENTRY_FILTERS = ("enabled", "disabled", "constant", "0", "1", "2", "3", "4", "5", "6", "7")
+ENTRY_FILTER_LABELS = (
+    ("enabled", "enabled"),
+    ("disabled", "disabled"),
+    ("constant", "constant"),
+    *((str(p), f"position: {name}") for p, name in POSITIONS.items()),
+)
+ENTRY_FILTERS = tuple(value for value, _ in ENTRY_FILTER_LABELS)
 
 
 def lorebooks_for(server: Server | int) -> list[Lorebook]:

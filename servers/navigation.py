@@ -32,6 +32,7 @@ SERVER_NAV: tuple[NavItem, ...] = (
     NavItem("Presets", "presets:list", Action.READ_PRESETS),
     NavItem("Characters", "characters:list", Action.READ_PRESETS),
     NavItem("Regex", "regex_scripts:list", Action.READ_PRESETS),
+    NavItem("Lorebooks", "lorebooks:list", Action.READ_PRESETS),
     NavItem("Preview", "assembly:preview", Action.VIEW_PREVIEW),
     NavItem("Conversations", "conversations:conversations", Action.VIEW_PREVIEW),
     NavItem("Memory", "memory:review", Action.REVIEW_STM),

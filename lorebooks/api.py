@@ -1,0 +1,91 @@
+"""The bot's lorebook API: list and import. Authentication (401 / 404) is `servers.api_auth.api_view`'s job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from engine.worldinfo import LorebookRefused
+from servers.api_auth import ApiError, api_view
+from servers.models import Server
+
+from . import selectors, services
+from .reports import import_report, lorebook_listing
+from .views import body_too_large, too_large_message
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+OPTIONS = ("name", "replace", "keep_both", "activate")
+
+
+def _json(data: Any, status: int = 200) -> JsonResponse:
+    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+@api_view
+def lorebooks_collection(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method == "GET":
+        return _json({"lorebooks": [lorebook_listing(b) for b in selectors.lorebooks_for(server_id)]})
+    if request.method == "POST":
+        return _import(request, server_id)
+    return _json({"error": "Use GET to list lorebooks or POST to import one."}, status=405)
+
+
+lorebooks_collection.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + 64 * 1024  # type: ignore[attr-defined]
+
+
+def _import(request: HttpRequest, server_id: int) -> HttpResponse:
+    if body_too_large(request):
+        raise ApiError(too_large_message(), 413)
+    raw, filename, options = _read_upload(request)
+    replace, keep_both = _flag(options, "replace"), _flag(options, "keep_both")
+    if replace and keep_both:
+        raise ApiError("Send either replace=true or keep_both=true, not both.")
+    try:
+        result = services.lorebook_import(
+            server=Server.objects.get(pk=server_id),
+            raw=raw,
+            filename=filename,
+            name=options.get("name") or None,
+            on_clash="replace" if replace else "keep_both" if keep_both else "ask",
+            activate=options.get("activate", "true").strip().lower() in TRUE_WORDS,
+            by=None,
+            actor_label=_actor_label(request),
+        )
+    except LorebookRefused as exc:
+        raise ApiError(exc.message, exc.status) from None
+    except services.LorebookNameClash as exc:
+        raise ApiError(
+            exc.message + " Send replace=true to replace it or keep_both=true to keep both.", 409
+        ) from None
+    return _json(import_report(result), status=201)
+
+
+def _read_upload(request: HttpRequest) -> tuple[bytes, str, dict[str, str]]:
+    options = {key: request.GET.get(key, "") for key in OPTIONS if key in request.GET}
+    limit = settings.LOREBOOK_MAX_BYTES
+    if request.content_type == "multipart/form-data":
+        options.update({key: request.POST[key] for key in OPTIONS if key in request.POST})
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ApiError("Send the lorebook as a multipart field named 'file' or as a JSON body.")
+        if upload.size is not None and upload.size > limit:
+            raise ApiError(too_large_message(), 413)
+        return upload.read(limit + 1), upload.name or "lorebook.json", options
+    raw = request.read(limit + 1)
+    if not raw:
+        raise ApiError(
+            "The request body is empty: send the lorebook's JSON, or a multipart field named 'file'."
+        )
+    name = options.get("name", "").strip()
+    return raw, f"{name or 'lorebook'}.json", options
+
+
+def _flag(options: dict[str, str], key: str) -> bool:
+    return options.get(key, "").strip().lower() in TRUE_WORDS
+
+
+def _actor_label(request: HttpRequest) -> str:
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return f"api token {token[:10]}"
