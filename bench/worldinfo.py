@@ -80,7 +80,7 @@ def make_history(rng: random.Random, words: list[str], filler: list[str]) -> tup
 
 
 def bench_activation() -> tuple[float, float, int, int]:
-    from assembly.tokens import count_text
+    from engine.worldinfo import entry_tokens as count_text
 
     rng = random.Random(7)
     words = _vocabulary(rng, 3_000)

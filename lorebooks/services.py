@@ -13,7 +13,14 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db import transaction
 
-from engine.worldinfo import STRATEGIES, Entry, LorebookSummary, WorldInfoSettings, parse_lorebook
+from engine.worldinfo import (
+    STRATEGIES,
+    Entry,
+    LorebookSummary,
+    WorldInfoSettings,
+    entry_tokens,
+    parse_lorebook,
+)
 from servers.models import AuditEvent, Server
 
 from . import cache as wi_cache
@@ -46,12 +53,6 @@ class ImportResult:
     lorebook: Lorebook
     summary: LorebookSummary
     replaced: bool
-
-
-def _token_count(text: str) -> int:
-    from assembly.tokens import count_text
-
-    return count_text(text) if text else 0
 
 
 def lorebook_import(
@@ -125,7 +126,7 @@ def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
                 order=entry.order,
                 enabled=entry.enabled,
                 constant=entry.constant,
-                tokens=_token_count(entry.content),
+                tokens=entry_tokens(entry.content),
                 data=entry.to_st(),
             )
             for index, entry in enumerate(entries)

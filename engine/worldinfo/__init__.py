@@ -3,7 +3,14 @@
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
 from engine.worldinfo.fields import entry_from_st
-from engine.worldinfo.importer import convert_character_book, export_world_info, parse_lorebook, summarize
+from engine.worldinfo.importer import (
+    check_lorebook_size,
+    convert_character_book,
+    entry_tokens,
+    export_world_info,
+    parse_lorebook,
+    summarize,
+)
 from engine.worldinfo.model import (
     POSITIONS,
     CharacterFilter,
@@ -33,9 +40,11 @@ __all__ = [
     "Skipped",
     "WorldInfoSettings",
     "activate",
+    "check_lorebook_size",
     "compile_book",
     "convert_character_book",
     "entry_from_st",
+    "entry_tokens",
     "export_world_info",
     "parse_lorebook",
     "summarize",

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.st_format.fields import whole_number
 from engine.worldinfo.model import GENERATION_TYPES, CharacterFilter, Entry
-from presets.st_format.fields import whole_number
 
 # SillyTavern's entry fields that `Entry` reads; anything else is kept in `extra` for the export.
 KNOWN_FIELDS = frozenset(

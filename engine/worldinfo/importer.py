@@ -11,13 +11,14 @@ import json
 from collections import Counter
 from typing import Any
 
+from engine.st_format import ImportRefused, preset_name_from_filename
+from engine.st_format.decode import TOO_DEEP, check_size, decode_upload
+from engine.st_format.shapes import detect_shape
+from engine.st_format.wording import Findings, plural, short_list
+from engine.tokens import count_text
 from engine.worldinfo.fields import normalise_entry
 from engine.worldinfo.keys import compile_regex_key, parse_regex_key
 from engine.worldinfo.model import POSITIONS, Entry, LorebookRefused, LorebookSummary, ParsedLorebook
-from presets.st_format import ImportRefused, preset_name_from_filename
-from presets.st_format.decode import TOO_DEEP, decode_upload
-from presets.st_format.shapes import detect_shape
-from presets.st_format.wording import Findings, plural, short_list
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_MAX_ENTRIES = 10_000
@@ -55,6 +56,19 @@ def parse_lorebook(
         summary=summarize(entries, warnings=(*decoded.warnings, *warnings), source=source),
         text=decoded.text.replace("\x00", ""),
     )
+
+
+def check_lorebook_size(length: int, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    """Raise LorebookRefused (413) when a file of `length` bytes is over the limit (before reading it)."""
+    try:
+        check_size(length, max_bytes, what="lorebook")
+    except ImportRefused as refused:
+        raise LorebookRefused(refused.message, status=refused.status) from None
+
+
+def entry_tokens(text: str) -> int:
+    """The text's token count with the default encoding (the lorebook page's per-entry figure)."""
+    return count_text(text) if text else 0
 
 
 def convert_character_book(

@@ -20,6 +20,7 @@ from conversations import services as conversation_services
 from conversations.models import ConversationMessage, SampleConversation, Swipe
 from engine.cards import Card, card_png
 from engine.regex import parse_scripts
+from lorebooks import services as lorebook_services
 from memory import services as memory_services
 from presets import cache as preset_cache
 from presets import services as preset_services
@@ -67,6 +68,8 @@ class World:
     discord_user_id: int
     card_id: int
     script_id: int = 0
+    lorebook_id: int = 0
+    entry_id: int = 0
 
     def kwargs(self) -> dict[str, int]:
         return {
@@ -81,12 +84,24 @@ class World:
             "swipe_id": self.swipe_id,
             "user_id": self.discord_user_id,
             "script_id": self.script_id,
+            "lorebook_id": self.lorebook_id,
+            "entry_id": self.entry_id,
         }
 
 
 def card_bytes(name: str) -> bytes:
     """A small V2 card as a PNG (so the avatar page has an image to serve)."""
     return card_png(Card(spec="chara_card_v2", name=name, description=f"{name}, a <b>bold</b> keeper."))
+
+
+def lorebook_bytes(label: str) -> bytes:
+    return json.dumps(
+        {
+            "entries": {
+                "0": {"key": [f"{label} key"], "comment": f"{label} lore", "content": f"{label} lore text."}
+            }
+        }
+    ).encode()
 
 
 def build_world(server: Server, admin: Any, label: str, base: int) -> World:
@@ -124,10 +139,15 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
         scripts=parse_scripts({"scriptName": f"{label} script", "findRegex": "/x/g", "placement": [2]}),
         by=admin,
     )
+    lorebook = lorebook_services.lorebook_import(
+        server=server, raw=lorebook_bytes(label), filename=f"{label} lore.json", by=admin
+    ).lorebook
     return World(
         card_id=card.row.pk,
         script_id=script.pk,
         server=server,
+        lorebook_id=lorebook.pk,
+        entry_id=lorebook.entries.get().pk,
         preset_id=preset.pk,
         node_id=node.pk,
         token_id=token.pk,
@@ -145,6 +165,7 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
 def snapshot(server: Server) -> dict[str, Any]:
     """Everything a request could change about a server's rows, as comparable plain data."""
     from assembly.bucket_models import SampleBucket
+    from lorebooks.models import Lorebook, LorebookEntry, WorldInfoSettingsRow
     from memory.models import Channel, StmEntry
 
     server.refresh_from_db()
@@ -183,6 +204,13 @@ def snapshot(server: Server) -> dict[str, Any]:
         "cards": list(
             CardRow.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
         ),
+        "lorebooks": list(
+            Lorebook.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
+        ),
+        "entries": list(
+            LorebookEntry.objects.filter(lorebook__server=server).order_by("pk").values_list("pk", "enabled")
+        ),
+        "world_info_settings": list(WorldInfoSettingsRow.objects.filter(server=server).values()),
     }
 
 

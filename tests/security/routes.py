@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from servers.permissions import Action
 from tests.factories import DEFAULT_BUCKETS
 
-from .conftest import World, card_bytes, preset_bytes
+from .conftest import World, card_bytes, lorebook_bytes, preset_bytes
 
 LOGIN_ONLY = "login-only"  # any signed-in user; shows nothing server-specific
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -65,6 +65,16 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "presets:version-download": {"GET": Action.MANAGE_PRESETS},
     "presets:rollback": {"POST": Action.MANAGE_PRESETS},
     "presets:channel-set": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:list": {"GET": Action.READ_PRESETS},
+    "lorebooks:upload": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
+    "lorebooks:settings": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:detail": {"GET": Action.READ_PRESETS},
+    "lorebooks:activate": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:deactivate": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:delete": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:download": {"GET": Action.MANAGE_PRESETS},
+    "lorebooks:entries-bulk": {"POST": Action.MANAGE_PRESETS},
+    "lorebooks:entry-toggle": {"POST": Action.MANAGE_PRESETS},
     "memory:review": {"GET": Action.REVIEW_STM},
     "memory:bypass": {"POST": Action.MANAGE_PRIVACY},
     "memory:channel-private": {"POST": Action.MANAGE_PRIVACY},
@@ -102,6 +112,7 @@ API: dict[str, tuple[str, ...]] = {
     "presets:api-list": ("GET", "POST"),
     "presets:api-active": ("GET",),
     "characters:api-active-card": ("GET",),
+    "lorebooks:api-list": ("GET", "POST"),
     "memory:api-turns": ("POST",),
     "memory:api-summary": ("POST", "PUT"),
     "memory:api-entries": ("GET",),
@@ -176,6 +187,23 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "presets:node-move": lambda: {"direction": "up"},
         "presets:rollback": lambda: {"to": "1"},
         "presets:channel-set": lambda: {"channel": str(world.channel_id), "preset": str(world.preset_id)},
+        "lorebooks:upload": lambda: {
+            "file": SimpleUploadedFile("walk lore.json", lorebook_bytes("Walk"), "application/json"),
+            "activate": "on",
+        },
+        "lorebooks:settings": lambda: {
+            "scan_depth": "3",
+            "budget_percent": "20",
+            "budget_cap": "0",
+            "context_size": "8000",
+            "max_recursion": "0",
+            "min_activations": "0",
+            "min_activations_depth_max": "0",
+            "recursive": "1",
+            "strategy": "evenly",
+        },
+        "lorebooks:entries-bulk": lambda: {"enabled": "0"},
+        "lorebooks:entry-toggle": lambda: {"enabled": "0"},
         "memory:bypass": lambda: {"bypass": "on"},
         "memory:channel-private": lambda: {"private": "on"},
         "assembly:preview-render": lambda: {"document": _bucket_text()},
@@ -221,6 +249,7 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
     }
     bodies: dict[str, tuple[Any, str]] = {
         "presets:api-list": (preset_bytes("Api"), "?name=api+walk"),
+        "lorebooks:api-list": (lorebook_bytes("Api"), "?name=api+walk"),
         "memory:api-turns": (turn, ""),
         "memory:api-summary": ({**turn, "summary": "walked"}, ""),
         "memory:api-opt-in": ({"opt_in": True}, ""),

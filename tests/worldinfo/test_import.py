@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from engine.st_format import ImportRefused, parse_preset
 from engine.worldinfo import LorebookRefused, convert_character_book, export_world_info, parse_lorebook
-from presets.st_format import ImportRefused, parse_preset
 from tests.corpus import CORPUS
 from tests.importer.conftest import is_one_sentence
 

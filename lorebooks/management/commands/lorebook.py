@@ -16,11 +16,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from engine.worldinfo import STRATEGIES, LorebookRefused
+from engine.st_format import ImportRefused
+from engine.worldinfo import STRATEGIES, LorebookRefused, check_lorebook_size
 from lorebooks import selectors, services
 from lorebooks.reports import import_report, lorebook_listing
-from presets.st_format import ImportRefused
-from presets.st_format.decode import check_size
 from servers.services import server_ensure
 
 EXIT_REFUSED = 2
@@ -112,7 +111,7 @@ class Command(BaseCommand):
 
     def _import(self, options: dict[str, Any]) -> dict[str, Any]:
         path = Path(options["file"])
-        check_size(path.stat().st_size, settings.LOREBOOK_MAX_BYTES, what="lorebook")
+        check_lorebook_size(path.stat().st_size, settings.LOREBOOK_MAX_BYTES)
         with path.open("rb") as handle:  # never more than the limit plus one byte: the parser refuses
             raw = handle.read(settings.LOREBOOK_MAX_BYTES + 1)
         server = server_ensure(server_id=options["server"])
