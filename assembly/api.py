@@ -7,7 +7,9 @@ The body is a bucket document (SPEC §3.2) — or `{"buckets": {…}}` — plus 
 prompt is for, when the document has no `stm_context` naming it: its own preset wins over the
 active one, a thread inherits its parent's). The answer is the same JSON object `manage.py assemble` prints.
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
-With the token and preset caches warm and inline STM, a request makes no SQL query.
+With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query. When
+the document names a channel (`stm_context.channel`) its World Info timed state is read from the
+shared cache and the new state stored back (SPEC §7.6).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
 from engine import BucketError, parse_buckets
+from lorebooks import cache as lorebook_cache
 from servers.api_auth import ApiError, api_view, read_json_body
 
-from .selectors import PresetNotFound, assemble_for_server
+from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
 REQUEST_FIELDS = ("provider", "style", "native", "preset", "encoding", "channel", "parent_channel")
 
@@ -53,6 +56,7 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
             encoding=options["encoding"] or None,
             channel=options["channel"],
             parent_channel=options["parent_channel"],
+            channel_state=True,
         )
     except BucketError as exc:
         raise ApiError(exc.message) from None
@@ -60,6 +64,9 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
         raise ApiError(exc.message, 404) from None
     except ValueError as exc:
         raise ApiError(str(exc)) from None
+    channel = world_info_channel(doc, options["channel"])
+    if channel is not None and assembly.world_info is not None:
+        lorebook_cache.write_state(server_id, channel, assembly.world_info["state"])
     return JsonResponse(assembly.to_dict(), json_dumps_params={"ensure_ascii": False})
 
 

@@ -17,6 +17,8 @@ from typing import Any
 from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
+from engine.worldinfo import WorldInfoInput
+from lorebooks import cache as lorebook_cache
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
 from presets import channel_cache, sampling_cache
@@ -114,13 +116,16 @@ def assemble_for_server(
     encoding: str | None = None,
     channel: int | None = None,
     parent_channel: int | None = None,
+    channel_state: bool = False,
 ) -> Assembly:
     """Assemble `doc` for the server with the preset of the channel it names (`channel`, else the
     document's `stm_context.channel`; a thread inherits its parent's), else the active preset (or
     the one named, or none when `native`), and its active character card, using stored STM when the
     document names a channel and user. Token counts are for the requested provider, else the one of
     the server's sampling choice, with the server's tokenizer unless `encoding` names one (SPEC
-    §10.4). Raises PresetNotFound and ValueError (bad style/provider/encoding)."""
+    §10.4). The server's active lorebooks take part; with `channel_state` (the bot API) the World
+    Info timed state is the one stored for that channel (the API stores the new one), otherwise the
+    document's `world_info_state`. Raises PresetNotFound and ValueError (bad style/provider/encoding)."""
     context = doc.stm_context
     if channel is None and context is not None:
         channel, parent_channel = context.channel, context.parent_channel
@@ -139,7 +144,9 @@ def assemble_for_server(
     )
     generation = generation_for(server_id, preset, provider)
     card = card_cache.get_active_card(server_id)
-    return assemble(
+    world_info = lorebook_cache.get_world_info(server_id)
+    state_channel = str(channel) if channel_state and channel is not None else None
+    result = assemble(
         doc,
         preset=preset,
         regex_scripts=script_set(server_id, preset, card).scripts,
@@ -152,7 +159,13 @@ def assemble_for_server(
         seed=seed,
         generation=generation,
         card=card,
+        world_info=WorldInfoInput(
+            books=world_info.books,
+            settings=world_info.settings,
+            state=lorebook_cache.read_state(server_id, state_channel) if state_channel else None,
+        ),
     )
+    return result
 
 
 def generation_for(server_id: int, preset: CompiledPreset | None, provider: str | None) -> GenerationSettings:
@@ -163,3 +176,13 @@ def generation_for(server_id: int, preset: CompiledPreset | None, provider: str 
         provider if provider in PROVIDERS else choice.provider if choice.provider in PROVIDERS else "openai"
     )
     return generation_settings(choice.effective(preset.sampling if preset is not None else None), target)
+
+
+def world_info_channel(doc: BucketDocument, channel: int | None = None) -> str | None:
+    """The channel whose World Info timed state the request reads and stores (SPEC §7.6): the one the
+    request names, else the document's `stm_context.channel`."""
+    if channel is not None:
+        return str(channel)
+    context = doc.stm_context
+    channel = getattr(context, "channel", None) if context is not None else None
+    return str(channel) if channel not in (None, "") else None

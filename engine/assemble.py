@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
@@ -32,7 +32,16 @@ from .parts import (
     native_source,
 )
 from .providers import PROVIDERS, provider_texts, shape
-from .rearrange import SCENARIO_TAG, Arrangement, Injection, Plan, native_arrangement, plan_of, rearrange
+from .rearrange import (
+    SCENARIO_TAG,
+    Arrangement,
+    Injection,
+    Plan,
+    native_arrangement,
+    node_is_active,
+    plan_of,
+    rearrange,
+)
 from .regex import CompiledScript, RegexRequest, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
@@ -42,9 +51,11 @@ from .tokens import (
     REPLY_PRIMING,
     TokenReport,
     count_messages,
+    count_text,
     is_exact,
     message_tokens,
 )
+from .worldinfo import WorldInfoContribution, WorldInfoInput, contribute
 
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -80,6 +91,7 @@ class Assembly:
     unknown_macros: tuple[str, ...] = ()
     generation: GenerationSettings | None = None  # the sampler parameters for the provider
     extra: dict[str, Any] = field(default_factory=dict)
+    world_info: dict[str, Any] | None = None  # SPEC §7.8, when the server's World Info took part
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape shared by the CLI and the API."""
@@ -102,6 +114,8 @@ class Assembly:
             out["provider_payload"] = self.provider_payload
         if self.generation is not None:
             out["generation_settings"] = self.generation.to_dict()
+        if self.world_info is not None:
+            out["world_info"] = self.world_info
         return out
 
 
@@ -120,6 +134,7 @@ def assemble(
     card: Card | None = None,
     regex_scripts: Sequence[CompiledScript] | None = None,
     count_for: str | None = None,
+    world_info: WorldInfoInput | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
@@ -152,6 +167,8 @@ def assemble(
         regex_scripts=regex_scripts,
     )
     inputs.card = card
+    if world_info is not None:
+        _add_world_info(inputs, world_info)
     arranged = _arrange(inputs, style=style, provider=provider)
     return _finish(
         inputs,
@@ -179,6 +196,7 @@ class _Inputs:
     encoding: str
     notes: Notes
     card: Card | None = None
+    world_info: WorldInfoContribution | None = None
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -249,6 +267,26 @@ def _history_scripts(
     }
 
 
+def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
+    """Activate, render and place World Info before the preset's nodes are rendered (SPEC §7.7)."""
+    doc, encoding = inputs.doc, inputs.encoding
+    preset = inputs.preset
+    header = preset.settings.new_example_chat_prompt if preset is not None else SAMPLE_HEADER
+    contribution = contribute(
+        world_info,
+        doc,
+        inputs.items,
+        env=macro_env(doc, inputs.items, server_id=inputs.server_id),
+        seed=inputs.seed,
+        count_tokens=lambda text: count_text(text, encoding),
+        sample_header=header,
+    )
+    for warning in contribution.warnings:
+        inputs.notes.warn(warning)
+    inputs.items = contribution.items
+    inputs.world_info = contribution
+
+
 # -- arrange --------------------------------------------------------------------------------------------
 
 
@@ -265,9 +303,12 @@ class _Arranged:
 
 def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Arranged:
     doc, preset, notes = inputs.doc, inputs.preset, inputs.notes
+    wi = inputs.world_info
     if preset is None:
         arrangement = native_arrangement(inputs.items)
-        arranged = _Arranged([], style or "merge", dict(doc.variables), dict(doc.global_variables))
+        variables = wi.variables if wi is not None else doc.variables
+        global_variables = wi.global_variables if wi is not None else doc.global_variables
+        arranged = _Arranged([], style or "merge", dict(variables), dict(global_variables))
     else:
         rendered, expanded, render, card_sources = _render_preset(inputs, preset)
         arrangement = rearrange(
@@ -290,6 +331,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
             arrangement.before = _squash(arrangement.before)
             arrangement.after = _squash(arrangement.after)
 
+    if wi is not None:
+        arrangement.injections.extend(wi.injections)
     # A continued message moves to the very end (SPEC §10.1): out of the history before injections land.
     continued = None
     if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
@@ -338,6 +381,12 @@ def _render_preset(
     the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
     env = macro_env(doc, inputs.items, server_id=inputs.server_id)
+    variables, global_variables = doc.variables, doc.global_variables
+    wi = inputs.world_info
+    if wi is not None:  # World Info rendered first: its writes and outlets are what the preset sees
+        env = replace(env, outlets=wi.outlets)
+        variables, global_variables = wi.variables, wi.global_variables
+        _report_unread_outlets(wi.outlets, preset, notes)
     plan = plan_of(preset, doc.generation_type)
     positions = plan.render_at
     segments, card_sources = _card_overrides(inputs.card, preset, plan)
@@ -345,8 +394,8 @@ def _render_preset(
         segments,
         env=env,
         seed=inputs.seed,
-        variables=doc.variables,
-        global_variables=doc.global_variables,
+        variables=variables,
+        global_variables=global_variables,
     )
     for warning in render.warnings:
         notes.warn(warning)
@@ -385,6 +434,15 @@ def _scenario_items(inputs: _Inputs) -> tuple[Item, ...]:
     if not text.strip():
         return ()
     return (Item(tag=SCENARIO_TAG, role="system", parts=(Part(text, (source,), True),)),)
+
+
+def _report_unread_outlets(outlets: Mapping[str, str], preset: CompiledPreset, notes: Notes) -> None:
+    texts = "\n".join(cn.node.content.lower() for cn in preset.nodes if node_is_active(cn))
+    for name in outlets:
+        if f"outlet::{name.lower()}" not in texts:
+            notes.warn(
+                f"World Info outlet “{name}” has entries but no enabled preset node reads it with {{{{outlet::{name}}}}}."
+            )
 
 
 # -- finish ---------------------------------------------------------------------------------------------
@@ -431,6 +489,7 @@ def _finish(
         budget=doc.budget,
         unknown_macros=arranged.unknown_macros,
         generation=generation,
+        world_info=inputs.world_info.explanation() if inputs.world_info is not None else None,
     )
 
 

@@ -21,8 +21,10 @@ SCHEMA_VERSION = 1
 TAGS = (
     "SYSTEM_HUMANIZER_RULES",
     "SYSTEM_CHANNEL_PROMPT",
+    "KNOWLEDGE_WORLD_INFO_BEFORE",
     "SYSTEM_PERSONA_PROMPT",
     "SYSTEM_PERSONALITY",
+    "KNOWLEDGE_WORLD_INFO_AFTER",
     "KNOWLEDGE_SERVER_INFO",
     "KNOWLEDGE_SERVER_MEMORIES",
     "KNOWLEDGE_SERVER_EMOJIS",
@@ -131,6 +133,9 @@ class BucketDocument:
     items: tuple[TaggedItem, ...] | None = None
     generation_type: str = "normal"
     quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
+    scenario: str = ""
+    chat_length: int | None = None  # messages in the channel so far; None = the history's length
+    world_info_state: dict[str, Any] = field(default_factory=dict)
     # What the engine derives from the document once and shares between its assemblies (the
     # history's items and messages, engine.native); a `replace()`d document starts empty.
     memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -198,6 +203,9 @@ def parse_buckets(data: Any) -> BucketDocument:
         else tuple(_item(entry, i) for i, entry in enumerate(_list(data, "items"))),
         generation_type=_generation_type(data.get("generation_type")),
         quiet_prompt=_text(data, "quiet_prompt"),
+        scenario=_text(data, "scenario"),
+        chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
+        world_info_state=_object(data, "world_info_state") or {},
     )
 
 

@@ -12,15 +12,19 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    kind: str  # "native" | "node" | "assembler" | "preset_setting" | "card" (name = the card's field)
+    kind: str  # "native" | "node" | "assembler" | "preset_setting" | "card" (name = the card's field) | "world_info"
     tag: str = ""
     identifier: str = ""
-    name: str = ""
+    name: str = ""  # world_info: the entry's comment
+    book: str = ""  # world_info: the lorebook
+    uid: int = -1  # world_info: the entry's uid
 
-    def to_dict(self) -> dict[str, str]:
-        """The JSON shape of SPEC §3.5."""
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of SPEC §3.5 (§7.7 for World Info)."""
         if self.kind == "native":
             return {"kind": "native", "tag": self.tag}
+        if self.kind == "world_info":
+            return {"kind": "world_info", "book": self.book, "uid": self.uid, "comment": self.name}
         if self.kind == "node":
             return {"kind": "node", "identifier": self.identifier, "name": self.name}
         if self.kind == "card":
@@ -36,6 +40,8 @@ class Source:
             return f"{self.name or self.identifier} ({self.identifier})"
         if self.kind == "card":
             return f"card: {self.name}"
+        if self.kind == "world_info":
+            return f"World Info: {self.book} #{self.uid}" + (f" ({self.name})" if self.name else "")
         return f"{self.kind.replace('_', ' ')}: {self.name}"
 
 
@@ -55,6 +61,10 @@ def node_source(identifier: str, name: str) -> Source:
 
 def card_source(field: str) -> Source:
     return Source(kind="card", name=field)
+
+
+def world_info_source(book: str, uid: int, comment: str) -> Source:
+    return Source(kind="world_info", name=comment, book=book, uid=uid)
 
 
 def assembler_source(name: str) -> Source:

@@ -29,9 +29,11 @@ MARKER_TAG = {
     "charDescription": "SYSTEM_PERSONA_PROMPT",
     "charPersonality": "SYSTEM_PERSONALITY",
     "dialogueExamples": "DIALOGUE_SAMPLE",
-    "worldInfoBefore": "KNOWLEDGE_SERVER_DOCUMENTS",
-    "worldInfoAfter": "KNOWLEDGE_SERVER_DOCUMENTS",
+    "worldInfoBefore": "KNOWLEDGE_WORLD_INFO_BEFORE",
+    "worldInfoAfter": "KNOWLEDGE_WORLD_INFO_AFTER",
 }
+DOCUMENTS = "KNOWLEDGE_SERVER_DOCUMENTS"  # the first enabled World Info marker takes them
+WORLD_INFO_TAGS = ("KNOWLEDGE_WORLD_INFO_BEFORE", "KNOWLEDGE_WORLD_INFO_AFTER")
 KNOWN_MARKERS = frozenset({*MARKER_TAG, *SILENT_MARKERS, "main", "chatHistory"})
 ANCHORS = ("main", "charDescription", "charPersonality")
 ANCHORED_BLOCKS = (
@@ -57,6 +59,8 @@ BLOCK_NAMES = {
     SCENARIO_TAG: "the scenario",
     "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
     "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
+    "KNOWLEDGE_WORLD_INFO_BEFORE": "the World Info placed before the character",
+    "KNOWLEDGE_WORLD_INFO_AFTER": "the World Info placed after the character",
     "SYSTEM_PERSONA_PROMPT": "the persona prompt",
     "SYSTEM_PERSONALITY": "the personality attributes",
     "KNOWLEDGE_SERVER_INFO": "the server info",
@@ -297,24 +301,34 @@ class _Walk:
 
     def marker(self, node: PresetNode) -> None:
         tag = MARKER_TAG.get(node.identifier)
-        if tag is not None:
+        if node.identifier in WORLD_INFO:
+            # World Info text first, then (at the first enabled World Info marker) the documents
+            items = self.block(tag)
+            if self.nodes[self.wi_at].node is node:
+                items += self.block(DOCUMENTS)
+            self.current.extend(_wrap(items, node.prefix, node.suffix, items[0].tag if items else tag))
+        elif tag is not None:
             self.take(tag, node.prefix, node.suffix)
         elif node.identifier not in KNOWN_MARKERS:
             self.notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
 
     def take(self, tag: str, prefix: str = "", suffix: str = "") -> None:
         """Place a native block (once) in the current run, with its format and marker text."""
+        self.current.extend(_wrap(self.block(tag), prefix, suffix, tag))
+
+    def block(self, tag: str) -> list[Item]:
+        """A native block's items with its format (once; [] when placed or dropped already)."""
         if tag in self.emitted or tag in self.dropped:
-            return
+            return []
         self.emitted.add(tag)
         items = self.buckets.get(tag, [])
         if tag == "SYSTEM_PERSONALITY":
             items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
-        elif tag == "KNOWLEDGE_SERVER_DOCUMENTS":
+        elif tag in (DOCUMENTS, *WORLD_INFO_TAGS):
             items = _wrap_format(items, self.settings.wi_format, "{0}", tag)
         elif tag == SCENARIO_TAG:
             items = _wrap_format(items, self.settings.scenario_format, "{{scenario}}", tag)
-        self.current.extend(_wrap(items, prefix, suffix, tag))
+        return list(items)
 
 
 def _drop_duplicates_and_disabled(
@@ -349,21 +363,23 @@ def _drop_duplicates_and_disabled(
         notes.omit(what, f"A preset node already includes it through {{{{{macro}}}}}.", native_source(tag))
 
     present_wi = [i for i, cn in enumerate(nodes) if cn.node.identifier in WORLD_INFO]
+    documents_placed = any(active[i] for i in present_wi)
     for compiled in nodes:
         node = compiled.node
         if node.kind != "marker" or node.enabled or node.identifier not in MARKER_TAG:
             continue
-        tag = MARKER_TAG[node.identifier]
-        if node.identifier in WORLD_INFO and any(active[i] for i in present_wi):
-            continue
-        if tag in dropped or not buckets.get(tag):
-            continue
-        dropped.add(tag)
-        notes.omit(
-            f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag}).",
-            f"omitted: {node.identifier} disabled by the preset.",
-            native_source(tag),
-        )
+        tags = [MARKER_TAG[node.identifier]]
+        if node.identifier in WORLD_INFO and not documents_placed:
+            tags.insert(0, DOCUMENTS)  # every World Info marker is off: the documents go with them
+        for tag in tags:
+            if tag in dropped or not buckets.get(tag):
+                continue
+            dropped.add(tag)
+            notes.omit(
+                f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag}).",
+                f"omitted: {node.identifier} disabled by the preset.",
+                native_source(tag),
+            )
     return dropped
 
 
@@ -380,6 +396,9 @@ def _claimed_after(nodes: tuple[CompiledNode, ...], active: list[bool], history_
             claimed.update(("SYSTEM_HUMANIZER_RULES", "SYSTEM_CHANNEL_PROMPT"))
         elif ident in MARKER_TAG and nodes[index].node.kind == "marker":
             claimed.add(MARKER_TAG[ident])
+    first_wi = next((i for i, cn in enumerate(nodes) if active[i] and cn.node.identifier in WORLD_INFO), None)
+    if first_wi is not None and first_wi > history_at:
+        claimed.add(DOCUMENTS)
     return claimed
 
 

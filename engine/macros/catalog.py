@@ -35,6 +35,7 @@ CONTENT_MACROS = frozenset(
         "lastmessage",
         "lastcharmessage",
         "summary",
+        "outlet",
     }
 )
 

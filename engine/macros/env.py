@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -30,6 +31,7 @@ class MacroEnv:
     server_id: int = 0  # seeds {{pick}}
     reasoning_prefix: str = "<think>"  # {{reasoningPrefix}}: the preset's, else this default (SPEC §9.2)
     reasoning_suffix: str = "</think>"  # {{reasoningSuffix}}
+    outlets: Mapping[str, str] = field(default_factory=dict)  # {{outlet::name}}: World Info outlet texts
 
 
 @dataclass(frozen=True, slots=True)

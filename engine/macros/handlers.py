@@ -142,6 +142,11 @@ def _clock(state: MacroState, macro: Macro) -> str:
     return clock_macro(macro.name, moment)
 
 
+def _outlet(state: MacroState, macro: Macro) -> str:
+    """SPEC §7.7: the text of the World Info entries placed in the named outlet ("" when none)."""
+    return state.env.outlets.get(state.arg(macro, 0).strip(), "")
+
+
 def _datetimeformat(state: MacroState, macro: Macro) -> str:
     return format_moment(state.moment, state.rest(macro, 0).strip())
 
@@ -257,6 +262,7 @@ HANDLERS: dict[str, Callable[[MacroState, Macro], str]] = {
     "isodate": _clock,
     "datetimeformat": _datetimeformat,
     "idle_duration": _idle_duration,
+    "outlet": _outlet,
     "loop_key": _loop_key,
     "loop_value": _loop_value,
     "each": _unpaired,

@@ -2,6 +2,7 @@
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
+from engine.worldinfo.contribution import WorldInfoContribution, WorldInfoInput, contribute
 from engine.worldinfo.fields import entry_from_st
 from engine.worldinfo.importer import (
     check_lorebook_size,
@@ -38,10 +39,13 @@ __all__ = [
     "ScanMessage",
     "ScanTexts",
     "Skipped",
+    "WorldInfoContribution",
+    "WorldInfoInput",
     "WorldInfoSettings",
     "activate",
     "check_lorebook_size",
     "compile_book",
+    "contribute",
     "convert_character_book",
     "entry_from_st",
     "entry_tokens",

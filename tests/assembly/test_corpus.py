@@ -43,6 +43,8 @@ def _placed_after_history(preset) -> tuple[set[str], set[str]]:
             tags.update(("SYSTEM_HUMANIZER_RULES", "SYSTEM_CHANNEL_PROMPT"))
         elif node.kind == "marker" and node.identifier in MARKER_TAG:
             tags.add(MARKER_TAG[node.identifier])
+            if node.identifier in ("worldInfoBefore", "worldInfoAfter"):
+                tags.add("KNOWLEDGE_SERVER_DOCUMENTS")  # the first World Info marker takes the documents
     return nodes, tags
 
 

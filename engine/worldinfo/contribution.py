@@ -1,0 +1,189 @@
+"""What World Info contributes to one assembly (SPEC §7.7): activation, rendering, then placement.
+
+`contribute` runs before the preset's nodes are rendered (as in SillyTavern), so the entries' variable
+writes come first and `{{outlet::…}}` sees their text. It returns the native items with the World
+Info blocks and example dialogues added, the depth injections, the outlet texts, the variables the
+preset render starts from, and the explanation (§7.8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.buckets import BucketDocument
+from engine.macros import MacroEnv, Segment, compile_text, render_segments
+from engine.native import TAG_ORDER, format_sample
+from engine.parts import Item, Part, Source, world_info_source
+from engine.rearrange import Injection
+from engine.worldinfo.activate import Activation, ActivationRequest, activate
+from engine.worldinfo.compiled import CompiledBook, CompiledEntry
+from engine.worldinfo.placement import EntrySource, ExamplePair, Piece, Placement, place
+from engine.worldinfo.scan import ScanMessage, ScanTexts
+from engine.worldinfo.settings import WorldInfoSettings
+
+BEFORE_TAG = "KNOWLEDGE_WORLD_INFO_BEFORE"
+AFTER_TAG = "KNOWLEDGE_WORLD_INFO_AFTER"
+INJECTION_ORDER = 100  # SillyTavern's default: World Info depth entries group with the preset's at 100
+INJECTION_INDEX = 1 << 30  # after every preset node of the same depth and order, before tail directives
+
+
+@dataclass(frozen=True, slots=True)
+class WorldInfoInput:
+    """The server's World Info for one assembly: compiled active books, settings, and the timed state
+    (None: the document's `world_info_state`)."""
+
+    books: tuple[CompiledBook, ...] = ()
+    settings: WorldInfoSettings = field(default_factory=WorldInfoSettings)
+    state: dict[str, Any] | None = None
+    char_tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorldInfoContribution:
+    """What the assembler adds for World Info."""
+
+    items: tuple[Item, ...]
+    injections: tuple[Injection, ...]
+    outlets: dict[str, str]
+    variables: dict[str, Any]
+    global_variables: dict[str, Any]
+    activation: Activation
+    warnings: tuple[str, ...] = ()
+
+    def explanation(self) -> dict[str, Any]:
+        """The `world_info` object of the output (§7.8)."""
+        return self.activation.to_dict()
+
+
+def scan_texts(doc: BucketDocument) -> ScanTexts:
+    """The history and server texts the keys are tested against."""
+    history = tuple(
+        ScanMessage(
+            name=m.name or (doc.user_name if m.role == "user" else doc.char_name),
+            text=m.content,
+            number=index + 1,
+        )
+        for index, m in enumerate(doc.history)
+    )
+    return ScanTexts(
+        history=history,
+        persona_prompt=doc.persona_prompt,
+        personality="\n".join(doc.personality),
+        scenario=doc.scenario,
+    )
+
+
+def contribute(
+    world_info: WorldInfoInput,
+    doc: BucketDocument,
+    items: tuple[Item, ...],
+    *,
+    env: MacroEnv,
+    seed: int,
+    count_tokens: Callable[[str], int],
+    sample_header: str,
+) -> WorldInfoContribution:
+    """Activate, render and place the server's World Info for `doc` (SPEC §7)."""
+    chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
+    request = ActivationRequest(
+        books=world_info.books,
+        texts=scan_texts(doc),
+        settings=world_info.settings,
+        names={"user": doc.user_name, "char": doc.char_name},
+        chat_length=max(0, chat_length),
+        generation_type=doc.generation_type,
+        seed=seed,
+        state=world_info.state if world_info.state is not None else doc.world_info_state,
+        budget_context=doc.budget.prompt if doc.budget is not None else None,
+        char_tags=world_info.char_tags,
+    )
+    activation = activate(request, count_tokens=count_tokens)
+    render = render_segments(
+        [
+            Segment(key=f"wi:{a.entry.book}:{a.entry.uid}", template=_template(a.entry))
+            for a in activation.activated
+        ],
+        env=env,
+        seed=seed,
+        variables=doc.variables,
+        global_variables=doc.global_variables,
+    )
+    texts = {index: out.text for index, out in enumerate(render.segments)}
+    placement = place(activation.activated, texts)
+    return WorldInfoContribution(
+        items=_with_blocks(items, placement.before, placement.after, placement, sample_header),
+        injections=tuple(
+            Injection(p.text, p.depth, INJECTION_ORDER, INJECTION_INDEX + p.rank, p.role, _source(p.source))
+            for p in placement.injections
+        ),
+        outlets=placement.outlet_texts(),
+        variables=render.variables,
+        global_variables=render.global_variables,
+        activation=activation,
+        warnings=(*activation.warnings, *render.warnings),
+    )
+
+
+def _template(ce: CompiledEntry):
+    template = _TEMPLATES.get(id(ce))
+    if template is None or template[0] is not ce:
+        if len(_TEMPLATES) > 100_000:
+            _TEMPLATES.clear()
+        template = (ce, compile_text(ce.text))
+        _TEMPLATES[id(ce)] = template
+    return template[1]
+
+
+# Entry texts are compiled once per compiled book (which lives as long as its cache generation).
+_TEMPLATES: dict[int, tuple[CompiledEntry, Any]] = {}
+
+
+def _source(source: EntrySource) -> Source:
+    return world_info_source(source.book, source.uid, source.comment)
+
+
+def _block(tag: str, pieces: Sequence[Piece]) -> Item | None:
+    parts: list[Part] = []
+    for piece in pieces:
+        if parts:
+            parts.append(Part("\n", (), True))
+        parts.append(Part(piece.text, (_source(piece.source),), True))
+    return Item(tag=tag, role="system", parts=tuple(parts)) if parts else None
+
+
+def _with_blocks(
+    items: tuple[Item, ...],
+    before: Sequence[Piece],
+    after: Sequence[Piece],
+    placement: Placement,
+    header: str,
+) -> tuple[Item, ...]:
+    """The native items with the two World Info blocks and the example dialogues in their places.
+
+    Native items are in tag order; sample dialogues are ordered by their group, so the top examples
+    take the first groups, the server's samples follow, and the bottom examples come last.
+    """
+    added = [block for block in (_block(BEFORE_TAG, before), _block(AFTER_TAG, after)) if block is not None]
+    top = [_sample(pair, header, g) for g, pair in enumerate(placement.examples_top)]
+    shift = len(top)
+    out = [
+        replace(item, group=item.group + shift) if item.tag == "DIALOGUE_SAMPLE" and shift else item
+        for item in items
+    ]
+    last = max((item.group for item in out if item.tag == "DIALOGUE_SAMPLE"), default=shift - 1)
+    bottom = [_sample(pair, header, last + 1 + g) for g, pair in enumerate(placement.examples_bottom)]
+    added.extend(item for item in (*top, *bottom) if item.text.strip())
+    if not added:
+        return items
+    merged = [*out, *added]
+    merged.sort(key=lambda item: (TAG_ORDER.get(item.tag, len(TAG_ORDER)), max(item.group, 0)))
+    return tuple(merged)
+
+
+def _sample(pair: ExamplePair, header: str, group: int) -> Item:
+    text = format_sample(pair.user, pair.char, header)
+    return Item(
+        tag="DIALOGUE_SAMPLE", role="system", parts=(Part(text, (_source(pair.source),), True),), group=group
+    )

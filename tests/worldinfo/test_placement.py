@@ -1,0 +1,235 @@
+"""SPEC §7.7: where activated entries land, in native assembly and inside a preset, with their sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine import assemble, parse_buckets
+from engine.worldinfo import WorldInfoInput, WorldInfoSettings
+from tests.assembly.conftest import build_preset, make_node, marker
+
+from .conftest import book
+
+HISTORY = [
+    {"role": "user", "name": "Ann", "content": "hello there"},
+    {"role": "assistant", "name": "Mira", "content": "hi Ann"},
+    {"role": "user", "name": "Ann", "content": "tell me about the dragon"},
+]
+
+
+def doc(**changes: Any):
+    data: dict[str, Any] = {
+        "names": {"user": "Ann", "char": "Mira"},
+        "system_prompt": "You are Mira.",
+        "persona_prompt": "Mira is a librarian.",
+        "personality": ["curious"],
+        "history": HISTORY,
+    }
+    data.update(changes)
+    return parse_buckets(data)
+
+
+def run(entries: list[dict[str, Any]], *, preset=None, style=None, settings=None, **changes: Any):
+    world_info = WorldInfoInput(books=(book(*entries),), settings=WorldInfoSettings(**(settings or {})))
+    return assemble(
+        doc(**changes), preset=preset, style=style, seed=7, world_info=world_info, count_tokens=False
+    )
+
+
+def wi_parts(result) -> list[tuple[int, str, str]]:
+    """(message index, role, the world_info sources' uids) for every message holding World Info."""
+    out = []
+    for index, message in enumerate(result.messages):
+        uids = [s.uid for s in message.sources if s.kind == "world_info"]
+        if uids:
+            out.append((index, message.role, uids))
+    return out
+
+
+def test_native_before_char_entries_follow_the_channel_prompt_and_precede_the_persona() -> None:
+    result = run([{"key": ["dragon"], "content": "Dragons hoard books.", "position": 0}])
+    texts = [m.content for m in result.messages]
+    lore = next(i for i, t in enumerate(texts) if "Dragons hoard books." in t)
+    persona = next(i for i, t in enumerate(texts) if "Mira is a librarian." in t)
+    assert lore < persona
+    source = next(s for s in result.messages[lore].sources if s.kind == "world_info")
+    assert source.to_dict() == {"kind": "world_info", "book": "Lore", "uid": 0, "comment": ""}
+
+
+def test_native_after_char_entries_follow_the_personality() -> None:
+    result = run([{"key": ["dragon"], "content": "After the character.", "position": 1}])
+    texts = [m.content for m in result.messages]
+    assert texts.index(next(t for t in texts if "After the character." in t)) > texts.index(
+        next(t for t in texts if "curious" in t)
+    )
+
+
+def test_entries_of_one_position_go_by_order_ascending_joined_by_newlines() -> None:
+    result = run(
+        [
+            {"key": ["dragon"], "content": "Second.", "order": 50},
+            {"key": ["dragon"], "content": "First.", "order": 10},
+        ]
+    )
+    assert any("First.\nSecond." in m.content for m in result.messages)
+
+
+def test_the_world_info_markers_take_the_texts_inside_a_preset_wrapped_by_wi_format() -> None:
+    preset = build_preset(
+        [
+            marker("main"),
+            marker("worldInfoBefore"),
+            make_node("middle", content="MIDDLE"),
+            marker("worldInfoAfter"),
+            marker("chatHistory"),
+        ],
+        settings={"wi_format": "[Lore: {0}]"},
+    )
+    result = run(
+        [
+            {"key": ["dragon"], "content": "Before text.", "position": 0},
+            {"key": ["dragon"], "content": "After text.", "position": 1},
+        ],
+        preset=preset,
+    )
+    joined = "\n".join(m.content for m in result.messages)
+    assert joined.index("[Lore: Before text.]") < joined.index("MIDDLE") < joined.index("[Lore: After text.]")
+
+
+def test_a_preset_without_world_info_markers_gets_the_text_as_a_leftover_before_the_history() -> None:
+    preset = build_preset([marker("main"), marker("chatHistory")])
+    result = run([{"key": ["dragon"], "content": "Leftover lore.", "position": 0}], preset=preset)
+    lore = next(i for i, m in enumerate(result.messages) if "Leftover lore." in m.content)
+    first_history = next(i for i, m in enumerate(result.messages) if m.history)
+    assert lore < first_history
+
+
+def test_a_disabled_world_info_marker_omits_its_text_and_says_so() -> None:
+    preset = build_preset([marker("main"), marker("worldInfoBefore", enabled=False), marker("chatHistory")])
+    result = run([{"key": ["dragon"], "content": "Hidden lore.", "position": 0}], preset=preset)
+    assert not any("Hidden lore." in m.content for m in result.messages)
+    assert any("worldInfoBefore disabled" in o.reason for o in result.omitted)
+
+
+@pytest.mark.parametrize("style", ["merge", "standalone"])
+def test_at_depth_entries_are_injected_by_role_in_both_styles(style: str) -> None:
+    result = run(
+        [
+            {"key": ["dragon"], "content": "As user.", "position": 4, "depth": 0, "role": 1},
+            {"key": ["dragon"], "content": "As system.", "position": 4, "depth": 0, "role": 0},
+        ],
+        style=style,
+    )
+    last = result.messages[-1]
+    if style == "merge":
+        # merged into the latest history message as one [System: …] batch; the role is ignored
+        assert "tell me about the dragon" in last.content and "[System: " in last.content
+        assert "As user." in last.content and "As system." in last.content
+    else:
+        # one message per role after the last message, system nearest the end
+        assert [m.role for m in result.messages[-2:]] == ["user", "system"]
+        assert result.messages[-2].content == "As user." and last.content == "As system."
+
+
+def test_standalone_depth_counts_history_messages_after_the_injection() -> None:
+    result = run([{"key": ["dragon"], "content": "Deep.", "position": 4, "depth": 2}], style="standalone")
+    index = next(i for i, m in enumerate(result.messages) if m.content == "Deep.")
+    assert sum(1 for m in result.messages[index + 1 :] if m.history) == 2
+
+
+def test_authors_note_positions_become_one_system_injection_at_depth_4_top_before_bottom() -> None:
+    history = [{"role": "user", "name": "Ann", "content": f"message {i} dragon"} for i in range(6)]
+    result = run(
+        [
+            {"key": ["dragon"], "content": "Bottom note.", "position": 3},
+            {"key": ["dragon"], "content": "Top note.", "position": 2},
+        ],
+        style="standalone",
+        history=history,
+    )
+    index = next(i for i, m in enumerate(result.messages) if "Top note." in m.content)
+    message = result.messages[index]
+    assert message.role == "system" and message.content == "Top note.\nBottom note."
+    assert sum(1 for m in result.messages[index + 1 :] if m.history) == 4
+
+
+def test_example_message_entries_frame_the_servers_sample_dialogues() -> None:
+    result = run(
+        [
+            {"key": ["dragon"], "content": "<START>\n{{user}}: top q\n{{char}}: top a", "position": 5},
+            {"key": ["dragon"], "content": "<START>\n{{user}}: bottom q\n{{char}}: bottom a", "position": 6},
+        ],
+        sample_dialogues=[{"user": "server q", "char": "server a"}],
+    )
+    joined = "\n".join(m.content for m in result.messages)
+    assert joined.index("top q") < joined.index("server q") < joined.index("bottom q")
+    assert "Ann: top q" in joined and "Mira: top a" in joined
+
+
+def test_outlet_entries_appear_only_where_the_preset_reads_them() -> None:
+    preset = build_preset(
+        [marker("main"), make_node("side", content="<side>{{outlet::notes}}</side>"), marker("chatHistory")]
+    )
+    result = run(
+        [
+            {"key": ["dragon"], "content": "Low.", "position": 7, "outletName": "notes", "order": 1},
+            {"key": ["dragon"], "content": "High.", "position": 7, "outletName": "notes", "order": 9},
+            {"key": ["dragon"], "content": "Nobody reads me.", "position": 7, "outletName": "elsewhere"},
+        ],
+        preset=preset,
+    )
+    joined = "\n".join(m.content for m in result.messages)
+    assert "<side>High.\nLow.</side>" in joined
+    assert "Nobody reads me." not in joined
+    assert any("elsewhere" in w for w in result.warnings)
+
+
+def test_entry_macros_render_before_the_preset_so_its_variable_writes_come_first() -> None:
+    preset = build_preset(
+        [marker("main"), make_node("mood", content="Mood: {{getvar::mood}}"), marker("chatHistory")]
+    )
+    result = run(
+        [{"key": ["dragon"], "content": "{{setvar::mood::wary}}Dragons near {{user}}."}], preset=preset
+    )
+    joined = "\n".join(m.content for m in result.messages)
+    assert "Mood: wary" in joined and "Dragons near Ann." in joined
+    assert result.variables["mood"] == "wary"
+
+
+def test_the_output_explains_what_activated_and_why() -> None:
+    result = run(
+        [{"key": ["dragon"], "content": "x", "comment": "Dragons"}, {"key": ["unicorn"], "content": "y"}]
+    )
+    explained = result.to_dict()["world_info"]
+    assert explained["activated"] == [
+        {
+            "book": "Lore",
+            "uid": 0,
+            "comment": "Dragons",
+            "position": 0,
+            "position_name": "before char",
+            "order": 100,
+            "pass": 1,
+            "reason": 'key "dragon" in message 3',
+        }
+    ]
+    assert explained["skipped"] == [] and explained["tokens"] > 0
+
+
+def test_the_documents_timed_state_is_read_and_the_new_state_returned() -> None:
+    entries = [{"key": ["dragon"], "content": "x", "sticky": 3}]
+    first = run(entries, chat_length=10).to_dict()["world_info"]
+    assert first["state"]
+    calm = [{"role": "user", "name": "Ann", "content": "calm"}]
+    second = run(entries, chat_length=11, history=calm, world_info_state=first["state"]).to_dict()[
+        "world_info"
+    ]
+    assert [a["reason"] for a in second["activated"]] == ["sticky"]
+
+
+def test_a_generation_type_reaches_the_triggers() -> None:
+    entries = [{"key": ["dragon"], "content": "Only on swipes.", "triggers": ["swipe"]}]
+    assert not any("Only on swipes." in m.content for m in run(entries).messages)
+    assert any("Only on swipes." in m.content for m in run(entries, generation_type="swipe").messages)
