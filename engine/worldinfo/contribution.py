@@ -58,7 +58,14 @@ class WorldInfoContribution:
 
 
 def scan_texts(doc: BucketDocument) -> ScanTexts:
-    """The history and server texts the keys are tested against."""
+    """The history and server texts the keys are tested against (built once per document)."""
+    texts = doc.memo.get("world_info_scan")
+    if texts is None:
+        texts = doc.memo["world_info_scan"] = _scan_texts(doc)
+    return texts
+
+
+def _scan_texts(doc: BucketDocument) -> ScanTexts:
     history = tuple(
         ScanMessage(
             name=m.name or (doc.user_name if m.role == "user" else doc.char_name),
