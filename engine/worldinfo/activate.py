@@ -116,9 +116,16 @@ class _Candidate:
     text: Text | None = None
 
 
-def _may_occur(ce: CompiledEntry, lowered: str) -> bool:
-    """False when no primary key of `ce` (all plain) occurs in `lowered` even as a lower-cased substring."""
-    return any(key.compiled is not None and key.compiled.lowered in lowered for key in ce.primary)
+def _may_occur(ce: CompiledEntry, added: Text, whole_words: bool) -> bool:
+    """False when no primary key of `ce` (all plain) can occur in `added`: a one-word key matched as a
+    whole word is not among its words, any other key is not even a lower-cased substring."""
+    for key in ce.primary:
+        if key.word_lowered is not None and whole_words:
+            if key.word_lowered in added.words_lowered:
+                return True
+        elif key.compiled is not None and key.compiled.lowered in added.hay.lowered:
+            return True
+    return False
 
 
 def order_entries(books: Sequence[CompiledBook], strategy: str) -> list[CompiledEntry]:
@@ -233,12 +240,12 @@ class _Run:
             self.missed_skew = self.scanner.skew
         self.recheck = set()
         candidates: list[_Candidate] = []
-        added = self.scanner.added_text().hay.lowered if incremental else ""
+        added = self.scanner.added_text()
         for position in positions:
             ce = self.entries[position]
             if id(ce) in self.activated or id(ce) in self.failed:
                 continue
-            if incremental and id(ce) in self.missed and not _may_occur(ce, added):
+            if incremental and id(ce) in self.missed and not _may_occur(ce, added, self.scanner.rules(ce)[1]):
                 continue
             candidate = self._check(
                 ce,

@@ -8,12 +8,13 @@ flags, whole words off, constants, decorators, timed effects) are always checked
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.worldinfo.compiled import CompiledBook, CompiledEntry
+from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
 from engine.worldinfo.scan import FLAG_TEXTS, Text
 from engine.worldinfo.settings import WorldInfoSettings
 
@@ -24,12 +25,18 @@ _lock = threading.Lock()
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """Entries in evaluation order, and how to find the ones a scan text can activate."""
+    """Entries in evaluation order, and how to find the ones a scan text can activate.
+
+    Each indexed key has a signature that a matching text must show: a whole word (`words`), the
+    first four letters of a word (`prefixes`), or one of its characters (`chars`).
+    """
 
     entries: tuple[CompiledEntry, ...]
     always: frozenset[int]  # positions checked in every pass
-    by_lowered_word: dict[str, tuple[int, ...]]
-    by_exact_word: dict[str, tuple[int, ...]]
+    by_word: dict[str, tuple[int, ...]]  # lower-cased words
+    by_exact_word: dict[str, tuple[int, ...]]  # case-sensitive entries' words
+    by_prefix: dict[str, tuple[int, ...]]
+    by_char: dict[str, tuple[int, ...]]
     position_of: dict[int, int]  # id(entry) → position
 
     def positions(self, text: Text, extra: set[int] | None = None) -> list[int]:
@@ -37,47 +44,83 @@ class Plan:
         found = set(self.always)
         if extra:
             found |= extra
-        index = self.by_lowered_word
-        for word in text.words_lowered & index.keys():
-            found.update(index[word])
-        exact = self.by_exact_word
-        if exact:
-            for word in text.words & exact.keys():
-                found.update(exact[word])
+        for index, present in (
+            (self.by_word, text.words_lowered),
+            (self.by_exact_word, text.words if self.by_exact_word else None),
+            (self.by_prefix, text.prefixes if self.by_prefix else None),
+            (self.by_char, text.chars if self.by_char else None),
+        ):
+            if present is None:
+                continue
+            for sign in present & index.keys():
+                found.update(index[sign])
         return sorted(found)
 
 
-def _indexable(ce: CompiledEntry, settings: WorldInfoSettings) -> bool:
+_RUN = re.compile(r"[A-Za-z0-9_]+")
+PREFIX = 4
+
+
+def key_signature(key: Key, *, case_sensitive: bool, whole_words: bool) -> tuple[str, str] | None:
+    """What any text this key matches must contain, or None when there is no cheap necessary sign."""
+    compiled = key.compiled
+    if compiled is None or compiled.is_regex or not compiled.text:
+        return None
+    if key.word is not None and whole_words:
+        return ("exact", key.word) if case_sensitive else ("word", key.word.lower())
+    if case_sensitive:
+        return None
+    text = compiled.lowered
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(text)]
+    # a run with a non-word character of the key on both sides is a whole word of the text
+    interior = [text[a:b] for a, b in runs if a > 0 and b < len(text)]
+    if interior:
+        return "word", max(interior, key=len)
+    # a run with a non-word character of the key before it starts a word of the text
+    starting = [text[a:b] for a, b in runs if a > 0 and b - a >= PREFIX]
+    if starting:
+        return "prefix", max(starting, key=len)[:PREFIX]
+    if any(ord(ch) > 127 for ch in text):
+        return "char", max(text)
+    return None
+
+
+def _indexable(ce: CompiledEntry) -> bool:
     e = ce.entry
     if e.delay_until_recursion:
         return False  # checked again in full when its recursion level comes
-    if e.constant or ce.decorators or e.sticky or e.scan_depth is not None or not ce.primary:
-        return not ce.primary and not (e.constant or ce.decorators or e.sticky)  # keyless: never matches
-    if any(getattr(e, attr) for attr, _, _ in FLAG_TEXTS):
+    if e.constant or ce.decorators or e.sticky or e.scan_depth is not None:
         return False
-    whole = e.match_whole_words if e.match_whole_words is not None else settings.match_whole_words
-    return whole and all(key.word is not None for key in ce.primary)
+    return not any(getattr(e, attr) for attr, _, _ in FLAG_TEXTS)
 
 
 def build_plan(entries: Sequence[CompiledEntry], settings: WorldInfoSettings) -> Plan:
     """The index for `entries` (already in evaluation order) under `settings`' case and word rules."""
     always: set[int] = set()
-    lowered: dict[str, list[int]] = {}
-    exact: dict[str, list[int]] = {}
+    indexes: dict[str, dict[str, list[int]]] = {"word": {}, "exact": {}, "prefix": {}, "char": {}}
     for position, ce in enumerate(entries):
-        if not _indexable(ce, settings):
+        if not ce.primary and _indexable(ce):
+            continue  # no keys, not forced: it can never activate
+        e = ce.entry
+        case = e.case_sensitive if e.case_sensitive is not None else settings.case_sensitive
+        whole = e.match_whole_words if e.match_whole_words is not None else settings.match_whole_words
+        signs = [key_signature(k, case_sensitive=case, whole_words=whole) for k in ce.primary]
+        if not _indexable(ce) or not signs or any(sign is None for sign in signs):
             always.add(position)
             continue
-        case = ce.entry.case_sensitive if ce.entry.case_sensitive is not None else settings.case_sensitive
-        for key in ce.primary:
-            word = key.word or ""
-            target, word = (exact, word) if case else (lowered, word.lower())
-            target.setdefault(word, []).append(position)
+        for kind, value in signs:  # type: ignore[misc]
+            indexes[kind].setdefault(value, []).append(position)
+
+    def frozen(kind: str) -> dict[str, tuple[int, ...]]:
+        return {sign: tuple(dict.fromkeys(p)) for sign, p in indexes[kind].items()}
+
     return Plan(
         entries=tuple(entries),
         always=frozenset(always),
-        by_lowered_word={w: tuple(p) for w, p in lowered.items()},
-        by_exact_word={w: tuple(p) for w, p in exact.items()},
+        by_word=frozen("word"),
+        by_exact_word=frozen("exact"),
+        by_prefix=frozen("prefix"),
+        by_char=frozen("char"),
         position_of={id(ce): position for position, ce in enumerate(entries)},
     )
 

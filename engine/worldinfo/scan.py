@@ -45,13 +45,35 @@ class ScanTexts:
 class Text:
     """A haystack with its word sets (built on first use), so a one-word whole-word key is a set lookup."""
 
-    __slots__ = ("_parts", "_words", "_words_lowered", "hay")
+    __slots__ = ("_chars", "_parts", "_prefixes", "_words", "_words_lowered", "hay")
 
     def __init__(self, hay: Haystack, parts: tuple[Text, ...] = ()) -> None:
         self.hay = hay
         self._parts = parts
         self._words: frozenset[str] | None = None
         self._words_lowered: frozenset[str] | None = None
+        self._prefixes: frozenset[str] | None = None
+        self._chars: frozenset[str] | None = None
+
+    @property
+    def prefixes(self) -> frozenset[str]:
+        """The first four characters of every lower-cased word of four or more."""
+        if self._prefixes is None:
+            if self._parts:
+                self._prefixes = frozenset().union(*(p.prefixes for p in self._parts))
+            else:
+                self._prefixes = frozenset(w[:4] for w in self.words_lowered if len(w) >= 4)
+        return self._prefixes
+
+    @property
+    def chars(self) -> frozenset[str]:
+        """Every character of the lower-cased text."""
+        if self._chars is None:
+            if self._parts:
+                self._chars = frozenset().union(*(p.chars for p in self._parts))
+            else:
+                self._chars = frozenset(self.hay.lowered)
+        return self._chars
 
     @property
     def words(self) -> frozenset[str]:
