@@ -159,8 +159,13 @@ class _Run:
         self.settings = request.settings
         self.count_tokens = count_tokens
         self.render = render
-        ordered = [ce for ce in order_entries(request.books, self.settings.strategy) if not ce.entry.disable]
-        self.plan = plan_for(request.books, self.settings, ordered)
+        self.plan = plan_for(
+            request.books,
+            self.settings,
+            lambda: [
+                ce for ce in order_entries(request.books, self.settings.strategy) if not ce.entry.disable
+            ],
+        )
         self.entries = self.plan.entries
         self.scanner = Scanner(request.texts, self.settings, dict(request.names))
         self.timed = TimedState(request.state, request.chat_length)

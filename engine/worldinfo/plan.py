@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
@@ -126,9 +126,12 @@ def build_plan(entries: Sequence[CompiledEntry], settings: WorldInfoSettings) ->
 
 
 def plan_for(
-    books: Sequence[CompiledBook], settings: WorldInfoSettings, ordered: list[CompiledEntry]
+    books: Sequence[CompiledBook],
+    settings: WorldInfoSettings,
+    ordered: Callable[[], list[CompiledEntry]],
 ) -> Plan:
-    """The plan for these (cached, compiled) books and settings; built once, reused per request."""
+    """The plan for these (cached, compiled) books and settings; built once (from `ordered()`, the
+    enabled entries in evaluation order), reused per request."""
     key = (
         tuple(id(b) for b in books),
         settings.strategy,
@@ -140,7 +143,7 @@ def plan_for(
         if hit is not None and all(a is b for a, b in zip(hit[0], books, strict=True)):
             _PLANS.move_to_end(key)
             return hit[1]
-    plan = build_plan(ordered, settings)
+    plan = build_plan(ordered(), settings)
     with _lock:
         _PLANS[key] = (tuple(books), plan)
         while len(_PLANS) > _PLAN_LIMIT:
