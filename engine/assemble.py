@@ -283,6 +283,11 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
     )
     for warning in contribution.warnings:
         inputs.notes.warn(warning)
+    if preset is None:
+        for name in contribution.outlets:
+            inputs.notes.warn(
+                f"World Info outlet “{name}” has entries but native assembly has no {{{{outlet::…}}}} to read it."
+            )
     inputs.items = contribution.items
     inputs.world_info = contribution
 

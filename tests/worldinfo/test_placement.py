@@ -233,3 +233,9 @@ def test_a_generation_type_reaches_the_triggers() -> None:
     entries = [{"key": ["dragon"], "content": "Only on swipes.", "triggers": ["swipe"]}]
     assert not any("Only on swipes." in m.content for m in run(entries).messages)
     assert any("Only on swipes." in m.content for m in run(entries, generation_type="swipe").messages)
+
+
+def test_an_outlet_is_reported_in_native_assembly_where_nothing_can_read_it() -> None:
+    result = run([{"key": ["dragon"], "content": "Side note.", "position": 7, "outletName": "side"}])
+    assert not any("Side note." in m.content for m in result.messages)
+    assert any("outlet “side”" in w for w in result.warnings)
