@@ -37,6 +37,7 @@ def test_alice_uploads_carol_sees_the_entry_placed_and_bob_changes_nothing(
     carol_page = browser.new_context(base_url=page.url.split("/servers")[0]).new_page()
     sign_in(carol_page, "carol")
     carol_page.goto("/servers/1001/preview/")
+    carol_page.locator("[data-testid=advanced] > summary").click()
     textarea = carol_page.locator("textarea[name=document]")
     document = json.loads(textarea.input_value())
     document["history"][-1]["content"] = "Is it the lantern?"
@@ -47,7 +48,7 @@ def test_alice_uploads_carol_sees_the_entry_placed_and_bob_changes_nothing(
     panel = carol_page.locator("[data-testid=world-info]").inner_text()
     message_number = len(document["history"])
     assert f'key "lantern" in message {message_number}' in panel
-    assert "The guild lantern never goes out." in carol_page.locator("#result").inner_text()
+    assert "The guild lantern never goes out." in carol_page.locator("#result").text_content()
 
     bob_page = browser.new_context(base_url=page.url.split("/servers")[0]).new_page()
     sign_in(bob_page, "bob")
