@@ -434,8 +434,8 @@ def _scenario_items(inputs: _Inputs) -> tuple[Item, ...]:
     """The scenario (the document's, else the card's) for the preset's scenario marker."""
     text = str(getattr(inputs.doc, "scenario", "") or "")
     source = native_source(SCENARIO_TAG)
-    if not text.strip() and inputs.card is not None:
-        text, source = inputs.card.scenario, card_source("scenario")
+    if inputs.card is not None and (not text.strip() or text == inputs.card.scenario):
+        text, source = inputs.card.scenario, card_source("scenario")  # filled in from the card
     if not text.strip():
         return ()
     return (Item(tag=SCENARIO_TAG, role="system", parts=(Part(text, (source,), True),)),)
