@@ -16,8 +16,9 @@ from typing import Any
 
 from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
+from engine.cards import Card, card_book
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
-from engine.worldinfo import WorldInfoInput
+from engine.worldinfo import CompiledBook, WorldInfoInput
 from lorebooks import cache as lorebook_cache
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
@@ -160,12 +161,19 @@ def assemble_for_server(
         generation=generation,
         card=card,
         world_info=WorldInfoInput(
-            books=world_info.books,
+            books=_with_card_book(world_info.books, card),
             settings=world_info.settings,
+            char_tags=card.tags if card is not None else (),
             state=lorebook_cache.read_state(server_id, state_channel) if state_channel else None,
         ),
     )
     return result
+
+
+def _with_card_book(books: tuple[CompiledBook, ...], card: Card | None) -> tuple[CompiledBook, ...]:
+    """The server's active lorebooks, and the active card's own book as the character book (SPEC §7.2)."""
+    book = card_book(card)
+    return books if book is None else (book, *books)
 
 
 def generation_for(server_id: int, preset: CompiledPreset | None, provider: str | None) -> GenerationSettings:

@@ -10,7 +10,7 @@ from typing import Literal
 from django.db import transaction
 from django.utils import timezone
 
-from engine.cards import MAX_CARD_BYTES, Card, ReadCard, read_card
+from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
 from servers.models import AuditEvent, Server
 from servers.users import User
 
@@ -61,7 +61,7 @@ def card_import(
     """Read and store a card. Raises ImportRefused (not a card / too large) or CardNameClash; nothing is
     written on any error. A replacement keeps the replaced card's active flag."""
     read = read_card(raw, max_bytes=MAX_CARD_BYTES)
-    book_entries = _book_entries(read.card)
+    book_entries = book_entry_count(read.card)
     wanted = clean_name(name) or clean_name(read.card.name) or "Unnamed character"
     with transaction.atomic():
         Server.objects.select_for_update().filter(pk=server.pk).first()
@@ -137,14 +137,6 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
         )
         card.delete()
     _invalidate_on_commit(card.server_id)
-
-
-def _book_entries(card: Card) -> int | None:
-    book = card.character_book
-    if book is None:
-        return None
-    entries = book.get("entries")
-    return len(entries) if isinstance(entries, list | dict) else 0
 
 
 def clean_name(name: str | None) -> str:

@@ -3,6 +3,7 @@ PNG that SillyTavern imports. Pure: no Django; only a PNG's text chunks are read
 """
 
 from .apply import NodeOverride, fill_document, node_override, sample_dialogues
+from .book import book_entry_count, card_book
 from .card import TEXT_FIELDS, Card, DepthPrompt
 from .read import MAX_CARD_BYTES, ReadCard, card_png, read_card
 
@@ -13,6 +14,8 @@ __all__ = [
     "DepthPrompt",
     "NodeOverride",
     "ReadCard",
+    "book_entry_count",
+    "card_book",
     "card_png",
     "fill_document",
     "node_override",

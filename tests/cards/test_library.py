@@ -188,3 +188,15 @@ def test_the_active_cards_regex_scripts_clean_a_reply_after_the_servers_own(lant
     cleaned = clean_for_server(server_id=lantern.pk, text="Evening. (OOC: brb) The lamp is lit.", seed=1)
     assert cleaned.stored == "Evening.  The lamp is lit."
     assert [a.script for a in cleaned.applied] == ["Card hides OOC"]
+
+
+def test_the_active_cards_book_takes_part_in_world_info_as_the_character_book(lantern, alice):
+    from assembly.selectors import assemble_for_server
+    from engine import parse_buckets
+
+    services.card_import(server=lantern, raw=card_json(), filename="m.json", by=alice)
+    doc = parse_buckets({"history": [{"role": "user", "content": "Is the lamp still working?"}]})
+    result = assemble_for_server(server_id=lantern.pk, doc=doc, native=True, seed=1)
+    activated = result.to_dict()["world_info"]["activated"]
+    assert [(a["book"], a["reason"]) for a in activated] == [("Mira (card)", 'key "lamp" in message 1')]
+    assert any("The lamp is old." in m.content for m in result.messages)
