@@ -80,6 +80,7 @@ SAMPLE_FIELDS: tuple[Field, ...] = (
     Field("channel_prompt.mode", "Channel prompt mode", CHOICE, "prompts", choices=("append", "replace")),
     Field("persona_prompt", "Persona", TEXT, "prompts", "{{description}}"),
     Field("personality", "Personality", LINES, "prompts", "one trait per line"),
+    Field("scenario", "Scenario", TEXT, "prompts", "the scenario marker; World Info may scan it"),
     Field("server_info", "Server info", TEXT, "knowledge"),
     Field("server_memories", "Server memories", BLOCKS, "knowledge"),
     Field("emojis", "Emojis", LINES, "knowledge", "one per line"),
@@ -93,6 +94,20 @@ SAMPLE_FIELDS: tuple[Field, ...] = (
     Field("budget.reply", "Reserved for the reply (tokens)", NUMBER, "generation"),
     Field("generation_type", "Generation type", CHOICE, "generation", choices=("", *GENERATION_TYPES)),
     Field("quiet_prompt", "Quiet prompt", TEXT, "generation", "sent last for a quiet generation"),
+    Field(
+        "chat_length",
+        "Messages in the channel so far",
+        NUMBER,
+        "generation",
+        "World Info timers; blank: the history's length",
+    ),
+    Field(
+        "world_info_state",
+        "World Info timed state",
+        JSON,
+        "generation",
+        "what the last assembly returned in world_info.state",
+    ),
 )
 
 

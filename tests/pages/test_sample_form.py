@@ -180,3 +180,13 @@ def test_a_generation_type_chosen_in_the_form_reaches_the_document_and_blank_lea
     assert (parsed.generation_type, parsed.quiet_prompt) == ("quiet", "Summarise the scene in one line.")
     data["b-generation_type"] = ""
     assert "generation_type" not in document_from_form(data, document)
+
+
+def test_the_world_info_fields_from_the_form_reach_the_document():
+    data = _posted(DEFAULT)
+    data["b-scenario"] = "A storm rolls over the harbour."
+    data["b-chat_length"] = "42"
+    data["b-world_info_state"] = '{"sticky": {}}'
+    parsed = parse_buckets(document_from_form(data, DEFAULT))
+    assert (parsed.scenario, parsed.chat_length) == ("A storm rolls over the harbour.", 42)
+    assert parsed.world_info_state == {"sticky": {}}
