@@ -26,6 +26,8 @@ from django.db import connection
 from django.utils import timezone
 
 from bench.gunicorn_process import free_port, start_gunicorn, stop_gunicorn, wait_until_up
+from lorebooks import services as lorebook_services
+from lorebooks.models import LorebookEntry
 from memory.models import Channel, DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
 from presets import services as preset_services
@@ -227,6 +229,36 @@ def test_an_upload_that_clashed_on_one_instance_is_finished_on_the_other_without
     status, _, _ = visitor.call(b, "POST", upload_url, {"resolve": "replace", "pending": pending})
     assert status == 302
     assert b.assemble(lantern.id, api_token) == (200, {"main", "ember"})
+
+
+def _world_info_uids(instance: Instance, server_id: int, token: str) -> set[int]:
+    """The World Info entries an assemble request on `instance` activated."""
+    status, _, body = instance.call(
+        "POST",
+        f"/api/v1/servers/{server_id}/assemble",
+        BUCKETS,
+        {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    assert status == 200
+    return {entry["uid"] for entry in json.loads(body)["world_info"]["activated"]}
+
+
+def test_a_lorebook_entry_switched_off_through_one_instance_is_not_activated_by_the_other(
+    instances, lantern, alice, api_token
+):
+    a, b = instances
+    book = {"entries": {"7": {"uid": 7, "key": [], "content": "The lamp is old.", "constant": True}}}
+    lorebook = lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps(book).encode(), filename="Harbour.json", by=alice
+    ).lorebook
+    assert _world_info_uids(b, lantern.id, api_token) == {7}  # B has compiled the book
+    entry = LorebookEntry.objects.get(lorebook=lorebook, uid=7)
+    visitor = Visitor()
+    visitor.sign_in(a, "alice")
+    url = f"/servers/{lantern.id}/lorebooks/{lorebook.pk}/entries/{entry.pk}/toggle/"
+    status, _, _ = visitor.call(a, "POST", url, {"enabled": "0"})
+    assert status == 302
+    assert _world_info_uids(b, lantern.id, api_token) == set()
 
 
 def test_failed_sign_ins_on_both_instances_add_up_to_one_lockout(instances, alice):
