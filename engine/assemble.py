@@ -8,7 +8,7 @@ terminal note, resolve identity macros in trusted text, shape for the provider, 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,7 +42,7 @@ from .rearrange import (
     plan_of,
     rearrange,
 )
-from .regex import CompiledScript, RegexRequest, apply_to_history, switched
+from .regex import CompiledScript, RegexRequest, apply_to_entries, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
 from .tokens import (
@@ -197,6 +197,7 @@ class _Inputs:
     notes: Notes
     card: Card | None = None
     world_info: WorldInfoContribution | None = None
+    regex_scripts: Sequence[CompiledScript] = ()
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -240,6 +241,7 @@ def _inputs(
         stm=stm,
         encoding=encoding,
         notes=notes,
+        regex_scripts=tuple(regex_scripts),
     )
 
 
@@ -267,6 +269,32 @@ def _history_scripts(
     }
 
 
+def _entry_scripts(inputs: _Inputs) -> Callable[[list[tuple[str, int | None]]], list[str]] | None:
+    """The promptOnly World Info regex scripts (placement 5) as a rewrite of activated entries."""
+    if not inputs.regex_scripts:
+        return None
+    doc = inputs.doc
+    request = RegexRequest(
+        seed=inputs.seed,
+        user=doc.user_name,
+        char=doc.char_name,
+        env=MacroEnv(server_id=inputs.server_id),
+        variables=doc.variables,
+        global_variables=doc.global_variables,
+    )
+
+    def rewrite(entries: list[tuple[str, int | None]]) -> list[str]:
+        result = apply_to_entries(inputs.regex_scripts, entries, request)
+        for failure in result.failures:
+            if not failure.inactive:
+                inputs.notes.warn(
+                    f"Regex script “{failure.script}” did not run on World Info: {failure.error}"
+                )
+        return list(result.texts)
+
+    return rewrite
+
+
 def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
     """Activate, render and place World Info before the preset's nodes are rendered (SPEC §7.7)."""
     doc, encoding = inputs.doc, inputs.encoding
@@ -280,6 +308,7 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
         seed=inputs.seed,
         count_tokens=lambda text: count_text(text, encoding),
         sample_header=header,
+        rewrite_entries=_entry_scripts(inputs),
     )
     for warning in contribution.warnings:
         inputs.notes.warn(warning)

@@ -91,8 +91,12 @@ def contribute(
     seed: int,
     count_tokens: Callable[[str], int],
     sample_header: str,
+    rewrite_entries: Callable[[list[tuple[str, int | None]]], list[str]] | None = None,
 ) -> WorldInfoContribution:
-    """Activate, render and place the server's World Info for `doc` (SPEC §7)."""
+    """Activate, render and place the server's World Info for `doc` (SPEC §7).
+
+    `rewrite_entries` takes the rendered entries as `(text, depth)` — the depth of an @depth entry,
+    None for the others — and gives their texts back after the World Info regex scripts (§9.2)."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
     request = ActivationRequest(
         books=world_info.books,
@@ -118,6 +122,11 @@ def contribute(
         global_variables=doc.global_variables,
     )
     texts = {index: out.text for index, out in enumerate(render.segments)}
+    if rewrite_entries is not None and texts:
+        depths = [
+            a.entry.entry.depth if a.entry.entry.position == AT_DEPTH else None for a in activation.activated
+        ]
+        texts = dict(enumerate(rewrite_entries([(texts[i], depths[i]) for i in range(len(depths))])))
     placement = place(activation.activated, texts)
     return WorldInfoContribution(
         items=_with_blocks(items, placement.before, placement.after, placement, sample_header),
@@ -142,6 +151,8 @@ def _template(ce: CompiledEntry):
         _TEMPLATES[id(ce)] = template
     return template[1]
 
+
+AT_DEPTH = 4  # position 4: @depth entries, whose depth bounds the scripts' min/max depth
 
 # Entry texts are compiled once per compiled book (which lives as long as its cache generation).
 _TEMPLATES: dict[int, tuple[CompiledEntry, Any]] = {}

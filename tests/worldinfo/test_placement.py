@@ -239,3 +239,22 @@ def test_an_outlet_is_reported_in_native_assembly_where_nothing_can_read_it() ->
     result = run([{"key": ["dragon"], "content": "Side note.", "position": 7, "outletName": "side"}])
     assert not any("Side note." in m.content for m in result.messages)
     assert any("outlet “side”" in w for w in result.warnings)
+
+
+def _script(**fields: Any):
+    from engine.regex import compile_script, parse_script
+
+    return compile_script(parse_script({"scriptName": "shout", "replaceString": "DRAGON", **fields}))
+
+
+def test_prompt_only_world_info_scripts_rewrite_activated_entries_and_nothing_else() -> None:
+    entries = [{"uid": 1, "key": ["dragon"], "content": "The dragon sleeps.", "position": 0}]
+    world_info = WorldInfoInput(books=(book(*entries),))
+    scripts = (
+        _script(findRegex="/dragon/g", placement=[5], promptOnly=True),
+        _script(scriptName="not for the prompt", findRegex="/sleeps/g", placement=[5], replaceString="x"),
+    )
+    result = assemble(doc(), seed=7, world_info=world_info, regex_scripts=scripts, count_tokens=False)
+    everything = "\n".join(m.content for m in result.messages)
+    assert "The DRAGON sleeps." in everything
+    assert "tell me about the dragon" in everything  # history is not World Info: placement 5 only
