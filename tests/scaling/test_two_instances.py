@@ -226,7 +226,10 @@ def test_an_upload_that_clashed_on_one_instance_is_finished_on_the_other_without
     status, _, page = visitor.upload(a, upload_url, "Amber.json", _preset("ember"))
     assert status == 409
     pending = re.search(rb'name="pending" value="([^"]+)"', page).group(1).decode()  # type: ignore[union-attr]
-    status, _, _ = visitor.call(b, "POST", upload_url, {"resolve": "replace", "pending": pending})
+    status, _, page = visitor.call(b, "POST", upload_url, {"resolve": "replace", "pending": pending})
+    assert status == 200 and b"ember" in page  # B shows what the replace would change, from A's kept copy
+    confirm = {"resolve": "replace", "pending": pending, "confirm": "1"}
+    status, _, _ = visitor.call(b, "POST", upload_url, confirm)
     assert status == 302
     assert b.assemble(lantern.id, api_token) == (200, {"main", "ember"})
 
