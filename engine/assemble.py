@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress
+from operator import not_
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
@@ -18,7 +20,15 @@ from .compiled import CompiledPreset
 from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
 from .macros import MacroEnv, RenderOutput, Segment, render_segments, resolve_identity
-from .native import SAMPLE_HEADER, macro_env, native_items, ready_messages
+from .native import (
+    SAMPLE_HEADER,
+    HistoryRun,
+    blocks_of,
+    history_run,
+    macro_env,
+    native_items,
+    ready_messages,
+)
 from .parts import (
     Item,
     Message,
@@ -333,6 +343,7 @@ class _Arranged:
     variables: dict[str, Any]
     global_variables: dict[str, Any]
     unknown_macros: tuple[str, ...] = ()
+    history: tuple[int, int] = (0, 0)  # where the history items are in `items`: [start, stop)
 
 
 def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Arranged:
@@ -345,8 +356,12 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         arranged = _Arranged([], style or "merge", dict(variables), dict(global_variables))
     else:
         rendered, expanded, render, card_sources = _render_preset(inputs, preset)
+        blocks = blocks_of(doc, inputs.items)
+        scenario = _scenario_items(inputs)
+        if scenario:
+            blocks = {**blocks, SCENARIO_TAG: scenario}
         arrangement = rearrange(
-            (*inputs.items, *_scenario_items(inputs)),
+            blocks,
             preset,
             rendered,
             expanded,
@@ -384,6 +399,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     arrangement = place_injections(arrangement, arranged.style)
 
     ordered = [*arrangement.before, *arrangement.history, *arrangement.after]
+    arranged.history = (len(arrangement.before), len(arrangement.before) + len(arrangement.history))
     if ordered and ordered[-1].tag == "DIALOGUE_SAMPLE":
         ordered.append(
             Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, (assembler_source("sample_note"),), False),))
@@ -492,7 +508,7 @@ def _finish(
     count_for: str | None = None,
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
-    messages = tuple(_to_messages(arranged.items, doc, inputs.seed))
+    messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history))
     payload = shape(provider, messages) if provider else None
     if generation is not None:
         for sentence in generation.adjusted:
@@ -613,19 +629,51 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
         )
 
 
-def _to_messages(items: list[Item], doc: BucketDocument, seed: int) -> list[Message]:
+def _to_messages(
+    items: list[Item], doc: BucketDocument, seed: int, history: tuple[int, int]
+) -> list[Message]:
     ready, kept = ready_messages(doc, seed)
-
-    def build(item: Item) -> Message | None:
-        message = _message(item, doc, seed)
+    start, stop = history
+    built = _lookup(items[:start], ready)
+    built += _history_messages(tuple(items[start:stop]), history_run(doc), ready)
+    built += _lookup(items[stop:], ready)
+    # Only the items without a message yet (the preset's, the wrapped and the changed ones) are built.
+    for at in compress(range(len(built)), map(not_, built)):  # a Message is always truthy
+        item = items[at]
+        message = built[at] = _message(item, doc, seed)
         if message is not None and id(item) in kept:  # a native item as the document gave it
             ready[id(item)] = message
-        return message
+    return list(filter(None, built))
 
-    # The document's own items already have their messages (history ones from the start); the
-    # preset's and the wrapped ones are built here.
-    built = [ready.get(id(item)) or build(item) for item in items]
-    return [message for message in built if message is not None]
+
+_CHUNK = 32
+
+
+def _history_messages(
+    items: tuple[Item, ...], run: HistoryRun, ready: dict[int, Message]
+) -> list[Message | None]:
+    """The messages of the history items the document's history run already made, None for the others.
+
+    The history usually holds the run's items in order (maybe without the oldest, trimmed, or the
+    last, continued; a few changed by injections): runs of them are matched by slices, which
+    compare item by item in C, and only a chunk that differs is looked up item by item."""
+    known, messages = run.items, run.ordered
+    if not known or not items:  # pre-built items (SPEC §3.2) have no history run
+        return _lookup(items, ready)
+    offset = 0 if items[0] is known[0] else max(0, len(known) - len(items))
+    out: list[Message | None] = []
+    for start in range(0, len(items), _CHUNK):
+        chunk = items[start : start + _CHUNK]
+        at = offset + start
+        if chunk == known[at : at + len(chunk)]:  # equal items make equal messages
+            out += messages[at : at + len(chunk)]
+        else:
+            out += _lookup(chunk, ready)
+    return out
+
+
+def _lookup(items: Sequence[Item], ready: dict[int, Message]) -> list[Message | None]:
+    return list(map(ready.get, map(id, items)))
 
 
 def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
@@ -643,25 +691,33 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         pieces = ((part.sources[0], text),) if part.sources else ()
         originals = (part.original,) if part.original is not None else ()
         return Message(item.role, text, sources, item.tag, item.history, pieces, part.transforms, originals)
-    texts = [
-        resolve_identity(p.text, user=doc.user_name, char=doc.char_name, seed=seed) if p.trusted else p.text
-        for p in item.parts
-    ]
-    text = "".join(texts)
-    if not text.strip():
-        return None
+    user, char = doc.user_name, doc.char_name
+    texts: list[str] = []
     sources: dict[Source, None] = {}
-    for part in item.parts:
-        for source in part.sources:
-            sources[source] = None
-    pieces = tuple((p.sources[0], t) for p, t in zip(item.parts, texts, strict=True) if p.sources and t)
+    pieces: list[tuple[Source, str]] = []
+    transforms: tuple[Transform, ...] = ()
+    originals: list[str] = []
+    for part in item.parts:  # one pass: squashed items have dozens of parts
+        text = resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
+        texts.append(text)
+        if part.sources:
+            sources.update(dict.fromkeys(part.sources))
+            if text:
+                pieces.append((part.sources[0], text))
+        if part.transforms:
+            transforms += part.transforms
+        if part.original is not None:
+            originals.append(part.original)
+    content = "".join(texts)
+    if not content.strip():
+        return None
     return Message(
-        role=item.role,
-        content=text,
-        sources=tuple(sources),
-        tag=item.tag,
-        history=item.history,
-        pieces=pieces,
-        transforms=tuple(t for part in item.parts for t in part.transforms),
-        originals=tuple(part.original for part in item.parts if part.original is not None),
+        item.role,
+        content,
+        tuple(sources),
+        item.tag,
+        item.history,
+        tuple(pieces),
+        transforms,
+        tuple(originals),
     )

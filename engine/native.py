@@ -63,6 +63,20 @@ def native_items(
     return items
 
 
+def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
+    """`items` (native items, in runs of one tag) grouped by tag, kept in `doc.memo` for the last
+    items tuple asked about (a read-only mapping: callers copy it before changing it)."""
+    found = doc.memo.get("blocks")
+    if found is not None and found[0] is items:
+        return found[1]
+    grouped: dict[str, list[Item]] = {}
+    for tag, run in groupby(items, attrgetter("tag")):
+        grouped.setdefault(tag, []).extend(run)
+    blocks = {tag: tuple(run) for tag, run in grouped.items()}
+    doc.memo["blocks"] = (items, blocks)
+    return blocks
+
+
 def ready_messages(doc: BucketDocument, seed: int) -> tuple[dict[int, Message], set[int]]:
     """(messages already made for this document's native items, keyed by id(item); the ids of the
     items `doc.memo` keeps alive, whose messages may be added). History messages hold for any seed;
@@ -123,6 +137,7 @@ class HistoryRun:
     # Each item's finished message (history text is sent as it is): an assembly that leaves an
     # item unchanged reuses it, so a long history costs no objects per message.
     messages: dict[int, Message]  # id(item) -> message; the run keeps the items alive
+    ordered: tuple[Message, ...]  # the same messages, aligned with `items`
     last_user_message: str
     last_message: str
     last_char_message: str
@@ -170,6 +185,7 @@ def _history_run(
     return HistoryRun(
         items=tuple(items),
         messages=messages,
+        ordered=tuple(messages.values()),
         last_user_message=next((m.content for m in reversed(history) if m.role == "user"), ""),
         last_message=history[-1].content if history else "",
         last_char_message=next((m.content for m in reversed(history) if m.role == "assistant"), ""),

@@ -8,10 +8,8 @@ the depth injections still to place (§3.4, `injection.py`). Every block it drop
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import attrgetter
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
@@ -125,7 +123,7 @@ def node_is_active(
 
 
 def rearrange(
-    native: tuple[Item, ...],
+    native: Mapping[str, Sequence[Item]],
     preset: CompiledPreset,
     rendered: Mapping[int, str],
     expanded: frozenset[str],
@@ -136,7 +134,7 @@ def rearrange(
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
-    `rendered` maps a node's position to its rendered text (identity macros still deferred);
+    `native` holds the native items grouped by tag (native.blocks_of; it is not changed); `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
     names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
     trigger lacks `generation_type` are skipped (§10.1).
@@ -208,7 +206,7 @@ class _Walk:
 
     def __init__(
         self,
-        native: tuple[Item, ...],
+        native: Mapping[str, Sequence[Item]],
         preset: CompiledPreset,
         rendered: Mapping[int, str],
         expanded: frozenset[str],
@@ -224,16 +222,15 @@ class _Walk:
         plan = self.plan = plan_of(preset, generation_type)
         self.active = plan.active
         notes.omitted.extend(plan.omissions)
-        self.buckets: dict[str, list[Item]] = {}
-        for tag, run in groupby(native, attrgetter("tag")):  # native items come in runs of one tag
-            self.buckets.setdefault(tag, []).extend(run)
-        self.dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
+        self.buckets: dict[str, Sequence[Item]] = dict(native)
+        dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
+        # The blocks still to place: each leaves when it is placed (a block is placed once).
+        self.pending = {tag: items for tag, items in self.buckets.items() if items and tag not in dropped}
         self.history_at, self.main_on, self.anchor_at = plan.history_at, plan.main_on, plan.anchor_at
         self.pre_at, self.wi_at, self.claimed_after = plan.pre_at, plan.wi_at, plan.claimed_after
 
         self.out = Arrangement()
         self.current = self.out.before
-        self.emitted: set[str] = set()
 
     def run(self) -> Arrangement:
         if not self.main_on:
@@ -248,11 +245,11 @@ class _Walk:
             for tag in TAGS[:-1]:
                 self.take(tag)
             self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
-        if self.buckets.get(SCENARIO_TAG) and SCENARIO_TAG not in self.emitted | self.dropped:
+        if SCENARIO_TAG in self.pending:
             self.notes.omit(
                 "The scenario.",
                 "The preset has no enabled scenario marker.",
-                self.buckets[SCENARIO_TAG][0].parts[0].sources[0],
+                self.pending[SCENARIO_TAG][0].parts[0].sources[0],
             )
         return self.out
 
@@ -286,10 +283,10 @@ class _Walk:
         """The leftovers not claimed after the history, then the history; later nodes go after it."""
         if not self.active[index]:
             self.notes.warn("The preset disables chatHistory; the conversation history is never omitted.")
+        pending, claimed = self.pending, self.claimed_after
         for tag in TAGS[:-1]:
-            if tag not in self.claimed_after:
+            if tag in pending and tag not in claimed:
                 self.take(tag)
-        self.emitted.add("DIALOGUE_HISTORY")
         self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
         self.current = self.out.after
 
@@ -314,14 +311,15 @@ class _Walk:
 
     def take(self, tag: str, prefix: str = "", suffix: str = "") -> None:
         """Place a native block (once) in the current run, with its format and marker text."""
-        self.current.extend(_wrap(self.block(tag), prefix, suffix, tag))
+        items = self.block(tag)
+        if items:
+            self.current.extend(_wrap(items, prefix, suffix, tag) if prefix or suffix else items)
 
     def block(self, tag: str) -> list[Item]:
         """A native block's items with its format (once; [] when placed or dropped already)."""
-        if tag in self.emitted or tag in self.dropped:
+        items = self.pending.pop(tag, None)
+        if items is None:
             return []
-        self.emitted.add(tag)
-        items = self.buckets.get(tag, [])
         if tag == "SYSTEM_PERSONALITY":
             items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
         elif tag in (DOCUMENTS, *WORLD_INFO_TAGS):
@@ -332,7 +330,7 @@ class _Walk:
 
 
 def _drop_duplicates_and_disabled(
-    buckets: dict[str, list[Item]],
+    buckets: dict[str, Sequence[Item]],
     nodes: tuple[CompiledNode, ...],
     active: list[bool],
     expanded: frozenset[str],

@@ -13,6 +13,7 @@ _MACROS_ONLY = re.compile(_IDENTITY_MACRO)
 _MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|<USER>|<BOT>")
 # Spelled with character classes rather than IGNORECASE so the engine can scan for the literal `{`.
 # (A look-behind for "not after `{`" would disable that scan, so `{{random}}` is skipped in code.)
+_MARKUP = frozenset("{<")
 _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 
@@ -27,6 +28,14 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     if "{" not in text and "<" not in text:
         return text
     escaped = "\\" in text
+    if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
+        text = _resolve_single_random(text, seed)
+    if not escaped and "<USER>" not in text and "<BOT>" not in text and not _MARKUP.intersection(user + char):
+        # The usual spellings as plain replacements give the same text as the regex when no other
+        # `{{` is left (a display name holding `{` or `<` always takes the regex).
+        replaced = text.replace("{{user}}", user).replace("{{char}}", char)
+        if "{{" not in replaced:
+            return replaced
 
     def name_for(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -38,8 +47,6 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return token
         return user if match.group(1).lower() == "user" else char
 
-    if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
-        text = _resolve_single_random(text, seed)
     if "<USER>" in text or "<BOT>" in text:
         text = _MACROS_AND_ANGLES.sub(name_for, text)
     elif "{{" in text:
