@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .dice import choose, split_choices
 
@@ -13,7 +14,6 @@ _MACROS_ONLY = re.compile(_IDENTITY_MACRO)
 _MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|<USER>|<BOT>")
 # Spelled with character classes rather than IGNORECASE so the engine can scan for the literal `{`.
 # (A look-behind for "not after `{`" would disable that scan, so `{{random}}` is skipped in code.)
-_MARKUP = frozenset("{<")
 _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 
@@ -27,15 +27,15 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     """
     if "{" not in text and "<" not in text:
         return text
+    if len(text) <= _PLAN_MAX_CHARS:
+        plan = _names_plan(text)
+        if plan is not None:
+            if len(plan) == 1:
+                return text
+            out = list(plan)
+            out[1::2] = [user if slot == "user" else char for slot in plan[1::2]]
+            return "".join(out)
     escaped = "\\" in text
-    if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
-        text = _resolve_single_random(text, seed)
-    if not escaped and "<USER>" not in text and "<BOT>" not in text and not _MARKUP.intersection(user + char):
-        # The usual spellings as plain replacements give the same text as the regex when no other
-        # `{{` is left (a display name holding `{` or `<` always takes the regex).
-        replaced = text.replace("{{user}}", user).replace("{{char}}", char)
-        if "{{" not in replaced:
-            return replaced
 
     def name_for(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -47,11 +47,36 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return token
         return user if match.group(1).lower() == "user" else char
 
+    if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
+        text = _resolve_single_random(text, seed)
     if "<USER>" in text or "<BOT>" in text:
         text = _MACROS_AND_ANGLES.sub(name_for, text)
     elif "{{" in text:
         text = _MACROS_ONLY.sub(name_for, text)
     return unescape_braces(text) if escaped else text
+
+
+_PLAN_MAX_CHARS = 16_384  # longer texts are resolved in full each time, not kept
+
+
+@lru_cache(maxsize=4096)
+def _names_plan(text: str) -> tuple[str, ...] | None:
+    """`text` cut around its identity forms, kept per text (preset and server texts recur on every
+    assembly): literals at even positions, "user" or "char" at odd ones. None when the result
+    depends on more than the names (a single-brace random form, an escaped brace)."""
+    if "\\" in text or _resolve_single_random(text, 0) != text:
+        return None
+    pattern = _MACROS_AND_ANGLES if "<USER>" in text or "<BOT>" in text else _MACROS_ONLY
+    pieces: list[str] = []
+    pos = 0
+    for match in pattern.finditer(text):
+        pieces.append(text[pos : match.start()])
+        token = match.group(0)
+        is_user = token == "<USER>" or (token != "<BOT>" and match.group(1).lower() == "user")
+        pieces.append("user" if is_user else "char")
+        pos = match.end()
+    pieces.append(text[pos:])
+    return tuple(pieces)
 
 
 def unescape_braces(text: str) -> str:
