@@ -10,8 +10,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress
-from operator import not_
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
@@ -633,47 +631,54 @@ def _to_messages(
     items: list[Item], doc: BucketDocument, seed: int, history: tuple[int, int]
 ) -> list[Message]:
     ready, kept = ready_messages(doc, seed)
+
+    def finish(run: Sequence[Item]) -> list[Message]:
+        """The run's messages: the document's items have theirs already; the others (the preset's,
+        the wrapped and the changed ones) are built here, and blank ones left out."""
+        out = []
+        for item in run:
+            message = ready.get(id(item))
+            if message is None:
+                message = _message(item, doc, seed)
+                if message is None:
+                    continue
+                if id(item) in kept:  # a native item as the document gave it
+                    ready[id(item)] = message
+            out.append(message)
+        return out
+
     start, stop = history
-    built = _lookup(items[:start], ready)
-    built += _history_messages(tuple(items[start:stop]), history_run(doc), ready)
-    built += _lookup(items[stop:], ready)
-    # Only the items without a message yet (the preset's, the wrapped and the changed ones) are built.
-    for at in compress(range(len(built)), map(not_, built)):  # a Message is always truthy
-        item = items[at]
-        message = built[at] = _message(item, doc, seed)
-        if message is not None and id(item) in kept:  # a native item as the document gave it
-            ready[id(item)] = message
-    return list(filter(None, built))
+    return (
+        finish(items[:start])
+        + _history_messages(tuple(items[start:stop]), history_run(doc), finish)
+        + finish(items[stop:])
+    )
 
 
 _CHUNK = 32
 
 
 def _history_messages(
-    items: tuple[Item, ...], run: HistoryRun, ready: dict[int, Message]
-) -> list[Message | None]:
-    """The messages of the history items the document's history run already made, None for the others.
+    items: tuple[Item, ...], run: HistoryRun, finish: Callable[[Sequence[Item]], list[Message]]
+) -> list[Message]:
+    """The history's messages, reusing those the document's history run made.
 
     The history usually holds the run's items in order (maybe without the oldest, trimmed, or the
     last, continued; a few changed by injections): runs of them are matched by slices, which
-    compare item by item in C, and only a chunk that differs is looked up item by item."""
+    compare item by item in C, and only a chunk that differs goes through `finish`."""
     known, messages = run.items, run.ordered
     if not known or not items:  # pre-built items (SPEC §3.2) have no history run
-        return _lookup(items, ready)
+        return finish(items)
     offset = 0 if items[0] is known[0] else max(0, len(known) - len(items))
-    out: list[Message | None] = []
+    out: list[Message] = []
     for start in range(0, len(items), _CHUNK):
         chunk = items[start : start + _CHUNK]
         at = offset + start
         if chunk == known[at : at + len(chunk)]:  # equal items make equal messages
             out += messages[at : at + len(chunk)]
         else:
-            out += _lookup(chunk, ready)
+            out += finish(chunk)
     return out
-
-
-def _lookup(items: Sequence[Item], ready: dict[int, Message]) -> list[Message | None]:
-    return list(map(ready.get, map(id, items)))
 
 
 def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
