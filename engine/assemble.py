@@ -438,6 +438,9 @@ def _render_preset(
     plan = plan_of(preset, doc.generation_type)
     positions = plan.render_at
     segments, card_sources = _card_overrides(inputs.card, preset, plan)
+    if plan.plain is not None and not card_sources:  # nothing to render: the texts as they are
+        outputs, texts = plan.plain
+        return texts, frozenset(), RenderOutput(outputs, dict(variables), dict(global_variables)), {}
     render = render_segments(
         segments,
         env=env,

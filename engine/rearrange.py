@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
-from .macros import Segment
+from .macros import Segment, SegmentOutput
 from .parts import Item, Notes, Omission, Part, Source, native_source, node_source
 from .st_format import PresetNode
 
@@ -158,6 +158,9 @@ class Plan:
     render_at: tuple[int, ...]  # the active content nodes with a template, in order
     segments: tuple[Segment, ...]  # their templates, keyed by identifier
     sources: tuple[tuple[Source], ...]  # per node: its source, as a part's sources
+    # When no segment holds a macro or a compile warning, rendering gives the templates back: the
+    # outputs and the texts by node position, made once here (None otherwise).
+    plain: tuple[tuple[SegmentOutput, ...], Mapping[int, str]] | None = None
 
 
 def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
@@ -179,6 +182,13 @@ def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:
     render_at = tuple(
         i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
     )
+    segments = tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at)  # type: ignore[arg-type]
+    plain = None
+    if not any(segment.template.has_macros or segment.template.warnings for segment in segments):
+        plain = (
+            tuple(SegmentOutput(segment.key, segment.template.source) for segment in segments),
+            {i: segment.template.source for i, segment in zip(render_at, segments, strict=True)},
+        )
     return Plan(
         active=tuple(active),
         omissions=tuple(notes.omitted),
@@ -196,8 +206,9 @@ def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:
         wi_at=next((i for i in active_ids if ids[i] in WORLD_INFO), None),
         claimed_after=frozenset(_claimed_after(nodes, active, history_at)),
         render_at=render_at,
-        segments=tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at),  # type: ignore[arg-type]
+        segments=segments,
         sources=tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes),
+        plain=plain,
     )
 
 
