@@ -63,7 +63,7 @@ from .tokens import (
     is_exact,
     message_tokens,
 )
-from .worldinfo import WorldInfoContribution, WorldInfoInput, contribute
+from .worldinfo import EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -277,8 +277,9 @@ def _history_scripts(
     }
 
 
-def _entry_scripts(inputs: _Inputs) -> Callable[[list[tuple[str, int | None]]], list[str]] | None:
-    """The promptOnly World Info regex scripts (placement 5) as a rewrite of activated entries."""
+def _entry_scripts(inputs: _Inputs) -> EntryRewrite | None:
+    """The promptOnly World Info regex scripts (placement 5) as a rewrite of activated entries: their
+    texts after the scripts, and the scripts that changed each."""
     if not inputs.regex_scripts:
         return None
     doc = inputs.doc
@@ -291,14 +292,20 @@ def _entry_scripts(inputs: _Inputs) -> Callable[[list[tuple[str, int | None]]], 
         global_variables=doc.global_variables,
     )
 
-    def rewrite(entries: list[tuple[str, int | None]]) -> list[str]:
+    def rewrite(
+        entries: list[tuple[str, int | None]],
+    ) -> tuple[list[str], dict[int, tuple[Transform, ...]]]:
         result = apply_to_entries(inputs.regex_scripts, entries, request)
         for failure in result.failures:
             if not failure.inactive:
                 inputs.notes.warn(
                     f"Regex script “{failure.script}” did not run on World Info: {failure.error}"
                 )
-        return list(result.texts)
+        changed = {
+            index: tuple(Transform(s.label, s.id) for s in scripts)
+            for index, scripts in result.changed_by.items()
+        }
+        return list(result.texts), changed
 
     return rewrite
 
@@ -395,6 +402,9 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if doc.budget is not None:
         _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes)
     arrangement = place_injections(arrangement, arranged.style)
+    if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
+        arrangement.history = wi.mark_injected(arrangement.history)
+        arrangement.after = wi.mark_injected(arrangement.after)
 
     ordered = [*arrangement.before, *arrangement.history, *arrangement.after]
     arranged.history = (len(arrangement.before), len(arrangement.before) + len(arrangement.history))

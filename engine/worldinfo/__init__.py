@@ -2,7 +2,7 @@
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
-from engine.worldinfo.contribution import WorldInfoContribution, WorldInfoInput, contribute
+from engine.worldinfo.contribution import EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 from engine.worldinfo.fields import entry_from_st
 from engine.worldinfo.importer import (
     check_lorebook_size,
@@ -33,6 +33,7 @@ __all__ = [
     "CompiledBook",
     "CompiledEntry",
     "Entry",
+    "EntryRewrite",
     "LorebookRefused",
     "LorebookSummary",
     "ParsedLorebook",

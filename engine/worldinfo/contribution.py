@@ -8,18 +8,18 @@ preset render starts from, and the explanation (§7.8).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.buckets import BucketDocument
 from engine.macros import MacroEnv, Segment, compile_text, render_segments
 from engine.native import TAG_ORDER, format_sample
-from engine.parts import Item, Part, Source, world_info_source
+from engine.parts import Item, Part, Source, Transform, world_info_source
 from engine.rearrange import Injection
 from engine.worldinfo.activate import Activation, ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry
-from engine.worldinfo.placement import EntrySource, ExamplePair, Piece, Placement, place
+from engine.worldinfo.placement import Change, EntrySource, ExamplePair, Piece, Placement, place
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import WorldInfoSettings
 
@@ -27,6 +27,9 @@ BEFORE_TAG = "KNOWLEDGE_WORLD_INFO_BEFORE"
 AFTER_TAG = "KNOWLEDGE_WORLD_INFO_AFTER"
 INJECTION_ORDER = 100  # SillyTavern's default: World Info depth entries group with the preset's at 100
 INJECTION_INDEX = 1 << 30  # after every preset node of the same depth and order, before tail directives
+
+# The entries' texts after the World Info regex scripts, and the scripts that changed each (by index).
+EntryRewrite = Callable[[list[tuple[str, int | None]]], tuple[list[str], Mapping[int, tuple[Transform, ...]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +54,38 @@ class WorldInfoContribution:
     global_variables: dict[str, Any]
     activation: Activation
     warnings: tuple[str, ...] = ()
+    # injected entries a regex script changed: their source → (text after the scripts, the change)
+    injected_changes: Mapping[Source, tuple[str, Change]] = field(default_factory=dict)
 
     def explanation(self) -> dict[str, Any]:
         """The `world_info` object of the output (§7.8)."""
         return self.activation.to_dict()
+
+    def mark_injected(self, items: list[Item]) -> list[Item]:
+        """`items` with each injected part that holds a changed entry carrying its scripts (§9.2).
+
+        Injection builds its parts from texts alone; this puts the transforms back once they are
+        placed, and the part's original is its text with each changed entry's text before the scripts.
+        """
+        if not self.injected_changes:
+            return items
+        return [self._marked(item) for item in items]
+
+    def _marked(self, item: Item) -> Item:
+        parts, touched = list(item.parts), False
+        for k, part in enumerate(parts):
+            if part.transforms:
+                continue
+            changes = [self.injected_changes[s] for s in part.sources if s in self.injected_changes]
+            if not changes:
+                continue
+            original = part.text
+            for text, change in changes:
+                original = original.replace(text, change.original, 1)
+            transforms = tuple(dict.fromkeys(t for _, change in changes for t in change.transforms))
+            parts[k] = Part(part.text, part.sources, part.trusted, transforms, original)
+            touched = True
+        return item.with_parts(tuple(parts)) if touched else item
 
 
 def scan_texts(doc: BucketDocument) -> ScanTexts:
@@ -91,12 +122,13 @@ def contribute(
     seed: int,
     count_tokens: Callable[[str], int],
     sample_header: str,
-    rewrite_entries: Callable[[list[tuple[str, int | None]]], list[str]] | None = None,
+    rewrite_entries: EntryRewrite | None = None,
 ) -> WorldInfoContribution:
     """Activate, render and place the server's World Info for `doc` (SPEC §7).
 
     `rewrite_entries` takes the rendered entries as `(text, depth)` — the depth of an @depth entry,
-    None for the others — and gives their texts back after the World Info regex scripts (§9.2)."""
+    None for the others — and gives their texts back after the World Info regex scripts (§9.2), with
+    the scripts that changed each; the parts of a changed entry carry them and its text before them."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
     request = ActivationRequest(
         books=world_info.books,
@@ -122,12 +154,15 @@ def contribute(
         global_variables=doc.global_variables,
     )
     texts = {index: out.text for index, out in enumerate(render.segments)}
+    changes: dict[int, Change] = {}
     if rewrite_entries is not None and texts:
         depths = [
             a.entry.entry.depth if a.entry.entry.position == AT_DEPTH else None for a in activation.activated
         ]
-        texts = dict(enumerate(rewrite_entries([(texts[i], depths[i]) for i in range(len(depths))])))
-    placement = place(activation.activated, texts)
+        rewritten, changed_by = rewrite_entries([(texts[i], depths[i]) for i in range(len(depths))])
+        changes = {i: Change(tuple(changed), texts[i]) for i, changed in changed_by.items() if changed}
+        texts = dict(enumerate(rewritten))
+    placement = place(activation.activated, texts, changes)
     return WorldInfoContribution(
         items=_with_blocks(items, placement.before, placement.after, placement, sample_header),
         injections=tuple(
@@ -139,6 +174,9 @@ def contribute(
         global_variables=render.global_variables,
         activation=activation,
         warnings=(*activation.warnings, *render.warnings),
+        injected_changes={
+            _source(p.source): (p.text, p.change) for p in placement.injections if p.change is not None
+        },
     )
 
 
@@ -167,7 +205,11 @@ def _block(tag: str, pieces: Sequence[Piece]) -> Item | None:
     for piece in pieces:
         if parts:
             parts.append(Part("\n", (), True))
-        parts.append(Part(piece.text, (_source(piece.source),), True))
+        change = piece.change
+        if change is None:
+            parts.append(Part(piece.text, (_source(piece.source),), True))
+        else:
+            parts.append(Part(piece.text, (_source(piece.source),), True, change.transforms, change.original))
     return Item(tag=tag, role="system", parts=tuple(parts)) if parts else None
 
 
@@ -202,6 +244,10 @@ def _with_blocks(
 
 def _sample(pair: ExamplePair, header: str, group: int) -> Item:
     text = format_sample(pair.user, pair.char, header)
-    return Item(
-        tag="DIALOGUE_SAMPLE", role="system", parts=(Part(text, (_source(pair.source),), True),), group=group
-    )
+    change = pair.change
+    if change is None:
+        part = Part(text, (_source(pair.source),), True)
+    else:
+        original = format_sample(*pair.before, header) if pair.before is not None else change.original
+        part = Part(text, (_source(pair.source),), True, change.transforms, original)
+    return Item(tag="DIALOGUE_SAMPLE", role="system", parts=(part,), group=group)

@@ -2,15 +2,17 @@
 
 `place` turns the activated entries (their rendered texts) into what the assembler adds: the text of
 the two World Info blocks (before/after char), depth injections (positions 2, 3 and 4), sample
-dialogues (positions 5/6) and outlet texts (7). Every piece keeps its entry as its source.
+dialogues (positions 5/6) and outlet texts (7). Every piece keeps its entry as its source, and the
+regex scripts that changed the entry with its text before them (SPEC §9.2).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from engine.parts import Transform
 from engine.worldinfo.activate import Activated
 from engine.worldinfo.model import ROLES
 
@@ -29,11 +31,20 @@ class EntrySource:
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """What the World Info regex scripts did to one entry: which scripts, and its text before them."""
+
+    transforms: tuple[Transform, ...]
+    original: str
+
+
+@dataclass(frozen=True, slots=True)
 class Piece:
     """One entry's rendered text."""
 
     text: str
     source: EntrySource
+    change: Change | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +56,7 @@ class DepthPiece:
     role: str
     rank: int
     source: EntrySource
+    change: Change | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +66,8 @@ class ExamplePair:
     user: str
     char: str
     source: EntrySource
+    change: Change | None = None
+    before: tuple[str, str] | None = None  # with a change: this pair before the scripts, when it lines up
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +92,13 @@ def source_of(item: Activated) -> EntrySource:
     return EntrySource(book=item.entry.book, uid=e.uid, comment=e.comment)
 
 
-def place(activated: Sequence[Activated], texts: Mapping[int, str] | None = None) -> Placement:
-    """Where each activated entry goes; `texts` (by index in `activated`) overrides the rendered text.
+def place(
+    activated: Sequence[Activated],
+    texts: Mapping[int, str] | None = None,
+    changes: Mapping[int, Change] | None = None,
+) -> Placement:
+    """Where each activated entry goes; `texts` (by index in `activated`) overrides the rendered text,
+    and `changes` (by the same index) says which regex scripts changed it.
 
     Within each position entries go by `order` ascending (a higher order sits nearer the end); empty
     texts are dropped.
@@ -100,29 +119,32 @@ def place(activated: Sequence[Activated], texts: Mapping[int, str] | None = None
         if not text.strip():
             continue
         source = source_of(item)
-        piece = Piece(text, source)
+        change = changes.get(index) if changes else None
+        piece = Piece(text, source, change)
         if e.position == BEFORE:
             before.append(piece)
         elif e.position == AFTER:
             after.append(piece)
         elif e.position in (AN_TOP, AN_BOTTOM):
             target = top if e.position == AN_TOP else bottom
-            target.append(DepthPiece(text, AUTHORS_NOTE_DEPTH, "system", rank, source))
+            target.append(DepthPiece(text, AUTHORS_NOTE_DEPTH, "system", rank, source, change))
         elif e.position == AT_DEPTH:
-            depth.append(DepthPiece(text, max(0, e.depth), ROLES[e.role or 0], rank, source))
+            depth.append(DepthPiece(text, max(0, e.depth), ROLES[e.role or 0], rank, source, change))
         elif e.position in (EXAMPLES_TOP, EXAMPLES_BOTTOM):
-            pairs = parse_examples(text, source)
+            pairs = parse_examples(text, source, change)
             (ex_top if e.position == EXAMPLES_TOP else ex_bottom).extend(pairs)
         elif e.position == OUTLET and e.outlet_name:
             outlets.setdefault(e.outlet_name, []).append((e.order, piece))
     # Author's Note entries: one system injection at depth 4, top entries before bottom ones.
-    notes = [DepthPiece(p.text, p.depth, p.role, k, p.source) for k, p in enumerate([*top, *bottom])]
+    notes = [
+        DepthPiece(p.text, p.depth, p.role, k, p.source, p.change) for k, p in enumerate([*top, *bottom])
+    ]
     return Placement(
         before=tuple(before),
         after=tuple(after),
         injections=(
             *notes,
-            *[DepthPiece(p.text, p.depth, p.role, len(notes) + p.rank, p.source) for p in depth],
+            *[DepthPiece(p.text, p.depth, p.role, len(notes) + p.rank, p.source, p.change) for p in depth],
         ),
         examples_top=tuple(ex_top),
         examples_bottom=tuple(ex_bottom),
@@ -133,12 +155,30 @@ def place(activated: Sequence[Activated], texts: Mapping[int, str] | None = None
     )
 
 
-def parse_examples(text: str, source: EntrySource) -> list[ExamplePair]:
+def parse_examples(text: str, source: EntrySource, change: Change | None = None) -> list[ExamplePair]:
     """Example dialogue (`<START>` blocks of `{{user}}:` / `{{char}}:` lines) as user/char pairs.
 
     Lines without a speaker continue the previous turn; a turn without its partner makes a pair with
-    an empty other side.
+    an empty other side. With a `change`, each pair the scripts changed carries them and the pair at
+    the same place in the entry's text before them (every pair carries them, with the whole text as
+    the original, when the scripts changed the number of pairs).
     """
+    pairs = _pairs(text, source)
+    if change is None:
+        return pairs
+    before = _pairs(change.original, source)
+    aligned = len(before) == len(pairs)
+    if not aligned:
+        return [replace(pair, change=change) for pair in pairs]
+    return [
+        pair
+        if (pair.user, pair.char) == (old.user, old.char)
+        else replace(pair, change=change, before=(old.user, old.char))
+        for pair, old in zip(pairs, before, strict=True)
+    ]
+
+
+def _pairs(text: str, source: EntrySource) -> list[ExamplePair]:
     pairs: list[ExamplePair] = []
     for block in re.split(r"<START>", text, flags=re.IGNORECASE):
         turns: list[list[str]] = []  # [speaker, text]

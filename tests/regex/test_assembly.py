@@ -93,3 +93,41 @@ def test_the_preview_shows_which_scripts_changed_a_message(client, bob, lantern,
     ).content.decode()
     assert "Changed by regex: Tracker eraser" in page
     assert "hello [tracker]" in page  # the text before, on demand
+
+
+def _lore(lantern, alice) -> None:
+    from lorebooks import services as lorebook_services  # only these two tests need a lorebook
+
+    lore = {
+        "entries": {"0": {"key": ["tracker"], "content": "Lore: the [tracker] glows.", "comment": "Glow"}}
+    }
+    lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps(lore).encode(), filename="Lore.json", by=alice
+    )
+
+
+def test_a_world_info_script_names_itself_on_the_entry_it_changed(tmp_path, lantern, alice, import_preset):
+    _lore(lantern, alice)
+    import_preset(
+        "Lore scripts",
+        script("/\\[tracker\\]/g", "(t)", id="wi", name="Lore tidy", promptOnly=True, placement=[5]),
+    )
+    out = assemble_json(tmp_path, lantern.id, document(*HISTORY))
+    lore = next(m for m in out["messages"] if "Lore: the (t) glows." in m["content"])
+    assert lore["transforms"] == [{"kind": "regex", "script": "Lore tidy", "id": "wi"}]
+    assert not any("transforms" in m for m in out["messages"] if m is not lore)  # history is placement 1/2
+
+
+def test_the_preview_shows_which_script_changed_a_world_info_entry(
+    client, bob, lantern, alice, import_preset
+):
+    _lore(lantern, alice)
+    import_preset(
+        "Lore scripts", script("/\\[tracker\\]/g", "(t)", name="Lore tidy", promptOnly=True, placement=[5])
+    )
+    client.force_login(bob)
+    page = client.post(
+        reverse("assembly:preview-render", args=[lantern.id]), {"document": json.dumps(document(*HISTORY))}
+    ).content.decode()
+    assert "Changed by regex: Lore tidy" in page
+    assert "Lore: the [tracker] glows." in page  # the entry before the script, on demand
