@@ -46,6 +46,7 @@ class PreviewOptions:
     generation_type: str = ""  # "" = the document's own (SPEC §10.1)
     seed: int | None = None
     conversation: int | None = None  # a sample conversation replacing the history and variables
+    message: int | None = None  # with a conversation: preview at this message (1-based), else its last
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +103,12 @@ def with_conversation(
     history: Sequence[dict[str, Any]] | None = None,
     variables: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The document with its `history` and starting `variables` replaced (when given)."""
+    """The document with its `history` and starting `variables` replaced (when given); a replaced
+    history is the whole chat, so the document's own chat length goes."""
     out = dict(document)
     if history is not None:
         out["history"] = list(history)
+        out.pop("chat_length", None)
     if variables is not None:
         out["variables"] = dict(variables)
     return out
@@ -120,15 +123,20 @@ def preview_assembly(
     variables: dict[str, Any] | None = None,
 ) -> Preview:
     """The preview of `document` (a decoded bucket document) for the server, or a Preview whose
-    `error` is one sentence (bad document, unknown preset)."""
+    `error` is one sentence (bad document, unknown preset). A replaced `history` (a sample
+    conversation) also replaces the World Info timed state: the one its messages reach (SPEC §7.6)."""
     if not isinstance(document, dict):
         return Preview(error="The bucket document must be a JSON object.")
     try:
         doc = parse_buckets(with_conversation(document, history=history, variables=variables))
         if options.generation_type:
             doc = replace(doc, generation_type=options.generation_type)
-        main = _assemble(server_id, doc, options, native=options.preset == "native")
-        native = _assemble(server_id, doc, options, native=True, seed=main.seed)
+        # the earlier messages' World Info draws: the chosen seed, else a fixed one (so they are cached)
+        replay = (
+            (options.seed if options.seed is not None else doc.seed or 0) if history is not None else None
+        )
+        main = _assemble(server_id, doc, options, native=options.preset == "native", replay=replay)
+        native = _assemble(server_id, doc, options, native=True, seed=main.seed, replay=replay)
     except BucketError as exc:
         return Preview(error=exc.message)
     except PresetNotFound as exc:
@@ -162,7 +170,13 @@ def parse_document_text(text: str) -> tuple[Any, str]:
 
 
 def _assemble(
-    server_id: int, doc: BucketDocument, options: PreviewOptions, *, native: bool, seed: int | None = None
+    server_id: int,
+    doc: BucketDocument,
+    options: PreviewOptions,
+    *,
+    native: bool,
+    seed: int | None = None,
+    replay: int | None = None,
 ) -> Assembly:
     preset_id = int(options.preset) if options.preset.isdigit() else None
     return assemble_for_server(
@@ -173,6 +187,7 @@ def _assemble(
         style=options.style or None,
         provider=options.provider or None,
         seed=seed if seed is not None else options.seed,
+        replay_seed=replay,
     )
 
 

@@ -18,7 +18,7 @@ from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
-from engine.worldinfo import CompiledBook, WorldInfoInput
+from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
 from lorebooks import cache as lorebook_cache
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
@@ -118,6 +118,7 @@ def assemble_for_server(
     channel: int | None = None,
     parent_channel: int | None = None,
     channel_state: bool = False,
+    replay_seed: int | None = None,
 ) -> Assembly:
     """Assemble `doc` for the server with the preset of the channel it names (`channel`, else the
     document's `stm_context.channel`; a thread inherits its parent's), else the active preset (or
@@ -125,8 +126,10 @@ def assemble_for_server(
     document names a channel and user. Token counts are for the requested provider, else the one of
     the server's sampling choice, with the server's tokenizer unless `encoding` names one (SPEC
     §10.4). The server's active lorebooks take part; with `channel_state` (the bot API) the World
-    Info timed state is the one stored for that channel (the API stores the new one), otherwise the
-    document's `world_info_state`. Raises PresetNotFound and ValueError (bad style/provider/encoding)."""
+    Info timed state is the one stored for that channel (the API stores the new one); with
+    `replay_seed` (a sample conversation, §7.6) the one the document's history reaches, World Info
+    replayed message by message with that seed; otherwise the document's `world_info_state`. Raises
+    PresetNotFound and ValueError (bad style/provider/encoding)."""
     context = doc.stm_context
     if channel is None and context is not None:
         channel, parent_channel = context.channel, context.parent_channel
@@ -147,6 +150,8 @@ def assemble_for_server(
     card = card_cache.get_active_card(server_id)
     world_info = lorebook_cache.get_world_info(server_id)
     state_channel = str(channel) if channel_state and channel is not None else None
+    encoding = encoding or tokenizer_for(server_id)
+    replay = Replay(seed=replay_seed, cache_key=encoding) if replay_seed is not None else None
     result = assemble(
         doc,
         preset=preset,
@@ -154,7 +159,7 @@ def assemble_for_server(
         style=style,
         provider=provider,
         count_for=generation.provider,
-        encoding=encoding or tokenizer_for(server_id),
+        encoding=encoding,
         server_id=server_id,
         stm=stored_stm(server_id, doc),
         seed=seed,
@@ -165,6 +170,7 @@ def assemble_for_server(
             settings=world_info.settings,
             char_tags=card.tags if card is not None else (),
             state=lorebook_cache.read_state(server_id, state_channel) if state_channel else None,
+            replay=replay,
         ),
     )
     return result

@@ -103,7 +103,7 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
     """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
     if options.conversation is None:
         return preview_assembly(server_id=server.pk, document=document, options=options)
-    inputs = preview_inputs(server.pk, options.conversation)
+    inputs = preview_inputs(server.pk, options.conversation, options.message)
     if inputs is None:
         return Preview(error="This server has no such sample conversation.")
     history, variables = inputs
@@ -123,8 +123,10 @@ def _options(data: Any) -> PreviewOptions:
     generation_type = data.get("generation_type", "")
     seed_text = (data.get("seed") or "").strip()
     conversation = (data.get("conversation") or "").strip()
+    message = (data.get("message") or "").strip()
     return PreviewOptions(
         conversation=int(conversation) if conversation.isdigit() and len(conversation) < 19 else None,
+        message=int(message) if message.isdigit() and 0 < len(message) < 10 and int(message) > 0 else None,
         preset=preset if preset in ("active", "native") or preset.isdigit() else "active",
         style=style if style in STYLES else "",
         provider=provider if provider in PROVIDERS else "",
@@ -139,6 +141,8 @@ def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
         query["generation_type"] = options.generation_type
     if options.conversation is not None:
         query["conversation"] = str(options.conversation)
+        if options.message is not None:
+            query["message"] = str(options.message)
     if options.seed is not None:
         query["seed"] = str(options.seed)
     return reverse("assembly:preview", args=[server.pk]) + "?" + urlencode(query)

@@ -1,4 +1,5 @@
-"""World Info timings (SPEC §7): activation over a 1 000-entry book and import of the largest corpus lorebook.
+"""World Info timings (SPEC §7): activation over a 1 000-entry book, the timed-state replay of a 200-message
+sample conversation over it, and import of the largest corpus lorebook.
 
 Run: .venv/bin/python bench/worldinfo.py   (medians of several runs, in CPU time of this process so other
 load on the machine does not inflate them; targets: activation ≤ 5 ms per
@@ -32,6 +33,7 @@ from engine.worldinfo.importer import parse_lorebook
 RUNS = 21
 ENTRIES = 1_000
 MESSAGES = 100
+REPLAY_MESSAGES = 200
 TARGET_ACTIVATION_MS = 5.0
 TARGET_IMPORT_MS = 200.0
 
@@ -108,6 +110,43 @@ def bench_activation() -> tuple[float, float, int, int]:
     return statistics.median(times[1:]), compile_ms, activated, passes
 
 
+def bench_replay() -> tuple[float, float]:
+    """A 200-message conversation at the server defaults (scan depth 2) over the 1 000-entry book with
+    one entry in 20 sticky and one in 30 on cooldown: the whole replay, then one more message (cached)."""
+    from dataclasses import replace
+
+    from engine.worldinfo import entry_tokens as count_text
+    from engine.worldinfo import replay_state
+
+    rng = random.Random(7)
+    words = _vocabulary(rng, 3_000)
+    filler = _vocabulary(rng, 2_000)
+    book = make_book(rng, words, filler)
+    timed = [
+        replace(
+            ce.entry,
+            sticky=3 if ce.entry.uid % 20 == 0 else None,
+            cooldown=2 if ce.entry.uid % 30 == 0 else None,
+        )
+        for ce in book.entries
+    ]
+    book = compile_book("Bench", timed)
+    history = tuple(
+        ScanMessage(name="Ann" if i % 2 else "Mira", text=_prose(rng, filler, words, 60, 3), number=i + 1)
+        for i in range(REPLAY_MESSAGES)
+    )
+    request = ActivationRequest(
+        books=[book], texts=ScanTexts(history=history), names={"user": "Ann", "char": "Mira"}
+    )
+    begin = time.process_time()
+    replay_state(request, steps=REPLAY_MESSAGES - 1, count_tokens=count_text, cache_key="bench")
+    whole_ms = (time.process_time() - begin) * 1000
+    begin = time.process_time()
+    replay_state(request, steps=REPLAY_MESSAGES, count_tokens=count_text, cache_key="bench")
+    next_ms = (time.process_time() - begin) * 1000
+    return whole_ms, next_ms
+
+
 def bench_import() -> tuple[str, float, int]:
     files = sorted((CORPUS / "worldinfo").glob("*.json"), key=lambda p: p.stat().st_size)
     largest = files[-1]
@@ -130,6 +169,11 @@ def main() -> None:
         f"target ≤ {TARGET_ACTIVATION_MS:.0f} ms, ratio {median / TARGET_ACTIVATION_MS:.2f}"
     )
     print(f"compile once per book version: {compile_ms:.1f} ms")
+    whole_ms, next_ms = bench_replay()
+    print(
+        f"timed-state replay of a {REPLAY_MESSAGES}-message conversation (1 000 entries, scan depth 2): "
+        f"{whole_ms:.0f} ms the first time, {next_ms:.1f} ms for one message more (steps cached)"
+    )
     name, import_ms, entries = bench_import()
     print(
         f"import of the largest corpus lorebook ({name}, {entries} entries): median {import_ms:.1f} ms; "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
@@ -147,11 +147,17 @@ def conversation_history(thread: Thread) -> list[dict[str, Any]]:
 
 
 def preview_inputs(
-    server_id: int, conversation_id: int
+    server_id: int, conversation_id: int, message: int | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """(history, variables) of one of the server's sample conversations for the preview, or None."""
+    """(history, variables) of one of the server's sample conversations for the preview, or None:
+    the messages up to `message` (1-based; None or past the end: all) and the variables they leave."""
     conversation = SampleConversation.objects.filter(server_id=server_id, pk=conversation_id).first()
     if conversation is None:
         return None
     thread = conversation_thread(conversation)
-    return conversation_history(thread), thread.variables
+    if message is None or message >= len(thread.messages):
+        return conversation_history(thread), thread.variables
+    upto = max(message, 1)
+    shown = replace(thread, messages=thread.messages[:upto])
+    steps = replay_steps([view.ops for view in shown.messages])
+    return conversation_history(shown), steps[-1].variables if steps else {}

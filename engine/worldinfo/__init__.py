@@ -2,7 +2,13 @@
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
-from engine.worldinfo.contribution import EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
+from engine.worldinfo.contribution import (
+    EntryRewrite,
+    Replay,
+    WorldInfoContribution,
+    WorldInfoInput,
+    contribute,
+)
 from engine.worldinfo.fields import entry_from_st
 from engine.worldinfo.importer import (
     check_lorebook_size,
@@ -20,6 +26,7 @@ from engine.worldinfo.model import (
     LorebookSummary,
     ParsedLorebook,
 )
+from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
 
@@ -37,6 +44,7 @@ __all__ = [
     "LorebookRefused",
     "LorebookSummary",
     "ParsedLorebook",
+    "Replay",
     "ScanMessage",
     "ScanTexts",
     "Skipped",
@@ -52,5 +60,6 @@ __all__ = [
     "entry_tokens",
     "export_world_info",
     "parse_lorebook",
+    "replay_state",
     "summarize",
 ]

@@ -8,7 +8,7 @@ preset render starts from, and the explanation (§7.8).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +20,7 @@ from engine.rearrange import Injection
 from engine.worldinfo.activate import Activation, ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry
 from engine.worldinfo.placement import Change, EntrySource, ExamplePair, Piece, Placement, place
+from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import WorldInfoSettings
 
@@ -33,14 +34,25 @@ EntryRewrite = Callable[[list[tuple[str, int | None]]], tuple[list[str], Mapping
 
 
 @dataclass(frozen=True, slots=True)
+class Replay:
+    """Start from the timed state the document's history reaches (SPEC §7.6: a sample conversation):
+    World Info replayed over every message before the last, one message at a time, with `seed`;
+    `cache_key` names the token counter and keeps the steps (engine.worldinfo.replay)."""
+
+    seed: int = 0
+    cache_key: Hashable | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class WorldInfoInput:
     """The server's World Info for one assembly: compiled active books, settings, and the timed state
-    (None: the document's `world_info_state`)."""
+    (None: the document's `world_info_state`; with `replay`, the state the history reaches)."""
 
     books: tuple[CompiledBook, ...] = ()
     settings: WorldInfoSettings = field(default_factory=WorldInfoSettings)
     state: dict[str, Any] | None = None
     char_tags: tuple[str, ...] = ()
+    replay: Replay | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +68,14 @@ class WorldInfoContribution:
     warnings: tuple[str, ...] = ()
     # injected entries a regex script changed: their source → (text after the scripts, the change)
     injected_changes: Mapping[Source, tuple[str, Change]] = field(default_factory=dict)
+    replayed: dict[str, Any] | None = None  # with a replay: {"messages", "state"} it started from
 
     def explanation(self) -> dict[str, Any]:
         """The `world_info` object of the output (§7.8)."""
-        return self.activation.to_dict()
+        out = self.activation.to_dict()
+        if self.replayed is not None:
+            out["replayed"] = self.replayed
+        return out
 
     def mark_injected(self, items: list[Item]) -> list[Item]:
         """`items` with each injected part that holds a changed entry carrying its scripts (§9.2).
@@ -142,6 +158,17 @@ def contribute(
         budget_context=doc.budget.prompt if doc.budget is not None else None,
         char_tags=world_info.char_tags,
     )
+    replayed = None
+    if world_info.replay is not None:
+        steps = max(0, len(request.texts.history) - 1)
+        start = replay_state(
+            replace(request, seed=world_info.replay.seed, generation_type="normal"),
+            steps=steps,
+            count_tokens=count_tokens,
+            cache_key=world_info.replay.cache_key,
+        )
+        request = replace(request, state=start)
+        replayed = {"messages": steps, "state": start}
     activation = activate(request, count_tokens=count_tokens)
     render = render_segments(
         [
@@ -177,6 +204,7 @@ def contribute(
         injected_changes={
             _source(p.source): (p.text, p.change) for p in placement.injections if p.change is not None
         },
+        replayed=replayed,
     )
 
 

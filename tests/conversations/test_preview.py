@@ -48,3 +48,77 @@ def test_charlie_cannot_preview_with_a_lantern_conversation_through_his_own_serv
     body = render(client, harbor.id, conversation=str(dungeon.pk)).content.decode()
     assert "secret plans" not in body
     assert "1234" not in body
+
+
+LORE = {
+    "entries": {
+        "0": {"key": ["lantern"], "comment": "Lantern", "content": "The lantern stays lit.", "sticky": 3},
+        "1": {"key": ["bell"], "comment": "Bell", "content": "The bell rings.", "cooldown": 3},
+    }
+}
+
+
+def _walk(say) -> None:
+    for text in ("hello", "a quiet road", "a lantern and a bell", "the bell again", "still walking", "dawn"):
+        say(text, role="user", speaker="Rin")
+
+
+def _world_info(client, server_id: int, conversation: int, message: int) -> str:
+    page = client.get(
+        reverse("assembly:preview", args=[server_id]), {"conversation": conversation, "message": message}
+    ).content.decode()
+    return page[page.index('data-testid="world-info"') :]
+
+
+def _activated(panel: str) -> list[str]:
+    """The activated-entry rows of the World Info panel, as HTML without the closing tag."""
+    return [chunk.split("</tr>")[0].strip() for chunk in panel.split('data-testid="wi-activated"')[1:]]
+
+
+def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its_window(
+    client, carol, alice, lantern, dungeon, say
+):
+    from lorebooks import services as lorebook_services  # only the World Info tests need a lorebook
+
+    lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps(LORE).encode(), filename="Road.json", by=alice
+    )
+    _walk(say)
+    client.force_login(carol)
+    at_5 = _world_info(client, lantern.id, dungeon.pk, 5)
+    assert "<td>Lantern</td>" in at_5 and "<td>sticky</td>" in at_5
+    assert 'data-testid="wi-replayed"' in at_5 and "4 earlier messages" in at_5
+    at_6 = _world_info(client, lantern.id, dungeon.pk, 6)
+    assert (
+        "The lantern stays lit." not in at_6 and "<td>sticky</td></tr>" not in at_6.split("Timed effects")[0]
+    )
+
+
+def test_the_preview_shows_a_cooldown_from_the_conversation_as_skipped_until_its_message(
+    client, carol, alice, lantern, dungeon, say
+):
+    from lorebooks import services as lorebook_services  # only the World Info tests need a lorebook
+
+    lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps(LORE).encode(), filename="Road.json", by=alice
+    )
+    _walk(say)
+    client.force_login(carol)
+    at_4 = _world_info(client, lantern.id, dungeon.pk, 4)
+    assert "cooldown until message 6" in at_4
+    assert "The bell rings." not in at_4
+
+
+def test_each_message_of_the_thread_links_to_the_preview_at_that_message(
+    client, carol, lantern, dungeon, say
+):
+    say("the first words")
+    say("the second words")
+    client.force_login(carol)
+    page = client.get(reverse("conversations:conversation", args=[lantern.id, dungeon.pk])).content.decode()
+    assert f"preview/?conversation={dungeon.pk}&amp;message=2" in page
+    preview = client.get(
+        reverse("assembly:preview", args=[lantern.id]), {"conversation": dungeon.pk, "message": 1}
+    ).content.decode()
+    assert 'data-testid="conversation-message"' in preview
+    assert "the first words" in preview and "the second words" not in preview
