@@ -176,9 +176,7 @@ class _Run:
         self.group_winners: set[str] = set()
         self.tokens = 0
         self.overflowed = False
-        self.levels = sorted(
-            {ce.entry.delay_until_recursion for ce in self.entries if ce.entry.delay_until_recursion}
-        )
+        self.levels = list(self.plan.levels)
         self.level = self.levels.pop(0) if self.levels else 0
         self.ran_at_level = False
         self.missed: set[int] = set()  # entries whose keys found nothing in the text at `missed_skew`
@@ -265,7 +263,9 @@ class _Run:
         candidates = self._probability(candidates)
         new = self._budget(candidates, pass_number)
         if new:
-            self.scanner.recursion.extend(a.content for a in new if not a.entry.entry.prevent_recursion)
+            for a in new:
+                if not a.entry.entry.prevent_recursion:
+                    self.scanner.add_recursion(a.entry, a.content)
         return new
 
     # --- one entry ------------------------------------------------------------------------------
@@ -372,10 +372,10 @@ class _Run:
     # --- inclusion groups, probability, budget -------------------------------------------------
 
     def _groups(self, candidates: list[_Candidate], *, recursion: bool) -> list[_Candidate]:
-        labels = list(dict.fromkeys(label for c in candidates for label in c.entry.entry.groups))
+        labels = list(dict.fromkeys(label for c in candidates for label in c.entry.groups))
         losers: set[int] = set()
         for label in labels:
-            members = [c for c in candidates if label in c.entry.entry.groups and id(c.entry) not in losers]
+            members = [c for c in candidates if label in c.entry.groups and id(c.entry) not in losers]
             if not members:
                 continue
             if label in self.group_winners:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.worldinfo.keys import CompiledKey, compile_key
 from engine.worldinfo.model import Entry
@@ -70,6 +71,9 @@ class CompiledEntry:
     is_character: bool
     has_flags: bool = False  # some match* flag adds a server text to this entry's scan
     plain_keys: bool = False  # no regex or macro primary key: a match never spans two scanned pieces
+    groups: tuple[str, ...] = ()  # the inclusion group labels
+    # What requests derive from the entry and keep for its book version (its text's word sets)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def uid(self) -> int:
@@ -106,6 +110,7 @@ def compile_book(
                 timer_key=f"{name}\x1f{entry.uid}\x1f{digest}",
                 is_character=is_character,
                 plain_keys=all(k.compiled is not None and not k.compiled.is_regex for k in primary),
+                groups=entry.groups,
                 has_flags=any(
                     (
                         entry.match_character_description,

@@ -38,6 +38,7 @@ class Plan:
     by_prefix: dict[str, tuple[int, ...]]
     by_char: dict[str, tuple[int, ...]]
     position_of: dict[int, int]  # id(entry) → position
+    levels: tuple[int, ...] = ()  # the entries' `delayUntilRecursion` levels, ascending
 
     def positions(self, text: Text, extra: set[int] | None = None) -> list[int]:
         """The positions (in evaluation order) worth checking against `text`, plus `extra`."""
@@ -122,6 +123,9 @@ def build_plan(entries: Sequence[CompiledEntry], settings: WorldInfoSettings) ->
         by_prefix=frozen("prefix"),
         by_char=frozen("char"),
         position_of={id(ce): position for position, ce in enumerate(entries)},
+        levels=tuple(
+            sorted({ce.entry.delay_until_recursion for ce in entries if ce.entry.delay_until_recursion})
+        ),
     )
 
 

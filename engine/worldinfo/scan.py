@@ -130,6 +130,10 @@ class Scanner:
     _pieces: dict[str, Text] = field(default_factory=dict)
     _seen: int = 0
     _added: Text | None = None
+    # Kept across passes: the newest lines joined per depth, and the recursion text joined so far
+    # (each pass joins what it adds to it), so a pass only builds the word sets of new text.
+    _depths: dict[int, Text] = field(default_factory=dict)
+    _recursed: Text | None = None
 
     def __post_init__(self) -> None:
         newest_first = reversed(self.texts.history)
@@ -141,7 +145,12 @@ class Scanner:
     def new_pass(self) -> None:
         """Forget the texts of the last pass (the recursion buffer or the skew changed)."""
         self._cache.clear()
-        self._added = Text.join([self._piece(t) for t in self.recursion[self._seen :]] or [_EMPTY])
+        new = [self._piece(t) for t in self.recursion[self._seen :]]
+        self._added = Text.join(new or [_EMPTY])
+        if new:
+            self._recursed = (
+                self._added if self._recursed is None else Text.join([self._recursed, self._added])
+            )
         self._seen = len(self.recursion)
 
     def added_text(self) -> Text:
@@ -166,15 +175,35 @@ class Scanner:
         key = (depth, flags, recursion)
         text = self._cache.get(key)
         if text is None:
-            parts = [self._line_text(i) for i in range(min(max(depth, 0), len(self._lines)))]
+            # Joining joined texts gives the same text (newline-joined) and reuses their word sets.
+            parts = []
+            lines = self._lines_text(depth)
+            if lines is not None:
+                parts.append(lines)
             for attr, source, _ in FLAG_TEXTS:
                 if attr in flags:
                     parts.append(self._piece(getattr(self.texts, source)))
-            if recursion:
-                parts.extend(self._piece(t) for t in self.recursion)
+            if recursion and self.recursion:
+                parts.append(self._recursion_text())
             text = Text.join(parts) if parts else _EMPTY
             self._cache[key] = text
         return text
+
+    def _lines_text(self, depth: int) -> Text | None:
+        """The newest `depth` lines joined (None when that is no line)."""
+        count = min(max(depth, 0), len(self._lines))
+        if not count:
+            return None
+        text = self._depths.get(count)
+        if text is None:
+            text = self._depths[count] = Text.join([self._line_text(i) for i in range(count)])
+        return text
+
+    def _recursion_text(self) -> Text:
+        """Every recursion piece so far, joined."""
+        if self._seen != len(self.recursion) or self._recursed is None:  # pieces added mid-pass
+            return Text.join([self._piece(t) for t in self.recursion])
+        return self._recursed
 
     def rules(self, ce: CompiledEntry) -> tuple[bool, bool]:
         """(case sensitive, whole words) for this entry: its own flags, else the server's settings."""
@@ -205,6 +234,16 @@ class Scanner:
             return False
         return found
 
+    def add_recursion(self, ce: CompiledEntry, content: str) -> None:
+        """Add an activated entry's text to the recursion buffer; its entry's own text keeps its word
+        sets for the book version (built once, not per request)."""
+        self.recursion.append(content)
+        if content not in self._pieces and content == ce.text:
+            text = ce.memo.get("scan_text")
+            if text is None:
+                text = ce.memo["scan_text"] = Text.of(content)
+            self._pieces[content] = text
+
     def _piece(self, raw: str) -> Text:
         text = self._pieces.get(raw)
         if text is None:
@@ -219,11 +258,10 @@ class Scanner:
 
     def where(self, ce: CompiledEntry, key: Key, *, recursion: bool) -> str:
         """Where `key` was found, for the explanation: `in message N`, `in persona text`, `in recursion`."""
-        depth = self.depth_for(ce)
-        newest_first = list(reversed(self.texts.history))[: max(depth, 0)]
-        for index, message in enumerate(newest_first):
+        history = self.texts.history
+        for index in range(min(max(self.depth_for(ce), 0), len(history))):
             if self.matches(ce, key, self._line_text(index)):
-                return f"in message {message.number}"
+                return f"in message {history[-1 - index].number}"
         for attr, source, label in FLAG_TEXTS:
             if getattr(ce.entry, attr) and self.matches(ce, key, Text.of(getattr(self.texts, source))):
                 return f"in {label}"
