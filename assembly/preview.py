@@ -153,7 +153,7 @@ def preview_assembly(
         shares=budget_shares(rows, limit),
         limit=limit,
         provider_json=_pretty(main.provider_payload) if main.provider_payload is not None else "",
-        generation_json=_pretty(main.generation.params) if main.generation is not None else "",
+        generation_json=_pretty(dict(main.generation.params)) if main.generation is not None else "",
         variables_json=_pretty(main.variables),
         global_variables_json=_pretty(main.global_variables),
         variables=variable_rows(main.variables),

@@ -498,6 +498,8 @@ def _scenario_items(inputs: _Inputs) -> tuple[Item, ...]:
 
 
 def _report_unread_outlets(outlets: Mapping[str, str], preset: CompiledPreset, notes: Notes) -> None:
+    if not outlets:
+        return
     texts = "\n".join(cn.node.content.lower() for cn in preset.nodes if node_is_active(cn))
     for name in outlets:
         if f"outlet::{name.lower()}" not in texts:

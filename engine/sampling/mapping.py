@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from .rules import (
@@ -55,7 +57,16 @@ class GenerationSettings:
 
 
 def generation_settings(settings: SamplerSettings, provider: str) -> GenerationSettings:
-    """The provider's request parameters for these settings; raises ValueError for an unknown provider."""
+    """The provider's request parameters for these settings; raises ValueError for an unknown provider.
+
+    Kept per (settings, provider): every assemble request asks, and few servers change them."""
+    try:
+        return _kept_generation_settings(settings, provider)
+    except TypeError:  # a value the file wrote as a list or an object: not hashable, made each time
+        return _generation_settings(settings, provider)
+
+
+def _generation_settings(settings: SamplerSettings, provider: str) -> GenerationSettings:
     if provider not in PROVIDERS:
         raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
     label = PROVIDER_LABELS[provider]
@@ -87,11 +98,14 @@ def generation_settings(settings: SamplerSettings, provider: str) -> GenerationS
         names_sent.append("reasoning_effort")
     return GenerationSettings(
         provider=provider,
-        params=params,
+        params=MappingProxyType(params),  # shared by every request with these settings: read-only
         dropped=tuple(dropped),
         adjusted=tuple(adjusted),
         sent=tuple(names_sent),
     )
+
+
+_kept_generation_settings = lru_cache(maxsize=1024)(_generation_settings)
 
 
 def with_generation_settings(
