@@ -23,6 +23,7 @@ from engine.worldinfo.placement import Change, EntrySource, ExamplePair, Piece, 
 from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import WorldInfoSettings
+from engine.worldinfo.timed import TimedState
 
 BEFORE_TAG = "KNOWLEDGE_WORLD_INFO_BEFORE"
 AFTER_TAG = "KNOWLEDGE_WORLD_INFO_AFTER"
@@ -146,6 +147,8 @@ def contribute(
     None for the others — and gives their texts back after the World Info regex scripts (§9.2), with
     the scripts that changed each; the parts of a changed entry carry them and its text before them."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
+    if not world_info.books and world_info.replay is None:
+        return _without_books(world_info, doc, items, max(0, chat_length))
     request = ActivationRequest(
         books=world_info.books,
         texts=scan_texts(doc),
@@ -205,6 +208,27 @@ def contribute(
             _source(p.source): (p.text, p.change) for p in placement.injections if p.change is not None
         },
         replayed=replayed,
+    )
+
+
+def _without_books(
+    world_info: WorldInfoInput, doc: BucketDocument, items: tuple[Item, ...], chat_length: int
+) -> WorldInfoContribution:
+    """No active lorebook (most servers): nothing activates, so nothing is scanned, rendered or placed;
+    the timed state passes through, less what a swipe or a deleted message undid (§7.6)."""
+    state = world_info.state if world_info.state is not None else doc.world_info_state
+    budget_context = doc.budget.prompt if doc.budget is not None else None
+    activation = Activation(
+        budget=world_info.settings.budget_tokens(budget_context),
+        state=TimedState(state, chat_length).to_json(),
+    )
+    return WorldInfoContribution(
+        items=items,
+        injections=(),
+        outlets={},
+        variables=dict(doc.variables),
+        global_variables=dict(doc.global_variables),
+        activation=activation,
     )
 
 

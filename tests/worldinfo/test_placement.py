@@ -258,3 +258,22 @@ def test_prompt_only_world_info_scripts_rewrite_activated_entries_and_nothing_el
     everything = "\n".join(m.content for m in result.messages)
     assert "The DRAGON sleeps." in everything
     assert "tell me about the dragon" in everything  # history is not World Info: placement 5 only
+
+
+def test_with_no_active_lorebook_the_timed_state_passes_through_less_what_a_swipe_undid() -> None:
+    entries = [{"key": ["dragon"], "content": "x", "sticky": 3}]
+    state = run(entries, chat_length=10).to_dict()["world_info"]["state"]
+    without_books = WorldInfoInput(books=(), settings=WorldInfoSettings())
+
+    def after(chat_length: int) -> dict[str, Any]:
+        return assemble(
+            doc(chat_length=chat_length, world_info_state=state),
+            seed=7,
+            world_info=without_books,
+            count_tokens=False,
+        ).to_dict()["world_info"]
+
+    still = after(11)
+    assert still["activated"] == [] and still["skipped"] == [] and still["tokens"] == 0
+    assert still["state"] == state  # the sticky window runs on while the server has no lorebook
+    assert after(10)["state"] == {}  # the message that started it was swiped away
