@@ -17,12 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from engine import BucketError, parse_buckets
 from lorebooks import cache as lorebook_cache
-from servers.api_auth import ApiError, api_view, read_json_body
+from servers.api_auth import ApiError, api_view, json_response, read_json_body
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
@@ -67,7 +67,7 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     channel = world_info_channel(doc, options["channel"])
     if channel is not None and assembly.world_info is not None:
         lorebook_cache.write_state(server_id, channel, assembly.world_info["state"])
-    return JsonResponse(assembly.to_dict(), json_dumps_params={"ensure_ascii": False})
+    return json_response(assembly.to_dict())
 
 
 def _without(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

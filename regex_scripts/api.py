@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
-from servers.api_auth import ApiError, api_view, read_json_body
+from servers.api_auth import ApiError, api_view, json_response, read_json_body
 
 from .selectors import PresetNotFound, clean_for_server
 
@@ -40,7 +40,7 @@ def clean_view(request: HttpRequest, server_id: int) -> HttpResponse:
         )
     except PresetNotFound as exc:
         raise ApiError(exc.message, 404) from None
-    return JsonResponse(cleaned.to_dict(), json_dumps_params={"ensure_ascii": False})
+    return json_response(cleaned.to_dict())
 
 
 def _checked(body: dict[str, Any], names: Any) -> dict[str, Any]:

@@ -50,6 +50,18 @@ def test_pre_built_items_are_accepted_in_a_buckets_wrapper(client, api_token):
     ]
 
 
+def test_the_answer_is_utf8_json_and_keeps_variables_of_any_size(client, api_token, sample_document):
+    for count in (
+        3,
+        2**80,
+    ):  # 2**80 is beyond 64 bits: the fast encoder refuses it, the answer still carries it
+        variables = {"mood": "ravi 🌙", "count": count}
+        response = post(client, 1001, {**sample_document, "variables": variables}, api_token)
+        assert response.status_code == 200 and response["Content-Type"] == "application/json"
+        assert "ravi 🌙".encode() in response.content  # written as UTF-8, not \u escapes
+        assert response.json()["variables"] == variables
+
+
 def test_a_warm_assemble_request_makes_no_sql_query(
     client, api_token, stored_preset, sample_document, django_assert_num_queries
 ):
