@@ -49,7 +49,9 @@ class BucketError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(
+    slots=True
+)  # one per history message of every request: not frozen (4x cheaper to make); never changed
 class HistoryMessage:
     role: str  # "user" | "assistant"
     name: str
@@ -297,6 +299,13 @@ def _sample(value: Any, index: int) -> SampleDialogue:
 
 
 def _history(value: Any, index: int) -> HistoryMessage:
+    if value.__class__ is dict and value.get("timestamp") is None:
+        # The usual message, checked without building the labels only an error needs.
+        role, name, content = value.get("role"), value.get("name"), value.get("content")
+        name = "" if name is None else name
+        content = "" if content is None else content
+        if role in HISTORY_ROLES and name.__class__ is str and content.__class__ is str:
+            return HistoryMessage(role, name, content)
     label = f"history[{index}]"
     entry = _entry(value, label)
     return HistoryMessage(

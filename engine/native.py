@@ -169,18 +169,19 @@ def _history_run(
             if transforms:
                 before = message.content
                 original = f"{message.name}: {before}" if role == "user" and message.name else before
-            part = Part(text, sources, False, transforms, original)
-            item = Item("DIALOGUE_HISTORY", role, (part,), history=True)
+            item = Item(
+                "DIALOGUE_HISTORY", role, (Part(text, sources, False, transforms, original),), False, -1, True
+            )
             items.append(item)
             messages[id(item)] = Message(
                 role,
                 text,
                 sources,
                 "DIALOGUE_HISTORY",
-                history=True,
-                pieces=((source, text),),
-                transforms=transforms,
-                originals=(original,) if original is not None else (),
+                True,
+                ((source, text),),
+                transforms,
+                (original,) if original is not None else (),
             )
     return HistoryRun(
         items=tuple(items),
