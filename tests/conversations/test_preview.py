@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from django.urls import reverse
 
 from assembly.selectors import default_document
@@ -63,6 +64,17 @@ def _walk(say) -> None:
         say(text, role="user", speaker="Rin")
 
 
+@pytest.fixture
+def road(alice, lantern, say) -> None:
+    """The road lorebook imported by alice, and the six-message walk said in the conversation."""
+    from lorebooks import services as lorebook_services  # only the World Info tests need a lorebook
+
+    lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps(LORE).encode(), filename="Road.json", by=alice
+    )
+    _walk(say)
+
+
 def _world_info(client, server_id: int, conversation: int, message: int) -> str:
     page = client.get(
         reverse("assembly:preview", args=[server_id]), {"conversation": conversation, "message": message}
@@ -76,14 +88,8 @@ def _activated(panel: str) -> list[str]:
 
 
 def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its_window(
-    client, carol, alice, lantern, dungeon, say
+    client, carol, lantern, dungeon, road
 ):
-    from lorebooks import services as lorebook_services  # only the World Info tests need a lorebook
-
-    lorebook_services.lorebook_import(
-        server=lantern, raw=json.dumps(LORE).encode(), filename="Road.json", by=alice
-    )
-    _walk(say)
     client.force_login(carol)
     at_5 = _world_info(client, lantern.id, dungeon.pk, 5)
     assert "<td>Lantern</td>" in at_5 and "<td>sticky</td>" in at_5
@@ -95,14 +101,8 @@ def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its
 
 
 def test_the_preview_shows_a_cooldown_from_the_conversation_as_skipped_until_its_message(
-    client, carol, alice, lantern, dungeon, say
+    client, carol, lantern, dungeon, road
 ):
-    from lorebooks import services as lorebook_services  # only the World Info tests need a lorebook
-
-    lorebook_services.lorebook_import(
-        server=lantern, raw=json.dumps(LORE).encode(), filename="Road.json", by=alice
-    )
-    _walk(say)
     client.force_login(carol)
     at_4 = _world_info(client, lantern.id, dungeon.pk, 4)
     assert "cooldown until message 6" in at_4
