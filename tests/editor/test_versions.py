@@ -8,6 +8,7 @@ import pytest
 
 from presets import edit_services, services, versions
 from presets.models import Preset, PresetVersion
+from tests.corpus import needs_corpus
 from tests.editor.conftest import CORPUS, assembled_text, node, order
 from tests.presets.conftest import make_preset
 
@@ -99,6 +100,7 @@ def test_rollback_restores_order_toggles_texts_and_settings_and_keeps_the_versio
     assert [v.number for v in versions.versions_of(tavern)] == [5, 4, 3, 2, 1]
 
 
+@needs_corpus
 def test_a_downloaded_edited_version_re_imports_with_identical_nodes(lantern, alice):
     path = CORPUS / "pm" / "marinara-spaghetti-recipe-essentials.json"
     preset = services.preset_import(
@@ -179,6 +181,7 @@ def test_a_replace_keeps_the_history_and_carries_the_toggles_over(tavern, lanter
     )
 
 
+@needs_corpus
 def test_the_nemoengine_8_2_to_v10_diff_names_the_nodes_each_side_has(lantern, alice):
     old, new = CORPUS / "pm" / "nemoengine-8.2.json", CORPUS / "pm" / "nemoengine-v10.json"
     services.preset_import(server=lantern, raw=old.read_bytes(), filename="NemoEngine.json", by=alice)
@@ -199,6 +202,7 @@ def test_the_nemoengine_8_2_to_v10_diff_names_the_nodes_each_side_has(lantern, a
     assert set(diff.added) <= raw_names
 
 
+@needs_corpus
 def test_storage_stays_small_when_a_toggle_adds_a_version(lantern, alice):
     path = CORPUS / "pm" / "nemoengine-v10.json"
     preset = services.preset_import(

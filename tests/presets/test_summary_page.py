@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 
 from presets.services import preset_import
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, needs_corpus]  # both tests read nemoengine-v10 from the corpus
 
 
 @pytest.fixture
