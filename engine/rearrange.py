@@ -134,7 +134,8 @@ def rearrange(
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
-    `native` holds the native items grouped by tag (native.blocks_of; it is not changed); `rendered` maps a node's position to its rendered text (identity macros still deferred);
+    `native` holds the native items grouped by tag (`native.blocks_of`; it is not changed);
+    `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
     names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
     trigger lacks `generation_type` are skipped (§10.1).
