@@ -8,89 +8,40 @@ on stderr and exits 2. Never a traceback.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DatabaseError
+from django.core.management.base import CommandParser
 
 from characters import selectors, services
 from characters.reports import card_listing, import_report
 from engine.cards import MAX_CARD_BYTES
 from engine.st_format import ImportRefused
-from servers.services import server_ensure
-
-EXIT_REFUSED = 2
+from servers.management.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
 
 
-class _Parser(CommandParser):
-    def error(self, message: str) -> NoReturn:
-        if self.called_from_command_line:
-            sys.stderr.write(f"error: {message}\n")
-            sys.exit(EXIT_REFUSED)
-        raise CommandError(f"error: {message}", returncode=EXIT_REFUSED)
-
-
-class Command(BaseCommand):
+class Command(JsonCommand):
     help = "Import a character card (JSON or PNG) for a server, or list a server's cards, as JSON."
+    refusals = (ImportRefused, services.CardNameClash)
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser)
-        importing = actions.add_parser("import", help="Import a card file (.json or .png).")
-        importing.add_argument("file", help="The card file.")
-        importing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        importing.add_argument("--name", help="The card's name here (default: the card's own name).")
-        clash = importing.add_mutually_exclusive_group()
-        clash.add_argument("--replace", action="store_true", help="Replace a card with the same name.")
-        clash.add_argument("--keep-both", action="store_true", help="Keep both: the new one gets ' (2)'.")
-        importing.add_argument("--no-activate", action="store_true", help="Store without activating it.")
-        importing.add_argument("--json", action="store_true", help="Print JSON (always on).")
-        listing = actions.add_parser("list", help="List a server's cards.")
-        listing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        listing.add_argument("--json", action="store_true", help="Print JSON (always on).")
-
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            if options["action"] == "import":
-                report = self._import(options)
-            else:
-                report = {"cards": [card_listing(row) for row in selectors.cards_for(options["server"])]}
-        except ImportRefused as exc:
-            self._fail(exc.message)
-        except services.CardNameClash as exc:
-            self._fail(exc.message + " Use --replace or --keep-both.")
-        except OSError as exc:
-            self._fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
-        except DatabaseError as exc:
-            self._fail(f"The database is unavailable ({_first_line(exc)}).")
-        except Exception as exc:  # the contract: one error line, never a traceback
-            self._fail(f"Unexpected failure: {_first_line(exc)}.", code=1)
-        self.stdout.write(json.dumps(report, ensure_ascii=False))
-
-    def _import(self, options: dict[str, Any]) -> dict[str, Any]:
-        path = Path(options["file"])
-        with path.open("rb") as handle:  # never more than the limit plus one byte: the reader refuses
-            raw = handle.read(MAX_CARD_BYTES + 1)
-        server = server_ensure(server_id=options["server"])
-        on_clash = "replace" if options["replace"] else "keep_both" if options["keep_both"] else "ask"
-        result = services.card_import(
-            server=server,
-            raw=raw,
-            filename=path.name,
-            name=options.get("name"),
-            on_clash=on_clash,
-            activate=not options["no_activate"],
-            by=None,
-            actor_label="cli",
+        actions = parser.add_subparsers(dest="action", required=True, parser_class=RefusingParser)
+        add_import_and_list(
+            actions,
+            noun="card",
+            plural="cards",
+            file_help="The card file (.json or .png).",
+            name_help="The card's name here (default: the card's own name).",
         )
-        return import_report(result)
 
-    def _fail(self, message: str, code: int = EXIT_REFUSED) -> NoReturn:
-        sys.stderr.write(f"error: {message}\n")
-        sys.exit(code)
+    def run(self, options: dict[str, Any]) -> Any:
+        if options["action"] == "import":
+            return import_file(
+                options, max_bytes=MAX_CARD_BYTES, do_import=services.card_import, report=import_report
+            )
+        return {"cards": [card_listing(row) for row in selectors.cards_for(options["server"])]}
 
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
+        message = super().refusal(exc, options)
+        return (
+            message + " Use --replace or --keep-both." if isinstance(exc, services.CardNameClash) else message
+        )

@@ -11,52 +11,41 @@ a name clash without --replace/--keep-both, or an unreadable file prints ONE lin
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DatabaseError
+from django.core.management.base import CommandParser
 
 from engine.sampling import MODES, PROVIDERS
 from engine.st_format import ImportRefused
 from presets import sampling_selectors, sampling_services, selectors, services
 from presets.management import history
 from presets.reports import import_report, preset_listing
+from servers.management.json_command import (
+    JsonCommand,
+    RefusingParser,
+    add_import_and_list,
+    add_json,
+    add_server,
+    import_file,
+)
 from servers.services import server_ensure
 
-EXIT_REFUSED = 2
 
-
-class _Parser(CommandParser):
-    def error(self, message: str) -> NoReturn:
-        if self.called_from_command_line:
-            sys.stderr.write(f"error: {message}\n")
-            sys.exit(EXIT_REFUSED)
-        raise CommandError(f"error: {message}", returncode=EXIT_REFUSED)
-
-
-class Command(BaseCommand):
+class Command(JsonCommand):
     help = "Import a SillyTavern preset for a server, or list a server's presets, as JSON."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser)
-        importing = actions.add_parser("import", help="Import a preset file.")
-        importing.add_argument("file", help="The preset file (.json).")
-        importing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        importing.add_argument("--name", help="The preset name (default: the file name).")
-        clash = importing.add_mutually_exclusive_group()
-        clash.add_argument("--replace", action="store_true", help="Replace a preset with the same name.")
-        clash.add_argument("--keep-both", action="store_true", help="Keep both: the new one gets ' (2)'.")
-        importing.add_argument("--no-activate", action="store_true", help="Store without activating it.")
-        importing.add_argument("--json", action="store_true", help="Print JSON (always on).")
-        listing = actions.add_parser("list", help="List a server's presets.")
-        listing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        listing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        actions = parser.add_subparsers(dest="action", required=True, parser_class=RefusingParser)
+        add_import_and_list(
+            actions,
+            noun="preset",
+            plural="presets",
+            file_help="The preset file (.json).",
+            name_help="The preset name (default: the file name).",
+        )
         sampling = actions.add_parser("sampling", help="Set a server's sampling choice and show its effect.")
-        sampling.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        add_server(sampling)
         sampling.add_argument(
             "--use", choices=MODES, help="Send the preset's, the server's, or merged values."
         )
@@ -67,7 +56,7 @@ class Command(BaseCommand):
         sampling.add_argument(
             "--unset", action="extend", nargs="+", default=[], metavar="NAME", help="Remove server values."
         )
-        sampling.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        add_json(sampling)
         history = actions.add_parser("versions", help="List a preset's versions.")
         _preset_arguments(history)
         diff = actions.add_parser("diff", help="What changed between two versions of a preset.")
@@ -80,57 +69,34 @@ class Command(BaseCommand):
             "--to", dest="to_version", type=int, required=True, help="The version to restore."
         )
         channel = actions.add_parser("channel", help="Give a channel its own preset, or clear it.")
-        channel.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        add_server(channel)
         channel.add_argument("--channel", type=int, required=True, help="The channel or thread id.")
         choice = channel.add_mutually_exclusive_group(required=True)
         choice.add_argument("--preset", help="The preset's name.")
         choice.add_argument("--clear", action="store_true", help="Use the server's active preset again.")
-        channel.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        add_json(channel)
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            if options["action"] == "import":
-                report: Any = self._import(options)
-            elif options["action"] == "sampling":
-                report = self._sampling(options)
-            elif options["action"] == "list":
-                report = {"presets": [_row(p) for p in selectors.presets_for(options["server"])]}
-            else:
-                report = history.run(options)
-        except ImportRefused as exc:
-            self._fail(exc.message)
-        except history.Refused as exc:
-            self._fail(exc.message)
-        except services.PresetError as exc:
-            suffix = " Use --replace or --keep-both." if options["action"] == "import" else ""
-            self._fail(exc.message + suffix)
-        except sampling_services.SamplingError as exc:
-            self._fail(exc.message)
-        except OSError as exc:
-            self._fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
-        except DatabaseError as exc:
-            self._fail(f"The database is unavailable ({_first_line(exc)}).")
-        except Exception as exc:  # the contract: one error line, never a traceback
-            self._fail(f"Unexpected failure: {_first_line(exc)}.", code=1)
-        self.stdout.write(json.dumps(report, ensure_ascii=False))
+    refusals = (ImportRefused, history.Refused, services.PresetError, sampling_services.SamplingError)
 
-    def _import(self, options: dict[str, Any]) -> dict[str, Any]:
-        path = Path(options["file"])
-        with path.open("rb") as handle:  # never more than the limit plus one byte: the parser refuses
-            raw = handle.read(settings.PRESET_MAX_BYTES + 1)
-        server = server_ensure(server_id=options["server"])
-        on_clash = "replace" if options["replace"] else "keep_both" if options["keep_both"] else "ask"
-        result = services.preset_import(
-            server=server,
-            raw=raw,
-            filename=path.name,
-            name=options.get("name"),
-            on_clash=on_clash,
-            activate=not options["no_activate"],
-            by=None,
-            actor_label="cli",
-        )
-        return import_report(result)
+    def run(self, options: dict[str, Any]) -> Any:
+        if options["action"] == "import":
+            return import_file(
+                options,
+                max_bytes=settings.PRESET_MAX_BYTES,
+                do_import=services.preset_import,
+                report=import_report,
+            )
+        if options["action"] == "sampling":
+            return self._sampling(options)
+        if options["action"] == "list":
+            return {"presets": [_row(p) for p in selectors.presets_for(options["server"])]}
+        return history.run(options)
+
+    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
+        message = super().refusal(exc, options)
+        if isinstance(exc, services.PresetError) and options["action"] == "import":
+            return message + " Use --replace or --keep-both."
+        return message
 
     def _sampling(self, options: dict[str, Any]) -> dict[str, Any]:
         pairs = {}
@@ -151,16 +117,6 @@ class Command(BaseCommand):
         )
         return sampling_selectors.settings_per_provider(choice, sampling_selectors.active_preset(server))
 
-    def _fail(self, message: str, code: int = EXIT_REFUSED) -> NoReturn:
-        sys.stderr.write("error: " + " ".join(message.split()) + "\n")
-        sys.stderr.flush()
-        sys.exit(code)
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
 
 def _row(preset: Any) -> dict[str, Any]:
     row = preset_listing(preset)
@@ -168,6 +124,6 @@ def _row(preset: Any) -> dict[str, Any]:
 
 
 def _preset_arguments(parser: CommandParser) -> None:
-    parser.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+    add_server(parser)
     parser.add_argument("--preset", required=True, help="The preset's name.")
-    parser.add_argument("--json", action="store_true", help="Print JSON (always on).")
+    add_json(parser)

@@ -12,47 +12,36 @@ unreadable or refused file): exit 2 and one line on stderr starting `error: `; n
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DatabaseError
+from django.core.management.base import CommandParser
 
 from engine.regex import ScriptError, read_export
 from engine.regex.scripts import MAX_EXPORT_BYTES
 from regex_scripts import selectors, services
+from servers.management.json_command import JsonCommand, RefusingParser, add_json, add_server
 from servers.models import Server
 from servers.services import server_ensure
-
-EXIT_REFUSED = 2
 
 
 class _Failure(Exception):
     pass
 
 
-class _Parser(CommandParser):
-    def error(self, message: str) -> NoReturn:
-        if self.called_from_command_line:
-            sys.stderr.write(f"error: {message}\n")
-            sys.exit(EXIT_REFUSED)
-        raise CommandError(f"error: {message}", returncode=EXIT_REFUSED)
-
-
-class Command(BaseCommand):
+class Command(JsonCommand):
     help = "Clean a reply or user message with a server's regex scripts; import or list its scripts."
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
-        parser.error = _Parser.error.__get__(parser)  # type: ignore[method-assign]
+        parser.error = RefusingParser.error.__get__(parser)  # type: ignore[method-assign]
         return parser
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser)
+        actions = parser.add_subparsers(dest="action", required=True, parser_class=RefusingParser)
         applying = actions.add_parser("apply", help="Clean standard input as a reply or a user message.")
-        applying.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
+        add_server(applying)
         kind = applying.add_mutually_exclusive_group(required=True)
         kind.add_argument("--reply", action="store_true", help="The text is a model reply.")
         kind.add_argument("--user-message", action="store_true", help="The text is a user message.")
@@ -65,31 +54,19 @@ class Command(BaseCommand):
         applying.add_argument(
             "--seed", type=int, help="The seed for macros in replacements (default: drawn)."
         )
-        applying.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        add_json(applying)
         importing = actions.add_parser("import", help="Add a SillyTavern regex export to the server's list.")
         importing.add_argument("file", help="The export (.json): one script object or a list.")
-        importing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        importing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        add_server(importing)
+        add_json(importing)
         listing = actions.add_parser("list", help="List the server's scripts and its active preset's.")
-        listing.add_argument("--server", type=int, required=True, help="The server (Discord guild) id.")
-        listing.add_argument("--json", action="store_true", help="Print JSON (always on).")
+        add_server(listing)
+        add_json(listing)
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            report = getattr(self, f"_{options['action']}")(options)
-        except _Failure as exc:
-            self._fail(str(exc))
-        except ScriptError as exc:
-            self._fail(exc.message)
-        except (services.RegexScriptError, selectors.PresetNotFound) as exc:
-            self._fail(exc.message)
-        except OSError as exc:
-            self._fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
-        except DatabaseError as exc:
-            self._fail(f"The database is unavailable ({_first_line(exc)}).")
-        except Exception as exc:  # the contract: one error line, never a traceback
-            self._fail(f"Unexpected failure: {_first_line(exc)}.", code=1)
-        self.stdout.write(json.dumps(report, ensure_ascii=False))
+    refusals = (_Failure, ScriptError, services.RegexScriptError, selectors.PresetNotFound)
+
+    def run(self, options: dict[str, Any]) -> Any:
+        return getattr(self, f"_{options['action']}")(options)
 
     def _apply(self, options: dict[str, Any]) -> dict[str, Any]:
         server_id = options["server"]
@@ -138,11 +115,3 @@ class Command(BaseCommand):
         if preset is not None:
             rows += [row.to_dict("preset", preset.name) for row in selectors.preset_script_rows(preset)]
         return {"scripts": rows}
-
-    def _fail(self, message: str, code: int = EXIT_REFUSED) -> NoReturn:
-        sys.stderr.write(f"error: {message}\n".replace("\n", " ").rstrip() + "\n")
-        sys.exit(code)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
