@@ -46,21 +46,26 @@ class RefusingParser(CommandParser):
 
 class JsonCommand(BaseCommand):
     """A command of subcommands (`action`) that answers JSON: `run(options)` gives the report; an
-    exception in `refusals` is refused with its `message` (see `refusal`)."""
+    exception in `refusals` is refused with its `message`, one in `name_clashes` also saying how to
+    import anyway."""
 
     refusals: tuple[type[Exception], ...] = ()
+    name_clashes: tuple[type[Exception], ...] = ()
 
     def run(self, options: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
-        return getattr(exc, "message", None) or str(exc)
+    def refusal(self, exc: Exception) -> str:
+        message = getattr(exc, "message", None) or str(exc)
+        if isinstance(exc, self.name_clashes):
+            return message + " Use --replace or --keep-both."
+        return message
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             report = self.run(options)
         except self.refusals as exc:
-            fail(self.refusal(exc, options))
+            fail(self.refusal(exc))
         except OSError as exc:
             fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
         except DatabaseError as exc:

@@ -21,6 +21,7 @@ from servers.management.json_command import JsonCommand, RefusingParser, add_imp
 
 class Command(JsonCommand):
     help = "Import a character card (JSON or PNG) for a server, or list a server's cards, as JSON."
+    name_clashes = (services.CardNameClash,)
     refusals = (ImportRefused, services.CardNameClash)
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -39,9 +40,3 @@ class Command(JsonCommand):
                 options, max_bytes=MAX_CARD_BYTES, do_import=services.card_import, report=import_report
             )
         return {"cards": [card_listing(row) for row in selectors.cards_for(options["server"])]}
-
-    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
-        message = super().refusal(exc, options)
-        return (
-            message + " Use --replace or --keep-both." if isinstance(exc, services.CardNameClash) else message
-        )

@@ -76,6 +76,7 @@ class Command(JsonCommand):
         setting.add_argument("--context-size", type=int)
         add_json(setting)
 
+    name_clashes = (services.LorebookNameClash,)
     refusals = (LorebookRefused, ImportRefused, services.LorebookError)
 
     def run(self, options: dict[str, Any]) -> Any:
@@ -90,12 +91,6 @@ class Command(JsonCommand):
         if options["action"] == "settings":
             return self._settings(options)
         return {"lorebooks": [lorebook_listing(b) for b in selectors.lorebooks_for(options["server"])]}
-
-    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
-        message = super().refusal(exc, options)
-        if isinstance(exc, services.LorebookNameClash):
-            return message + " Use --replace or --keep-both."
-        return message
 
     def _settings(self, options: dict[str, Any]) -> dict[str, Any]:
         server = server_ensure(server_id=options["server"])

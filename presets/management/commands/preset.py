@@ -76,6 +76,7 @@ class Command(JsonCommand):
         choice.add_argument("--clear", action="store_true", help="Use the server's active preset again.")
         add_json(channel)
 
+    name_clashes = (services.PresetNameClash,)
     refusals = (ImportRefused, history.Refused, services.PresetError, sampling_services.SamplingError)
 
     def run(self, options: dict[str, Any]) -> Any:
@@ -91,12 +92,6 @@ class Command(JsonCommand):
         if options["action"] == "list":
             return {"presets": [_row(p) for p in selectors.presets_for(options["server"])]}
         return history.run(options)
-
-    def refusal(self, exc: Exception, options: dict[str, Any]) -> str:
-        message = super().refusal(exc, options)
-        if isinstance(exc, services.PresetError) and options["action"] == "import":
-            return message + " Use --replace or --keep-both."
-        return message
 
     def _sampling(self, options: dict[str, Any]) -> dict[str, Any]:
         pairs = {}
