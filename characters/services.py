@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
 from servers.models import AuditEvent, Server
+from servers.names import UserError, clean_name, free_name
 from servers.users import User
 
 from . import cache as card_cache
@@ -21,12 +22,8 @@ from .models import Card as CardRow
 OnClash = Literal["ask", "replace", "keep_both"]
 
 
-class CardError(Exception):
+class CardError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class CardNameClash(CardError):
@@ -62,7 +59,11 @@ def card_import(
     written on any error. A replacement keeps the replaced card's active flag."""
     read = read_card(raw, max_bytes=MAX_CARD_BYTES)
     book_entries = book_entry_count(read.card)
-    wanted = clean_name(name) or clean_name(read.card.name) or "Unnamed character"
+    wanted = (
+        clean_name(name, max_length=NAME_MAX_LENGTH)
+        or clean_name(read.card.name, max_length=NAME_MAX_LENGTH)
+        or "Unnamed character"
+    )
     with transaction.atomic():
         Server.objects.select_for_update().filter(pk=server.pk).first()
         existing = server.cards.filter(name=wanted).first()
@@ -71,7 +72,7 @@ def card_import(
             is_active, replaced = existing.is_active, True
             existing.delete()
         elif existing is not None and on_clash == "keep_both":
-            wanted = _free_name(server, wanted)
+            wanted = free_name(server.cards, wanted, max_length=NAME_MAX_LENGTH)
         elif existing is not None:
             raise CardNameClash(wanted)
         if is_active:
@@ -137,23 +138,6 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
         )
         card.delete()
     _invalidate_on_commit(card.server_id)
-
-
-def clean_name(name: str | None) -> str:
-    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
-
-
-def _free_name(server: Server, name: str) -> str:
-    taken = set(
-        server.cards.filter(name__startswith=name[: NAME_MAX_LENGTH - 8]).values_list("name", flat=True)
-    )
-    number = 2
-    while True:
-        suffix = f" ({number})"
-        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
-        if candidate not in taken:
-            return candidate
-        number += 1
 
 
 def _invalidate_on_commit(server_id: int) -> None:

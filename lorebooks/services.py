@@ -22,6 +22,7 @@ from engine.worldinfo import (
     parse_lorebook,
 )
 from servers.models import AuditEvent, Server
+from servers.names import UserError, clean_name, free_name
 
 from . import cache as wi_cache
 from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
@@ -30,12 +31,8 @@ OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled lorebook"
 
 
-class LorebookError(Exception):
+class LorebookError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class LorebookNameClash(LorebookError):
@@ -76,7 +73,11 @@ def lorebook_import(
         max_bytes=settings.LOREBOOK_MAX_BYTES,
         max_entries=settings.LOREBOOK_MAX_ENTRIES,
     )
-    wanted = clean_name(name) or clean_name(parsed.name) or FALLBACK_NAME
+    wanted = (
+        clean_name(name, max_length=NAME_MAX_LENGTH)
+        or clean_name(parsed.name, max_length=NAME_MAX_LENGTH)
+        or FALLBACK_NAME
+    )
     with transaction.atomic():
         Server.objects.select_for_update().filter(pk=server.pk).first()
         existing = server.lorebooks.filter(name=wanted).first()
@@ -85,7 +86,7 @@ def lorebook_import(
             is_active, replaced = existing.is_active, True
             existing.delete()
         elif existing is not None and on_clash == "keep_both":
-            wanted = _free_name(server, wanted)
+            wanted = free_name(server.lorebooks, wanted, max_length=NAME_MAX_LENGTH)
         elif existing is not None:
             raise LorebookNameClash(wanted)
         user = by if getattr(by, "is_authenticated", False) else None
@@ -133,22 +134,6 @@ def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
         ],
         batch_size=500,
     )
-
-
-def clean_name(name: str | None) -> str:
-    """A lorebook name as stored: whitespace trimmed, cut to the column's length."""
-    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
-
-
-def _free_name(server: Server, name: str) -> str:
-    taken = set(server.lorebooks.values_list("name", flat=True))
-    number = 2
-    while True:
-        suffix = f" ({number})"
-        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
-        if candidate not in taken:
-            return candidate
-        number += 1
 
 
 def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, actor_label: str = "") -> None:

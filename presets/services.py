@@ -18,7 +18,9 @@ from django.utils import timezone
 
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
+from servers import names
 from servers.models import AuditEvent, Server
+from servers.names import UserError
 from servers.users import User
 
 from . import cache as preset_cache
@@ -29,12 +31,8 @@ OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled preset"
 
 
-class PresetError(Exception):
+class PresetError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class PresetNameClash(PresetError):
@@ -86,7 +84,7 @@ def preset_import(
             # over its history below; then it is deleted with its nodes.
             Preset.objects.filter(pk=existing.pk).update(name=f" replaced {existing.pk}", is_active=False)
         elif existing is not None and on_clash == "keep_both":
-            wanted = _free_name(server, wanted)
+            wanted = names.free_name(server.presets, wanted, max_length=NAME_MAX_LENGTH)
         elif existing is not None:
             raise PresetNameClash(wanted)
         if is_active:
@@ -132,20 +130,7 @@ def preset_import(
 
 def clean_name(name: str | None) -> str:
     """A preset name as stored: whitespace trimmed, cut to the column's length."""
-    return (name or "").strip()[:NAME_MAX_LENGTH].strip()
-
-
-def _free_name(server: Server, name: str) -> str:
-    taken = set(
-        server.presets.filter(name__startswith=name[: NAME_MAX_LENGTH - 8]).values_list("name", flat=True)
-    )
-    number = 2
-    while True:
-        suffix = f" ({number})"
-        candidate = name[: NAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
-        if candidate not in taken:
-            return candidate
-        number += 1
+    return names.clean_name(name, max_length=NAME_MAX_LENGTH)
 
 
 def carry_choices_over(old: Preset, nodes: tuple[StNode, ...]) -> tuple[tuple[StNode, ...], int]:

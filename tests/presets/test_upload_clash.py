@@ -81,3 +81,16 @@ def test_the_kept_upload_expires(client, alice, lantern, house_style, settings):
     token = _clash(client, lantern)
     time.sleep(1.5)
     assert _finish(client, lantern, token, "replace").status_code == 410
+
+
+def test_keeping_both_again_and_again_numbers_each_copy_even_when_the_cut_name_ends_in_spaces(lantern, alice):
+    from presets.services import preset_import  # the service alone: no page in the way
+
+    name = "a" * 88 + " " * 8 + "tail"  # 100 characters: a copy's cut name ends where the spaces are
+    kept = [
+        preset_import(
+            server=lantern, raw=NEW, filename="x.json", name=name, on_clash="keep_both", by=alice
+        ).preset.name
+        for _ in range(3)
+    ]
+    assert kept == [name, "a" * 88 + " (2)", "a" * 88 + " (3)"]
