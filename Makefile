@@ -23,7 +23,7 @@ browser:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# The demo as production serves it: DEBUG off (the project's own 404/403/500 pages), gunicorn,
+# The demo as production serves it: DEBUG off (the project's own 404/403/500 pages), config.serve (granian),
 # static files from WhiteNoise. Plain http on 127.0.0.1, so cookies drop the Secure flag (SECURE_HTTPS=0).
 # One worker process: without REDIS_URL the cache lives in that process.
 DEMO_ENV := DEBUG=0 SECURE_HTTPS=0
@@ -33,7 +33,7 @@ run: setup
 	$(DEMO_ENV) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(DEMO_ENV) $(BIN)/python manage.py demo_data
 	@echo "Open http://127.0.0.1:$(PORT)/ and sign in as alice / tavern-demo"
-	$(DEMO_ENV) $(BIN)/gunicorn config.wsgi:application --bind 127.0.0.1:$(PORT) --workers 1 --threads 4 --access-logfile -
+	$(DEMO_ENV) $(BIN)/python -m config.serve --bind 127.0.0.1:$(PORT) --workers 1 --threads 4 --access-log
 
 # Development: DEBUG on (Django's debug pages), runserver reloading on every change.
 dev: setup

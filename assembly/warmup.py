@@ -2,9 +2,9 @@
 servers' sampling choices and regex scripts.
 
 Without it the first assemble request of a fresh process pays for loading the encoding tables
-(about 1.5 s) and compiling its server's preset (up to 0.1 s per large preset). gunicorn calls
-`warm_process` once in its master (gunicorn.conf.py: the application is preloaded there), so every
-worker it forks, at start or as a replacement, begins with the tables and the compiled presets in
+(about 1.5 s) and compiling its server's preset (up to 0.1 s per large preset). The web server
+(config/serve.py) calls `warm_process` once in its parent process, before it forks the workers, so
+every worker, at start or as a replacement, begins with the tables and the compiled presets in
 memory. It is never called by migrations or management commands. Failures are logged and never
 stop the server: a cold cache is only slower.
 """
@@ -21,8 +21,8 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     """Load the default encoding's tables, compile the most recently changed active presets (at most
     `presets`, default: as many as a process keeps) and assemble the default sample with each once.
 
-    `close_connections` closes the database connections it opened (before gunicorn forks)."""
-    # Imported here: gunicorn.conf.py imports this module in its on_starting hook, where Django may not be set up yet.
+    `close_connections` closes the database connections it opened (before the web server forks)."""
+    # Imported here: importing this module must not need Django to be set up.
     from django.conf import settings
     from django.db import connections
     from django.urls import resolve, reverse

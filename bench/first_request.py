@@ -1,9 +1,9 @@
-"""The first assemble request a fresh gunicorn answers, with the active preset the heaviest kind.
+"""The first assemble request a fresh web server answers, with the active preset the heaviest kind.
 
     .venv/bin/python bench/first_request.py [--preset FILE] [--starts N]
 
 Sets up a throwaway SQLite database (one server, the preset active, an API token), then N times:
-starts gunicorn (one worker) on 127.0.0.1, waits until it accepts connections, sends one assemble
+starts the web server (one worker) on 127.0.0.1, waits until it accepts connections, sends one assemble
 request (the default sample) at once and stops the server. Prints the start-up time (launch to
 accepting) and the first request's latency; target <= 200 ms for the first request.
 """
@@ -27,7 +27,7 @@ from load_assemble import (
     free_port,
     request,
     run,
-    start_gunicorn,
+    start_server,
     wait_until_up,
 )
 
@@ -55,22 +55,22 @@ def main() -> None:
         for _ in range(args.starts):
             port = free_port()
             launched = time.perf_counter()
-            server = start_gunicorn(port, workers=1, env=env)
+            server = start_server(port, workers=1, env=env)
             try:
                 wait_until_up(port, time.monotonic() + 120)
                 startups.append((time.perf_counter() - launched) * 1000)
-                status, first = request(port, token, body)
+                status, first = request(port, token, body, keep_alive=False)
                 if status != 200:
                     raise SystemExit(f"the first request failed with HTTP {status}")
                 firsts.append(first)
-                seconds.append(request(port, token, body)[1])
+                seconds.append(request(port, token, body, keep_alive=False)[1])
             finally:
                 os.killpg(server.pid, signal.SIGTERM)
                 server.wait(timeout=30)
     finally:
         tmp.cleanup()
     print(
-        f"fresh gunicorn (1 worker), preset {Path(args.preset).name} active, default sample; {args.starts} starts"
+        f"fresh web server (1 worker), preset {Path(args.preset).name} active, default sample; {args.starts} starts"
     )
     print(f"launch to accepting connections: median {statistics.median(startups):.0f} ms")
     print(

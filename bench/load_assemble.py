@@ -1,10 +1,10 @@
-"""The assemble API under a bounded loopback load, with the caches warm, on one or more gunicorn instances.
+"""The assemble API under a bounded loopback load, with the caches warm, on one or more web server instances.
 
     python bench/load_assemble.py [--requests 2000] [--concurrency 8] [--seconds 60]
-        [--workers 2] [--instances 1 [2 ...]] [--preset FILE]
+        [--workers 2] [--instances 1 [2 ...]] [--new-connections] [--preset FILE]
 
 Sets up a throwaway SQLite database in a temporary directory (server 777001, one corpus preset
-active, one API token), then for each count in --instances starts that many gunicorn instances
+active, one API token), then for each count in --instances starts that many web server instances (`config.serve`)
 (each with --workers workers, each on its own free port on 127.0.0.1) against the same database and
 cache, warms them, sends a bounded number of requests spread over the instances in turn (stopping
 early at the time limit) and prints requests/s and the p50/p99 latencies; with several counts, the
@@ -12,7 +12,8 @@ throughput of each relative to the first, and the CPU each request cost the serv
 (a figure the machine's other load hardly changes). Only loopback addresses are used; every server is stopped
 at the end. With REDIS_URL set, the servers share that Redis (choose your own DB number);
 otherwise each worker has its local-memory cache. The client threads run on the same machine as
-the servers and take CPU from them.
+the servers and take CPU from them. Each client thread keeps its connection open between requests,
+as a bot's HTTP session (or the proxy in front of us) does; --new-connections opens one per request.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 from corpus_path import CORPUS
-from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
+from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 SERVER_ID = 777001
 SETUP = """
@@ -50,23 +51,51 @@ def run(cmd: list[str], env: dict[str, str]) -> str:
     return done.stdout
 
 
-def request(port: int, token: str, body: bytes) -> tuple[int, float]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+_kept = threading.local()  # a client thread's open connection to each port
+
+
+def request(port: int, token: str, body: bytes, *, keep_alive: bool = True) -> tuple[int, float]:
+    """POST one assemble request; the status and the milliseconds to its whole answer.
+
+    With `keep_alive` the thread's connection to `port` is reused, as a bot's HTTP session does, and
+    opened again when the server has closed it."""
+    conn = _kept.__dict__.pop(port, None) if keep_alive else None
+    reused = conn is not None
+    if conn is None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     start = time.perf_counter()
-    conn.request(
-        "POST",
-        f"/api/v1/servers/{SERVER_ID}/assemble",
-        body=body,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    response = conn.getresponse()
-    response.read()
+    try:
+        conn.request(
+            "POST",
+            f"/api/v1/servers/{SERVER_ID}/assemble",
+            body=body,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        response = conn.getresponse()
+        response.read()
+    except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+        conn.close()
+        if not reused:
+            raise
+        return request(port, token, body, keep_alive=keep_alive)  # the server had closed an idle connection
     elapsed = (time.perf_counter() - start) * 1000
-    conn.close()
+    if keep_alive and not response.will_close:
+        _kept.__dict__[port] = conn
+    else:
+        conn.close()
     return response.status, elapsed
 
 
-def measure(ports: list[int], token: str, body: bytes, *, requests: int, concurrency: int, seconds: float):
+def measure(
+    ports: list[int],
+    token: str,
+    body: bytes,
+    *,
+    requests: int,
+    concurrency: int,
+    seconds: float,
+    keep_alive: bool,
+):
     """Send `requests` (at most `seconds`) from `concurrency` threads, spread over `ports` in turn."""
     latencies: list[float] = []
     failures = 0
@@ -83,7 +112,7 @@ def measure(ports: list[int], token: str, body: bytes, *, requests: int, concurr
                     return
                 remaining[0] -= 1
                 port = next(turn)
-            status, ms = request(port, token, body)
+            status, ms = request(port, token, body, keep_alive=keep_alive)
             with lock:
                 latencies.append(ms)
                 failures += status != 200
@@ -112,9 +141,9 @@ def group_cpu_seconds(group: int) -> float:
 
 
 def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], token: str, body: bytes) -> dict:
-    """Start `count` gunicorn instances, warm them, load them; the figures."""
+    """Start `count` web server instances, warm them, load them; the figures."""
     ports = [free_port() for _ in range(count)]
-    servers = [start_gunicorn(port, workers=args.workers, env=env) for port in ports]
+    servers = [start_server(port, workers=args.workers, env=env) for port in ports]
     try:
         for port in ports:
             wait_until_up(port, time.monotonic() + 30)
@@ -125,16 +154,25 @@ def run_instances(count: int, args: argparse.Namespace, env: dict[str, str], tok
         cpu_before = sum(group_cpu_seconds(server.pid) for server in servers)
         client_before = time.process_time()
         latencies, failures, wall = measure(
-            ports, token, body, requests=args.requests, concurrency=args.concurrency, seconds=args.seconds
+            ports,
+            token,
+            body,
+            requests=args.requests,
+            concurrency=args.concurrency,
+            seconds=args.seconds,
+            keep_alive=not args.new_connections,
         )
         cpu = sum(group_cpu_seconds(server.pid) for server in servers) - cpu_before
         client_cpu = time.process_time() - client_before
     finally:
         for server in servers:
-            stop_gunicorn(server)
+            stop_server(server)
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    print(f"instances: {count} x {args.workers} gunicorn workers; client concurrency: {args.concurrency}")
+    connections = "a new connection per request" if args.new_connections else "connections kept open"
+    print(
+        f"instances: {count} x {args.workers} workers; client concurrency: {args.concurrency}, {connections}"
+    )
     print(f"  requests: {len(latencies)} in {wall:.2f} s ({failures} failed)")
     print(f"  throughput: {len(latencies) / wall:.1f} requests/s")
     print(
@@ -164,6 +202,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--instances", type=int, nargs="+", default=[1])
+    parser.add_argument(
+        "--new-connections",
+        action="store_true",
+        help="open a new connection for every request (default: keep them open)",
+    )
     parser.add_argument("--preset", default=str(CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"))
     args = parser.parse_args()
 

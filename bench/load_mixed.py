@@ -1,4 +1,4 @@
-"""A mixed, bounded load against gunicorn on loopback: the bot's API and signed-in dashboard pages at once.
+"""A mixed, bounded load against the web server on loopback: the bot's API and signed-in dashboard pages at once.
 
     .venv/bin/python bench/load_mixed.py [--requests 10000] [--concurrency 20] [--workers 4]
         [--seconds 300] [--preset FILE]
@@ -7,7 +7,7 @@ The mix (per request, drawn with a fixed seed): 40% assemble API, 20% preset lis
 list page (signed in), 20% preview render (signed in, htmx, with the CSRF token). Sets up a
 throwaway database (SQLite in a temporary directory; with DATABASE_URL pointing at PostgreSQL that
 database is migrated and used — give it one of its own), one corpus preset active, an API token and
-an admin; starts gunicorn on 127.0.0.1 (a free port), warms it, runs the load and prints
+an admin; starts the web server on 127.0.0.1 (a free port), warms it, runs the load and prints
 throughput, p50/p99 per kind and overall, and the error count (anything but 200), which must be 0.
 Exit status 1 when any request failed.
 """
@@ -31,8 +31,8 @@ from corpus_path import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
 from load_assemble import run
+from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 SERVER_ID = 777002
 PASSWORD = "load bench password"
@@ -155,7 +155,7 @@ def main() -> None:
     )
 
     port = free_port()
-    server = start_gunicorn(port, workers=args.workers, env=env)
+    server = start_server(port, workers=args.workers, env=env)
     try:
         wait_until_up(port, time.monotonic() + 30)
         session = Session(port)
@@ -199,14 +199,14 @@ def main() -> None:
             thread.join()
         wall = time.perf_counter() - start
     finally:
-        stop_gunicorn(server)
+        stop_server(server)
         tmp.cleanup()
 
     every = [ms for values in latencies.values() for ms in values]
     database = "postgresql" if env["DATABASE_URL"].startswith("postgres") else "sqlite"
     cache = "redis" if env.get("REDIS_URL") else "local memory"
     print(f"mixed load: preset {Path(args.preset).name}; database {database}; cache {cache}")
-    print(f"gunicorn workers: {args.workers}; client concurrency: {args.concurrency}")
+    print(f"web server workers: {args.workers}; client concurrency: {args.concurrency}")
     for kind, values in latencies.items():
         if values:
             print(

@@ -6,7 +6,7 @@ Sets up a throwaway SQLite database (one server, alice its admin, the five large
 imported), then for each preset asks for its preview page (the default sample document):
 - test client: the server-side time of the whole request in this process, first (cold: compiling
   the preset, counting every text's tokens) and warm (median of N), and the page's size;
-- Chromium (Debian's, through Playwright) against gunicorn on 127.0.0.1: from the navigation's
+- Chromium (Debian's, through Playwright) against the web server on 127.0.0.1: from the navigation's
   timing, the server's time to the first byte (requestStart -> responseStart, warm median) and the
   page ready for the user (DOMContentLoaded).
 Target: the heaviest preset's warm server-side time <= 300 ms.
@@ -36,7 +36,7 @@ os.environ.update(
 os.environ.pop("REDIS_URL", None)
 
 from corpus_path import CORPUS  # noqa: E402
-from load_assemble import free_port, start_gunicorn, wait_until_up  # noqa: E402
+from load_assemble import free_port, start_server, wait_until_up  # noqa: E402
 
 TARGET_MS = 300
 HEAVIEST = 5
@@ -117,7 +117,7 @@ def with_chromium(presets: list[tuple[str, int]], runs: int) -> dict[str, tuple[
     from conftest import CHROMIUM, CHROMIUM_ARGS  # type: ignore[import-not-found]
 
     port = free_port()
-    server = start_gunicorn(port, workers=1, env=dict(os.environ))
+    server = start_server(port, workers=1, env=dict(os.environ))
     out = {}
     try:
         wait_until_up(port, time.monotonic() + 30)

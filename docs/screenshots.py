@@ -4,7 +4,7 @@ presets list, at 1366 px and 390 px, into docs/img/.
     .venv/bin/python docs/screenshots.py
 
 Builds a throwaway demo (SQLite in a temporary folder, `demo_data`, nemoengine-v10 from the shared
-corpus as the active preset), serves it as `make run` does (gunicorn, DEBUG=0) on a free port, and
+corpus as the active preset), serves it as `make run` does (config.serve, DEBUG=0) on a free port, and
 drives Debian's Chromium through Playwright as alice.
 """
 
@@ -114,14 +114,13 @@ def main() -> None:
         port = free_port()
         server = subprocess.Popen(
             [
-                str(BIN / "gunicorn"),
-                "config.wsgi",
-                "-b",
+                str(BIN / "python"),
+                "-m",
+                "config.serve",
+                "--bind",
                 f"127.0.0.1:{port}",
-                "-w",
+                "--workers",
                 "1",
-                "--log-level",
-                "warning",
             ],
             cwd=ROOT,
             env=env,

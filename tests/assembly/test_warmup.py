@@ -1,4 +1,4 @@
-"""A web process warmed at start (gunicorn.conf.py → assembly.warmup) answers its first assemble
+"""A web process warmed at start (config.serve → assembly.warmup) answers its first assemble
 request without compiling or loading a preset and without loading the token tables."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Two gunicorn instances on two loopback ports, one PostgreSQL and one Redis: what one instance is
+"""Two web server instances (config.serve) on two loopback ports, one PostgreSQL and one Redis: what one instance is
 told, the next request to the other knows. Two Celery workers drain one STM backlog together.
 
 Real-services pass only: the instances are real processes, so they share state exactly as web
@@ -25,7 +25,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from bench.gunicorn_process import free_port, start_gunicorn, stop_gunicorn, wait_until_up
+from bench.web_process import free_port, start_server, stop_server, wait_until_up
 from lorebooks import services as lorebook_services
 from lorebooks.models import LorebookEntry
 from memory.models import Channel, DiscordUser, StmEntry
@@ -135,7 +135,7 @@ class Visitor:
 
 @pytest.fixture(scope="module")
 def instances(django_db_setup) -> Iterator[tuple[Instance, Instance]]:
-    """Instances A and B: one gunicorn worker each, on the test database and the test Redis."""
+    """Instances A and B: one worker each, on the test database and the test Redis."""
     env = {
         **os.environ,
         "DATABASE_URL": worker_database_url(),
@@ -145,14 +145,14 @@ def instances(django_db_setup) -> Iterator[tuple[Instance, Instance]]:
     }
     env.pop("TEST_DATABASE_NAME", None)
     ports = free_port(), free_port()
-    servers = [start_gunicorn(port, workers=1, env=env) for port in ports]
+    servers = [start_server(port, workers=1, env=env) for port in ports]
     try:
         for port in ports:
             wait_until_up(port, time.monotonic() + 60)
         yield Instance("A", ports[0]), Instance("B", ports[1])
     finally:
         for server in servers:
-            stop_gunicorn(server)
+            stop_server(server)
 
 
 def test_a_session_made_on_one_instance_is_signed_in_on_the_other(instances, alice):
@@ -200,6 +200,29 @@ def test_a_node_switched_off_through_one_instance_is_left_out_by_the_next_assemb
     status, _, _ = visitor.call(a, "POST", url, {"enabled": "0"})
     assert status == 302
     assert b.assemble(lantern.id, api_token) == (200, {"main"})
+
+
+def test_the_bot_sends_request_after_request_over_one_open_connection(instances, lantern, alice, api_token):
+    a, _ = instances
+    preset_services.preset_import(server=lantern, raw=_preset("amber"), filename="Amber.json", by=alice)
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=30)
+    try:
+        seen = []
+        for _ in range(3):
+            conn.request(
+                "POST",
+                f"/api/v1/servers/{lantern.id}/assemble",
+                body=BUCKETS,
+                headers={"Authorization": f"Bearer {api_token}", "Content-Type": "application/json"},
+            )
+            response = conn.getresponse()
+            assert response.status == 200
+            assert json.loads(response.read())["preset"] == "Amber"
+            assert not response.will_close
+            seen.append(conn.sock.getsockname())
+        assert seen[0] == seen[1] == seen[2]  # the same socket each time: never closed, never reopened
+    finally:
+        conn.close()
 
 
 def test_a_token_revoked_through_one_instance_is_refused_by_the_next_request_to_the_other(

@@ -1,8 +1,8 @@
-"""gunicorn serving this checkout on a loopback port: the one way the load benchmarks and the
-two-instance tests (tests/scaling) start, wait for and stop it.
+"""The project's web server (`python -m config.serve`) on a loopback port: the one way the load
+benchmarks, the screenshots and the two-instance tests (tests/scaling) start, wait for and stop it.
 
-Imports nothing from the project, so a test can import it as `bench.gunicorn_process` and a bench
-script beside it as `gunicorn_process`.
+Imports nothing from the project, so a test can import it as `bench.web_process` and a bench
+script beside it as `web_process`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON = sys.executable  # the interpreter running us: its environment has gunicorn and the project's packages
+PYTHON = (
+    sys.executable
+)  # the interpreter running us: its environment has the server and the project's packages
 
 
 def free_port() -> int:
@@ -26,20 +28,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_gunicorn(port: int, *, workers: int, env: dict[str, str]) -> subprocess.Popen:
-    """gunicorn serving the project on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
+def start_server(port: int, *, workers: int, env: dict[str, str], threads: int = 1) -> subprocess.Popen:
+    """The project served on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
     return subprocess.Popen(
         [
             PYTHON,
             "-m",
-            "gunicorn",
-            "config.wsgi",
-            "-b",
+            "config.serve",
+            "--bind",
             f"127.0.0.1:{port}",
-            "-w",
+            "--workers",
             str(workers),
-            "--log-level",
-            "warning",
+            "--threads",
+            str(threads),
         ],
         env=env,
         cwd=ROOT,
@@ -55,11 +56,11 @@ def wait_until_up(port: int, deadline: float) -> None:
                 return
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not start on port {port} in time")
+    raise RuntimeError(f"the web server did not start on port {port} in time")
 
 
-def stop_gunicorn(server: subprocess.Popen, *, sig: int = signal.SIGTERM) -> None:
-    """Stop the whole process group (master and workers) and wait for the master."""
+def stop_server(server: subprocess.Popen, *, sig: int = signal.SIGTERM) -> None:
+    """Stop the whole process group (the parent and its workers) and wait for the parent."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(server.pid, sig)
     server.wait(timeout=30)

@@ -1,0 +1,95 @@
+"""Serve the project over HTTP: the one way `make run`, docker compose, the benchmarks and the
+two-instance tests start a web process.
+
+    python -m config.serve [--bind HOST:PORT] [--workers N] [--threads N] [--access-log]
+
+granian (an HTTP server written in Rust) reads and writes the sockets, keeps connections alive and
+calls Django through WSGI. The bot sends many small requests over one connection, and its proxy
+(Caddy) reuses its connections to us: a server that closed every connection made each request
+pay for a new one on both sides.
+
+Before the workers are forked the application is loaded and warmed here, in the parent
+(assembly/warmup.py): every worker, at start or as a replacement of one that died, begins with the
+views imported, the token tables loaded and the active presets compiled. `--workers` defaults to
+WEB_CONCURRENCY (else 2, about one per core); `--threads` is how many requests one worker runs at
+once (1 for the bot's API: one request per core is the fastest way through).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m config.serve", description="Serve Tavernkeep over HTTP.")
+    parser.add_argument("--bind", default=DEFAULT_BIND, metavar="HOST:PORT", help=f"default {DEFAULT_BIND}")
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        help="worker processes (default: WEB_CONCURRENCY, else 2)",
+    )
+    parser.add_argument(
+        "--threads", type=_positive, default=1, help="requests one worker runs at once (default 1)"
+    )
+    parser.add_argument("--access-log", action="store_true", help="log every request to standard output")
+    parser.add_argument(
+        "--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"]
+    )
+    args = parser.parse_args(argv)
+    host, _, port = args.bind.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        parser.error(f"--bind must be HOST:PORT, not {args.bind!r}")
+    args.host, args.port = host.strip("[]"), int(port)
+    if args.workers is None:
+        try:
+            args.workers = _positive(os.environ.get("WEB_CONCURRENCY", "2"))
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"WEB_CONCURRENCY: {exc}")
+    return args
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive whole number")
+    return int(value)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+    # Imported only once the arguments are good: Django is set up here, and the workers inherit it.
+    import config.wsgi  # noqa: F401
+    from assembly.warmup import warm_process
+
+    warm_process()
+    # What the warm-up made lives as long as the process: out of the collector's reach, so a
+    # request's collections do not walk it and the forked workers do not copy its pages.
+    gc.freeze()
+
+    from granian import Granian
+    from granian.constants import Interfaces, RuntimeModes
+    from granian.log import LogLevels
+
+    Granian(
+        "config.wsgi:application",
+        address=args.host,
+        port=args.port,
+        interface=Interfaces.WSGI,
+        workers=args.workers,
+        blocking_threads=args.threads,
+        runtime_mode=RuntimeModes.st,
+        log_level=LogLevels(args.log_level),
+        log_access=args.access_log,
+        respawn_failed_workers=True,  # a worker that dies is replaced, already warm (forked from here)
+        workers_kill_timeout=20,  # a stop lets requests in flight finish, for at most this long
+    ).serve()
+
+
+if __name__ == "__main__":
+    main()
