@@ -69,6 +69,22 @@ MIDDLEWARE = [
     "config.middleware.HtmxMessagesMiddleware",  # after MessageMiddleware: its answer is seen first
 ]
 
+# The bot's API (/api/...) authenticates with a token and never uses a session, a CSRF token, a
+# message or htmx: config/wsgi.py serves it through these only (host check, security headers,
+# body limit, the database-down answer), in MIDDLEWARE's order.
+API_MIDDLEWARE = [
+    name
+    for name in MIDDLEWARE
+    if name
+    in {
+        "django.middleware.security.SecurityMiddleware",
+        "config.middleware.SecurityHeadersMiddleware",
+        "config.middleware.MaintenanceMiddleware",
+        "django.middleware.common.CommonMiddleware",
+        "config.middleware.BodySizeLimitMiddleware",
+    }
+]
+
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 
