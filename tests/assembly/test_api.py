@@ -84,6 +84,7 @@ def test_assembling_writes_nothing(client, api_token, stored_preset, sample_docu
     ("body", "needle"),
     [
         ("{not json", "not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ([1, 2], "JSON object"),
         ({"history": [{"role": "robot"}]}, "history[0].role"),
         ({"provider": "cohere"}, "provider"),

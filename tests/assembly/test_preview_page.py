@@ -73,6 +73,14 @@ def test_bad_json_gets_a_clear_error_and_nothing_is_saved(client, carol):
     assert not SampleBucket.objects.exists()
 
 
+def test_a_sample_nested_too_deeply_gets_a_clear_error_and_nothing_is_saved(client, carol):
+    client.force_login(carol)
+    response = client.post(save_url(), {"name": "deep", "document": "[" * 100_000 + "]" * 100_000})
+    assert response.status_code == 400
+    assert "nested too deeply" in response.content.decode()
+    assert not SampleBucket.objects.exists()
+
+
 def test_a_schema_error_is_shown_as_one_sentence(client, carol):
     client.force_login(carol)
     response = client.post(
