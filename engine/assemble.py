@@ -49,6 +49,7 @@ from .rearrange import (
     node_is_active,
     plan_of,
     rearrange,
+    render_memo,
 )
 from .regex import CompiledScript, RegexRequest, apply_to_entries, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
@@ -457,6 +458,7 @@ def _render_preset(
         seed=inputs.seed,
         variables=variables,
         global_variables=global_variables,
+        memo=None if card_sources else render_memo(preset, doc.generation_type),
     )
     for warning in render.warnings:
         notes.warn(warning)

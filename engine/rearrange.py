@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
-from .macros import Segment, SegmentOutput
+from .macros import RenderMemo, Segment, SegmentOutput
 from .parts import Item, Notes, Omission, Part, Source, native_source, node_source
 from .st_format import PresetNode
 
@@ -171,6 +171,15 @@ def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
     if plan is None:
         plan = preset.memo[key] = _plan(preset.nodes, generation_type)
     return plan
+
+
+def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> RenderMemo:
+    """The memo of the preset's renders for a generation type (macros/memo.py), kept in `preset.memo`."""
+    key = f"render:{generation_type}"
+    memo = preset.memo.get(key)
+    if memo is None:
+        memo = preset.memo[key] = RenderMemo()
+    return memo
 
 
 def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:

@@ -2,7 +2,8 @@
 
 Pure Python (no Django). Entry points:
 - `compile_text(text)` parses once into a picklable `CompiledText`;
-- `render_segments(...)` / `render_text(...)` apply SPEC §2 (two passes, variables, limits);
+- `render_segments(...)` / `render_text(...)` apply SPEC §2 (two passes, variables, limits); a
+  `RenderMemo` lets one set of segments reuse a render whose inputs have not changed;
 - `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms,
   then unescaping `\\{` `\\}` (`unescape_braces` alone for text that keeps its identity macros);
 - `find_unsupported_macros(text)` lists macro names the engine does not know (import summary).
@@ -11,6 +12,7 @@ Pure Python (no Django). Entry points:
 from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .identity import resolve_identity, unescape_braces
+from .memo import RenderMemo
 from .parser import CompiledText, compile_text, find_unsupported_macros
 from .render import render_segments, render_text
 
@@ -19,6 +21,7 @@ __all__ = [
     "KNOWN_MACROS",
     "CompiledText",
     "MacroEnv",
+    "RenderMemo",
     "RenderOutput",
     "Segment",
     "SegmentOutput",

@@ -13,6 +13,7 @@ from .dice import base_seed
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
+from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
@@ -24,6 +25,7 @@ MAX_EACH_ITERATIONS = 1000
 MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest uses ~3,000)
 MAX_WARNINGS = 200
 
+_CLOCK_MACROS = frozenset({"time", "date", "weekday", "isotime", "isodate", "datetimeformat"})
 _WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
 _WRITES |= {SHORTHAND_WRITE, *(flagged for flagged, name in PRESERVING.items() if name in _WRITES)}
 
@@ -56,6 +58,7 @@ def render_segments(
     variables: Mapping[str, Any] | None = None,
     global_variables: Mapping[str, Any] | None = None,
     label_warnings: bool = True,
+    memo: RenderMemo | None = None,
 ) -> RenderOutput:
     """Render `segments` in order from the variable state S0 (`variables`, `global_variables`).
 
@@ -63,16 +66,28 @@ def render_segments(
     a key that S0 lacks and pass 2 has not written yet sees its S1 value. (Pass 2 only re-renders
     from the first segment where such a read happened: before it, it would repeat pass 1.) Random,
     roll and pick draw the same values in both passes. Deferred identity macros stay in the texts. Each warning
-    names its segment (`In "main": …`) unless `label_warnings` is False.
+    names its segment (`In "main": …`) unless `label_warnings` is False. With a `memo` (one per
+    set of segments), a render that would read the same inputs as a kept one is that one (memo.py).
     """
-    moment, zone_warning = local_now(env.now, env.timezone)
     start_local = dict(variables or {})
     start_global = dict(global_variables or {})
+    read: set[str] = set()
+    seen_env: MacroEnv = env
+    if memo is not None:
+        kept = memo.find(env, seed, start_local, start_global, label_warnings)
+        if kept is not None:
+            return kept
+        seen_env = ReadsEnv(env, read)  # type: ignore[assignment]
+    moment, zone_warning = local_now(env.now, env.timezone)
     names: set[str] = set()
     for segment in segments:
         names |= segment.template.macro_names
+    if names & _CLOCK_MACROS:
+        read.add(CLOCK)  # the time zone's warning depends on the clock's settings
     draws: dict[tuple, int] = {}  # shared by both passes: the same macro draws the same value
-    first = _Pass(env, seed, moment, start_local, start_global, None, None, draws, label=label_warnings)
+    first = _Pass(
+        seen_env, seed, moment, start_local, start_global, None, None, draws, label=label_warnings, read=read
+    )
     outputs: list[SegmentOutput] = []
     resume_at, checkpoint = len(segments), None
     recorded: dict[int, Recording] = {}
@@ -127,18 +142,21 @@ def render_segments(
             final.unknown.update(dict.fromkeys(recording.unknown))
             final.evaluations += recording.spent
             outputs.append(recording.output)
-    if zone_warning and names & {"time", "date", "weekday", "isotime", "isodate", "datetimeformat"}:
+    if zone_warning and names & _CLOCK_MACROS:
         final.warnings.append(zone_warning)
     warnings = tuple(dict.fromkeys(final.warnings))
     if len(warnings) > MAX_WARNINGS:
         warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
-    return RenderOutput(
+    output = RenderOutput(
         segments=tuple(outputs),
         variables=final.local.values,
         global_variables=final.global_.values,
         warnings=warnings,
         unknown_macros=frozenset(final.unknown),
     )
+    if memo is not None:
+        memo.keep(env, seed, start_local, start_global, label_warnings, read, output)
+    return output
 
 
 def _apply_trim(text: str) -> str:
@@ -187,10 +205,12 @@ class _Pass:
         drawn: dict[tuple, int],
         *,
         label: bool,
+        read: set[str] | None = None,
     ) -> None:
         self.env = env
         self.seed = seed
-        self.moment = moment
+        self._moment = moment
+        self.read = set() if read is None else read  # besides the env's fields: the clock, the seed
         self.local = Namespace(start_local, forward_local)
         self.global_ = Namespace(start_global, forward_global)
         self.label = label
@@ -205,7 +225,7 @@ class _Pass:
         self.key = ""
         self.source = ""
         self.draws: dict[int, int] = {}
-        self.base = 0
+        self._base: int | None = None
         self.drawn = drawn
         self.expanded: set[str] = set()
 
@@ -229,7 +249,18 @@ class _Pass:
         self, at: _Checkpoint, *, forward_local: dict[str, Any], forward_global: dict[str, Any]
     ) -> _Pass:
         """A second pass starting from checkpoint `at` of this one, reading S1 for keys not known yet."""
-        second = _Pass(self.env, self.seed, self.moment, {}, {}, None, None, self.drawn, label=self.label)
+        second = _Pass(
+            self.env,
+            self.seed,
+            self._moment,
+            {},
+            {},
+            None,
+            None,
+            self.drawn,
+            label=self.label,
+            read=self.read,
+        )
         second.local.initial, second.global_.initial = self.local.initial, self.global_.initial
         second.local.restore(at.local, forward_local)
         second.global_.restore(at.global_, forward_global)
@@ -246,7 +277,7 @@ class _Pass:
             return SegmentOutput(segment.key, template.source)
         self.key, self.source = segment.key, template.source
         self.draws, self.expanded = {}, set()
-        self.base = base_seed("draw", self.seed, segment.key)
+        self._base = None
         try:
             text = self.parts(template.parts)
         except _TooLarge:
@@ -260,6 +291,19 @@ class _Pass:
             self.warn("The rendered text is longer than the 1 MiB limit; the node was left verbatim.")
             return SegmentOutput(segment.key, template.source)
         return SegmentOutput(segment.key, text, frozenset(self.expanded))
+
+    @property
+    def moment(self) -> datetime:
+        self.read.add(CLOCK)
+        return self._moment
+
+    @property
+    def base(self) -> int:
+        """The segment's draw seed, worked out at its first draw."""
+        if self._base is None:
+            self.read.add(SEED)
+            self._base = base_seed("draw", self.seed, self.key)
+        return self._base
 
     def warn(self, message: str, key: str | None = None) -> None:
         if self.label:
