@@ -6,7 +6,10 @@ For every preset in the reference file (`../shared/perf/tomoribot-reference.tsv`
 `reassembleWithPreset` in CPU ms on this machine kind), prints our whole assembly
 (`assemble(count_tokens=False)`, CPU ms, median of rounds × runs), the reference and the ratio
 ours / TomoriBot, with every node enabled ("all") and with the preset's own toggles ("own"); then the
-median and worst ratios against the targets (≤ 1.0 median, ≤ 2.0 worst), the floor (a
+median and worst ratios against the targets (≤ 1.0 median, ≤ 2.0 worst). Each timed assembly
+renders the preset's macros, as TomoriBot does and as we do when the preset reads something that
+changed (the last message); the median ratios with the render reused (engine/macros/memo.py: the
+preset read nothing that changed) follow. Then the floor (a
 200-character preset), a fresh document (parse + first assembly) and token counting on its own
 (cold: every text counted; warm: from the count cache; target ≤ 0.3 ms per assembly).
 """
@@ -87,6 +90,13 @@ def presets(path: Path) -> dict[str, CompiledPreset]:
     }
 
 
+def rendering(preset: CompiledPreset) -> CompiledPreset:
+    """`preset` with its kept renders dropped (engine.rearrange.render_memo keeps them in its memo),
+    so that the next assembly renders its macros."""
+    preset.memo.pop("render:normal", None)
+    return preset
+
+
 def cpu_ms(work: Callable[[], object], *, runs: int, rounds: int) -> float:
     """CPU milliseconds of one call: the median over `rounds` of each round's median of `runs` calls."""
     work()  # warm-up
@@ -115,6 +125,7 @@ def main() -> None:
     ref = reference()
     names = [args.only] if args.only else list(ref)
     ratios: dict[str, list[float]] = {"all": [], "own": []}
+    reused: dict[str, list[float]] = {"all": [], "own": []}
     cold_counts, warm_counts = [], []
     print(
         f"{'preset':38} {'chars':>7} {'all ms':>8} {'tb':>8} {'ratio':>6}   {'own ms':>8} {'tb':>8} {'ratio':>6}"
@@ -125,12 +136,18 @@ def main() -> None:
         for toggles in ("all", "own"):
             preset = compiled[toggles]
             ours = cpu_ms(
-                lambda preset=preset: assemble(doc, preset=preset, count_tokens=False),
+                lambda preset=preset: assemble(doc, preset=rendering(preset), count_tokens=False),
                 runs=args.runs,
                 rounds=args.rounds,
             )
             theirs = ref[name][f"tb_reassembly_{toggles}"]
             ratios[toggles].append(ours / theirs)
+            kept = cpu_ms(
+                lambda preset=preset: assemble(doc, preset=preset, count_tokens=False),
+                runs=args.runs,
+                rounds=args.rounds,
+            )
+            reused[toggles].append(kept / theirs)
             cells.append(f"{ours:8.3f} {theirs:8.3f} {ours / theirs:6.2f}")
         result = assemble(doc, preset=compiled["own"], count_tokens=False)
         _counts.clear()
@@ -154,11 +171,19 @@ def main() -> None:
             f"ratio ours/TomoriBot, {label}: median {statistics.median(values):.2f} (target <= {TARGET_MEDIAN}), "
             f"worst {values[worst]:.2f} {names[worst]} (target <= {TARGET_WORST})"
         )
+    print(
+        "with the render reused (nothing the preset read changed): median ratio, every node on "
+        f"{statistics.median(reused['all']):.2f}, own toggles {statistics.median(reused['own']):.2f}"
+    )
     floor_preset = presets(CORPUS / "pm" / f"{FLOOR_PRESET}.json")["own"]
-    floor = cpu_ms(lambda: assemble(doc, preset=floor_preset, count_tokens=False), runs=50, rounds=3)
+    floor = cpu_ms(
+        lambda: assemble(doc, preset=rendering(floor_preset), count_tokens=False), runs=50, rounds=3
+    )
     print(f"floor ({FLOOR_PRESET}, 230 chars): {floor:.3f} ms (target <= {TARGET_FLOOR_MS} ms)")
     fresh = cpu_ms(
-        lambda: assemble(parse_buckets(data), preset=floor_preset, count_tokens=False), runs=50, rounds=3
+        lambda: assemble(parse_buckets(data), preset=rendering(floor_preset), count_tokens=False),
+        runs=50,
+        rounds=3,
     )
     print(f"fresh document on the same preset (parse_buckets + first assembly): {fresh:.3f} ms")
     print(f"encoding tables load (once per process): {table_load:.0f} ms")
