@@ -72,15 +72,7 @@ class RenderMemo:
                 and entry.global_ == global_
                 and all(getattr(env, name) == value for name, value in entry.fields)
             ):
-                out = entry.output
-                # Fresh dicts: a caller may go on from the final variables.
-                return RenderOutput(
-                    out.segments,
-                    dict(out.variables),
-                    dict(out.global_variables),
-                    out.warnings,
-                    out.unknown_macros,
-                )
+                return _own_copy(entry.output)
         return None
 
     def keep(
@@ -104,15 +96,20 @@ class RenderMemo:
             label,
             seed if SEED in read else None,
             fields,
-            RenderOutput(
-                output.segments,
-                dict(output.variables),
-                dict(output.global_variables),
-                output.warnings,
-                output.unknown_macros,
-            ),
+            _own_copy(output),
         )
         self._entries = (entry, *self._entries[: MAX_ENTRIES - 1])  # replaced whole: safe between threads
+
+
+def _own_copy(output: RenderOutput) -> RenderOutput:
+    """`output` with variable dicts of its own: whoever holds it may go on from them."""
+    return RenderOutput(
+        output.segments,
+        dict(output.variables),
+        dict(output.global_variables),
+        output.warnings,
+        output.unknown_macros,
+    )
 
 
 def _plain(values: Mapping[str, Any]) -> bool:
