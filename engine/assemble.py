@@ -13,8 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
-from .cards import Card, fill_document, node_override
+from .cards import Card, fill_document, node_override, prepared_card
 from .compiled import CompiledPreset
+from .examples import example_items
+from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
 from .macros import MacroEnv, RenderOutput, Segment, render_segments, resolve_identity
@@ -38,6 +40,7 @@ from .parts import (
     assembler_source,
     card_source,
     native_source,
+    setting_source,
 )
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import (
@@ -164,8 +167,19 @@ def assemble(
     _check_choices(style, provider, encoding)
     if count_for is not None and count_for not in PROVIDERS:
         raise ValueError(f"Unknown provider {count_for!r}: use openai, anthropic or gemini.")
+    if seed is None:
+        seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     if card is not None:
+        card, rendered = prepared_card(
+            card,
+            env=MacroEnv(now=doc.now, timezone=doc.timezone, server_id=server_id, persona=doc.user_persona),
+            seed=seed,
+            variables=doc.variables,
+            global_variables=doc.global_variables,
+        )
         doc = fill_document(doc, card)
+        if rendered is not None:  # the card's macros ran first: their writes are what the rest sees
+            doc = replace(doc, variables=rendered.variables, global_variables=rendered.global_variables)
     inputs = _inputs(
         doc,
         preset=preset,
@@ -239,7 +253,7 @@ def _inputs(
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
     lines = stm.lines if stm is not None else None
-    header = preset.settings.new_example_chat_prompt if preset is not None else SAMPLE_HEADER
+    header = "" if preset is not None else SAMPLE_HEADER  # a preset sends SillyTavern's separators
     items = native_items(doc, stm=lines, sample_header=header, rewritten=rewritten)
     return _Inputs(
         doc=doc,
@@ -315,7 +329,7 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
     """Activate, render and place World Info before the preset's nodes are rendered (SPEC §7.7)."""
     doc, encoding = inputs.doc, inputs.encoding
     preset = inputs.preset
-    header = preset.settings.new_example_chat_prompt if preset is not None else SAMPLE_HEADER
+    header = "" if preset is not None else SAMPLE_HEADER  # a preset sends SillyTavern's separators
     contribution = contribute(
         world_info,
         doc,
@@ -366,6 +380,19 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         scenario = _scenario_items(inputs)
         if scenario:
             blocks = {**blocks, SCENARIO_TAG: scenario}
+        formats = render_formats(
+            preset.settings,
+            frozenset(blocks),
+            env=_preset_env(inputs),
+            seed=inputs.seed,
+            variables=render.variables,
+            global_variables=render.global_variables,
+            notes=notes,
+        )
+        if formats.render is not None:
+            render = replace(
+                render, variables=formats.render.variables, global_variables=formats.render.global_variables
+            )
         arrangement = rearrange(
             blocks,
             preset,
@@ -374,6 +401,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
             notes,
             card_sources,
             generation_type=doc.generation_type,
+            formats=formats.blocks,
         )
         arranged = _Arranged(
             [],
@@ -382,9 +410,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
             render.global_variables,
             tuple(sorted(render.unknown_macros)),
         )
-        if preset.settings.squash_system_messages:
-            arrangement.before = _squash(arrangement.before)
-            arrangement.after = _squash(arrangement.after)
+        _st_openers(arrangement, formats, inputs)
 
     if wi is not None:
         arrangement.injections.extend(wi.injections)
@@ -430,7 +456,29 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
             closing.render.global_variables,
         )
     arranged.items = closing.after(ordered)
+    if preset is not None and preset.settings.squash_system_messages:
+        arranged.items, arranged.history = _squash(arranged.items, arranged.history)
     return arranged
+
+
+def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> None:
+    """SillyTavern's openers (SPEC §11.2): each sample dialogue as its separator and named turns, and
+    the new-chat prompt right before the history when the preset's chatHistory takes part."""
+    doc, preset = inputs.doc, inputs.preset
+    assert preset is not None
+    for run in (arrangement.before, arrangement.after):
+        if any(item.tag == "DIALOGUE_SAMPLE" for item in run):
+            run[:] = example_items(
+                run,
+                separator=formats.new_example_chat,
+                user=doc.user_name,
+                char=doc.char_name,
+                seed=inputs.seed,
+            )
+    plan = plan_of(preset, doc.generation_type)
+    if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:
+        part = Part(formats.new_chat, (setting_source("new_chat_prompt"),), True)
+        arrangement.before.append(Item("", "system", (part,), squash=False))
 
 
 def _render_preset(
@@ -439,11 +487,10 @@ def _render_preset(
     """Render every active content node in node order (SPEC §2.2); texts keyed by node position, and
     the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
-    env = macro_env(doc, inputs.items, server_id=inputs.server_id)
+    env = _preset_env(inputs)
     variables, global_variables = doc.variables, doc.global_variables
     wi = inputs.world_info
     if wi is not None:  # World Info rendered first: its writes and outlets are what the preset sees
-        env = replace(env, outlets=wi.outlets)
         variables, global_variables = wi.variables, wi.global_variables
         _report_unread_outlets(wi.outlets, preset, notes)
     plan = plan_of(preset, doc.generation_type)
@@ -470,6 +517,13 @@ def _render_preset(
         frozenset().union(*(out.expanded for out in render.segments)) if render.segments else frozenset()
     )
     return rendered, expanded, render, card_sources
+
+
+def _preset_env(inputs: _Inputs) -> MacroEnv:
+    """What the preset's macros read: the native blocks, and World Info's outlets when it took part."""
+    env = macro_env(inputs.doc, inputs.items, server_id=inputs.server_id)
+    wi = inputs.world_info
+    return env if wi is None else replace(env, outlets=wi.outlets)
 
 
 def _card_overrides(
@@ -580,27 +634,28 @@ def _count(
     return TokenReport(encoding, exact, per_message, total, provider)
 
 
-def _squash(items: list[Item]) -> list[Item]:
-    """Consecutive unnamed system items merged with "\\n" (sample dialogues keep their own turns)."""
+def _squash(items: list[Item], history: tuple[int, int]) -> tuple[list[Item], tuple[int, int]]:
+    """SillyTavern's squash on the final list (SPEC §11.2): consecutive unnamed system items joined
+    with "\n" (its separators never), empty system items dropped; the history's range moved along."""
     out: list[Item] = []
-    run: list[Item] = []  # the mergeable items since the last one that is not
-    for item in [*items, None]:
-        if item is not None and item.role == "system" and item.tag != "DIALOGUE_SAMPLE":
-            run.append(item)
+    where: list[int] = []  # where each item went in `out`
+    joinable = False  # whether the last item out may take the next one
+    for item in items:
+        if item.role == "system" and not any(part.text for part in item.parts):
+            where.append(len(out))
             continue
-        if len(run) == 1:
-            out.append(run[0])
-        elif run:
-            joiner = Part("\n", (), False)
-            parts = list(run[0].parts)
-            for merged in run[1:]:
-                parts.append(joiner)
-                parts.extend(merged.parts)
-            out.append(run[0].with_parts(tuple(parts)))
-        run = []
-        if item is not None:
+        can = item.role == "system" and item.squash and not item.name
+        if can and joinable:
+            out[-1] = out[-1].with_parts((*out[-1].parts, Part("\n", (), False), *item.parts))
+        else:
             out.append(item)
-    return out
+        where.append(len(out) - 1)
+        joinable = can
+    start, stop = history
+    if stop <= start:
+        at = where[start] if start < len(where) else len(out)
+        return out, (at, at)
+    return out, (where[start], where[stop - 1] + 1)
 
 
 def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Notes) -> None:
@@ -712,7 +767,9 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
         pieces = ((part.sources[0], text),) if part.sources else ()
         originals = (part.original,) if part.original is not None else ()
-        return Message(item.role, text, sources, item.tag, item.history, pieces, part.transforms, originals)
+        return Message(
+            item.role, text, sources, item.tag, item.history, pieces, part.transforms, originals, item.name
+        )
     user, char = doc.user_name, doc.char_name
     texts: list[str] = []
     sources: dict[Source, None] = {}
@@ -742,4 +799,5 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         tuple(pieces),
         transforms,
         tuple(originals),
+        item.name,
     )

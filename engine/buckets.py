@@ -63,6 +63,9 @@ class HistoryMessage:
 class SampleDialogue:
     user: str
     char: str
+    # A character card's example block as written (its `<START>` block, speaker lines and all):
+    # when set it is the dialogue, split into turns as SillyTavern splits it (SPEC §11.2).
+    block: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +139,7 @@ class BucketDocument:
     generation_type: str = "normal"
     quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
     scenario: str = ""
+    user_persona: str = ""  # the speaking user's persona description (SillyTavern's personaDescription)
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
     # What the engine derives from the document once and shares between its assemblies (the
@@ -208,6 +212,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         generation_type=_generation_type(data.get("generation_type")),
         quiet_prompt=_text(data, "quiet_prompt"),
         scenario=_text(data, "scenario"),
+        user_persona=_text(data, "user_persona"),
         chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
         world_info_state=_object(data, "world_info_state") or {},
     )

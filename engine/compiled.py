@@ -6,7 +6,7 @@ Pure (no Django); this is what the preset cache stores and the assembler consume
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.macros import CompiledText, compile_text
@@ -15,6 +15,7 @@ from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
 INJECTION_STYLES = ("merge", "standalone")
+OVERRIDABLE = ("main", "jailbreak")  # the nodes a character card's prompts replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,14 @@ def compile_preset(
     sampling: SamplerSettings | None = None,
     regex: PresetScripts | None = None,
 ) -> CompiledPreset:
-    """The preset with every content node's text compiled by the macro engine, order kept."""
+    """The preset with every content node's text compiled by the macro engine, order kept.
+
+    A `main` or `jailbreak` node holding only comments is compiled as content: it sends nothing of
+    its own, but a character card's override still finds it (SPEC §11.2)."""
+    nodes = [
+        replace(n, kind="content") if n.kind == "comment" and n.identifier in OVERRIDABLE else n
+        for n in nodes
+    ]
     compiled = tuple(
         CompiledNode(node=n, template=compile_text(n.content) if n.kind == "content" else None) for n in nodes
     )

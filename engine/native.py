@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import groupby
 from operator import attrgetter
 
-from .buckets import TAGS, BucketDocument, HistoryMessage, StmLine, TaggedItem
+from .buckets import TAGS, BucketDocument, HistoryMessage, SampleDialogue, StmLine, TaggedItem
 from .macros import MacroEnv
 from .parts import Item, Message, Part, Transform, native_source, single
 
@@ -124,7 +124,7 @@ def _native_items(
     block("KNOWLEDGE_SERVER_DOCUMENTS", "\n\n".join(d for d in doc.documents if d.strip()))
     block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
     for index, pair in enumerate(doc.sample_dialogues):
-        block("DIALOGUE_SAMPLE", format_sample(pair.user, pair.char, sample_header), group=index)
+        block("DIALOGUE_SAMPLE", sample_text(pair, sample_header), group=index)
     items.extend((_history_run(doc.history, rewritten) if rewritten else history_run(doc)).items)
     return tuple(items)
 
@@ -196,6 +196,13 @@ def _history_run(
     )
 
 
+def sample_text(pair: SampleDialogue, header: str = SAMPLE_HEADER) -> str:
+    """A sample dialogue as text: a card's block as written, else the pair in the `{{mesExamples}}` format."""
+    if pair.block:
+        return f"{header}\n{pair.block}" if header else pair.block
+    return format_sample(pair.user, pair.char, header)
+
+
 def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
     """One sample dialogue pair in the `{{mesExamples}}` format (SPEC §3.2)."""
     lines = [header] if header else []
@@ -240,24 +247,34 @@ def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> 
         run = history_run(doc)
         last_user, last, last_char = run.last_user_message, run.last_message, run.last_char_message
         times = run.user_message_times
-        raw = [format_sample(p.user, p.char, "") for p in doc.sample_dialogues]
-        samples = [format_sample(p.user, p.char) for p in doc.sample_dialogues]
+        samples = [sample_text(p, "") for p in doc.sample_dialogues]
         personality = "\n".join(doc.personality)
         description = doc.persona_prompt
+        # SillyTavern's {{mesExamples}}: each block as "<START>\n" + block + "\n", joined as they are
+        # ({{mesExamplesRaw}} is the same text for Chat Completion, SPEC §11.2).
+        raw = samples = [f"{SAMPLE_HEADER}\n{s.strip()}\n" for s in samples if s.strip()]
     return MacroEnv(
         description=description,
         personality=personality,
-        mes_examples="\n".join(s for s in samples if s),
-        mes_examples_raw="\n".join(s for s in raw if s),
+        mes_examples=_joined_examples(samples, doc.items is None),
+        mes_examples_raw=_joined_examples(raw, doc.items is None),
         last_user_message=last_user,
         last_message=last,
         last_char_message=last_char,
         summary=summary,
+        scenario=doc.scenario,
+        persona=doc.user_persona,
         now=doc.now,
         timezone=doc.timezone,
         user_message_times=times,
         server_id=server_id,
     )
+
+
+def _joined_examples(blocks: list[str], whole: bool) -> str:
+    """Sample blocks joined: as SillyTavern joins its (each ends in a newline), or with newlines for
+    pre-built items."""
+    return "".join(blocks) if whole else "\n".join(s for s in blocks if s)
 
 
 def _bullets(heading: str, entries: tuple[str, ...]) -> str:

@@ -129,6 +129,8 @@ class Item:
     group: int = -1  # sample dialogues: the pair it belongs to
     history: bool = False
     same_channel: bool = False  # STM: the current channel's summary
+    name: str = ""  # the message's `name` field (sample dialogue turns, names in completion)
+    squash: bool = True  # False: never joined with its neighbours (SillyTavern's separators, §11.2)
 
     @property
     def text(self) -> str:
@@ -136,7 +138,17 @@ class Item:
 
     def with_parts(self, parts: tuple[Part, ...]) -> Item:
         """A copy with other parts (every other field kept; cheaper than `dataclasses.replace`)."""
-        return Item(self.tag, self.role, parts, self.fallback, self.group, self.history, self.same_channel)
+        return Item(
+            self.tag,
+            self.role,
+            parts,
+            self.fallback,
+            self.group,
+            self.history,
+            self.same_channel,
+            self.name,
+            self.squash,
+        )
 
 
 def single(tag: str, role: str, text: str, source: Source, *, trusted: bool, **extra: Any) -> Item:
@@ -158,13 +170,13 @@ class Message:
     ] = ()  # each part's final text with its first source (the preview's budget bar)
     transforms: tuple[Transform, ...] = ()
     originals: tuple[str, ...] = ()  # the changed parts' texts before their transforms
+    name: str = ""  # the provider's `name` field, when the message has one
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "role": self.role,
-            "content": self.content,
-            "sources": [s.to_dict() for s in self.sources],
-        }
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.name:
+            out["name"] = self.name
+        out["sources"] = [s.to_dict() for s in self.sources]
         if self.transforms:  # only what a regex script changed carries them (SPEC §9.2)
             out["transforms"] = [t.to_dict() for t in self.transforms]
         return out

@@ -18,12 +18,18 @@ CONVERSATION_START = "(conversation start)"
 def shape(provider: str, messages: Sequence[Message]) -> dict[str, Any]:
     """The provider's request body for these messages; raises ValueError for an unknown provider."""
     if provider == "openai":
-        return {"messages": [{"role": m.role, "content": m.content} for m in messages]}
+        return {"messages": [_openai_message(m) for m in messages]}
     if provider == "anthropic":
         return _anthropic(messages)
     if provider == "gemini":
         return _gemini(messages)
     raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+
+
+def _openai_message(m: Message) -> dict[str, str]:
+    if m.name:
+        return {"role": m.role, "content": m.content, "name": m.name}
+    return {"role": m.role, "content": m.content}
 
 
 def provider_texts(provider: str, payload: dict[str, Any]) -> list[str]:

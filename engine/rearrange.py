@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
 from .macros import RenderMemo, Segment, SegmentOutput
-from .parts import Item, Notes, Omission, Part, Source, native_source, node_source
+from .parts import Item, Notes, Omission, Part, Source, native_source, node_source, setting_source
 from .st_format import PresetNode
 
 DEPTH_BLOCK_TAG = ""
@@ -131,6 +131,7 @@ def rearrange(
     sources: Mapping[int, tuple[Source, ...]] | None = None,
     *,
     generation_type: str = "normal",
+    formats: Mapping[str, str] | None = None,
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
@@ -138,9 +139,12 @@ def rearrange(
     `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
     names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
-    trigger lacks `generation_type` are skipped (§10.1).
+    trigger lacks `generation_type` are skipped (§10.1); `formats` holds the whole rendered text of a
+    block whose format setting needed the macro engine (engine.formats), by block tag.
     """
-    return _Walk(native, preset, rendered, expanded, notes, sources or {}, generation_type).run()
+    return _Walk(
+        native, preset, rendered, expanded, notes, sources or {}, generation_type, formats or {}
+    ).run()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +238,10 @@ class _Walk:
         notes: Notes,
         sources: Mapping[int, tuple[Source, ...]],
         generation_type: str,
+        formats: Mapping[str, str],
     ) -> None:
         self.nodes = preset.nodes
+        self.formats = formats
         self.sources = sources
         self.settings = preset.settings
         self.rendered = rendered
@@ -341,6 +347,11 @@ class _Walk:
         items = self.pending.pop(tag, None)
         if items is None:
             return []
+        if tag in self.formats:  # the format's whole rendered text replaces the block
+            text = self.formats[tag]
+            setting = "personality_format" if tag == "SYSTEM_PERSONALITY" else "scenario_format"
+            part = Part(text, (*items[0].parts[0].sources[:1], setting_source(setting)), True)
+            return [items[0].with_parts((part,))] if text.strip() else []
         if tag == "SYSTEM_PERSONALITY":
             items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
         elif tag in (DOCUMENTS, *WORLD_INFO_TAGS):

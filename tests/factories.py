@@ -84,11 +84,13 @@ def depth(identifier: str, text: str, at: int, *, order: int = 100, role: str = 
 def build_preset(
     nodes, *, style: str = "merge", settings: dict[str, Any] | None = None, name: str = "hand-made"
 ):
+    # A hand-made preset opens no new chat unless a test asks for one: SillyTavern's default
+    # "[Start a new Chat]" would add a message every test would have to skip (SPEC §11.2).
     return compile_preset(
         preset_id=1,
         name=name,
         injection_style=style,
-        settings=PromptSettings.from_dict(settings or {}),
+        settings=PromptSettings.from_dict({"new_chat_prompt": "", **(settings or {})}),
         nodes=tuple(nodes),
     )
 

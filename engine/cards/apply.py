@@ -10,19 +10,64 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from typing import Any
 
 from engine.buckets import BucketDocument, SampleDialogue
-from engine.macros import CompiledText, compile_text
+from engine.macros import CompiledText, MacroEnv, RenderOutput, Segment, compile_text, render_segments
 
 from .card import Card
 
 # preset node identifier -> the card field that replaces its text
 OVERRIDES = {"main": "system_prompt", "jailbreak": "post_history_instructions"}
 SAMPLE_START = "<START>"
+_START = re.compile(re.escape(SAMPLE_START), re.IGNORECASE)
 _ORIGINAL = re.compile(r"\{\{original\}\}", re.IGNORECASE)
 _DEFAULT_CHAR = next(f.default for f in fields(BucketDocument) if f.name == "char_name")
+
+
+# The fields SillyTavern renders with the whole macro engine before anything else (SPEC §11.2); the
+# system prompt and post-history instructions are rendered where they replace a node.
+RENDERED_FIELDS = ("description", "personality", "scenario", "mes_example")
+CLEANED_FIELDS = (*RENDERED_FIELDS, "system_prompt", "post_history_instructions")
+
+
+def prepared_card(
+    card: Card,
+    *,
+    env: MacroEnv,
+    seed: int,
+    variables: Mapping[str, Any],
+    global_variables: Mapping[str, Any],
+) -> tuple[Card, RenderOutput | None]:
+    """The card's fields as SillyTavern reads them: trimmed, macros rendered (identity macros stay
+    deferred), carriage returns removed; and the render (None when no field held a macro)."""
+    texts = {name: getattr(card, name).strip() for name in CLEANED_FIELDS}
+    depth = card.depth_prompt
+    if depth is not None:
+        texts["depth_prompt"] = depth.prompt.strip()
+    wanted = [
+        (name, texts[name]) for name in (*RENDERED_FIELDS, "depth_prompt") if "{{" in texts.get(name, "")
+    ]
+    render = None
+    if wanted:
+        render = render_segments(
+            [Segment(name, _compiled(text)) for name, text in wanted],
+            env=env,
+            seed=seed,
+            variables=variables,
+            global_variables=global_variables,
+        )
+        texts.update((segment.key, segment.text) for segment in render.segments)
+    texts = {name: text.replace("\r", "") for name, text in texts.items()}
+    changes: dict[str, Any] = {
+        name: texts[name] for name in CLEANED_FIELDS if texts[name] != getattr(card, name)
+    }
+    if depth is not None and texts["depth_prompt"] != depth.prompt:
+        changes["depth_prompt"] = replace(depth, prompt=texts["depth_prompt"])
+    return (replace(card, **changes) if changes else card), render
 
 
 def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
@@ -35,35 +80,23 @@ def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
     if card.personality.strip() and not any(p.strip() for p in doc.personality):
         changes["personality"] = (card.personality,)
     if card.mes_example.strip() and not doc.sample_dialogues:
-        changes["sample_dialogues"] = sample_dialogues(card.mes_example)
+        changes["sample_dialogues"] = example_blocks(card.mes_example)
     if card.scenario.strip() and hasattr(doc, "scenario") and not str(getattr(doc, "scenario", "")).strip():
         changes["scenario"] = card.scenario
     return replace(doc, **changes) if changes else doc
 
 
-def sample_dialogues(mes_example: str) -> tuple[SampleDialogue, ...]:
-    """A card's example messages as dialogue pairs: each `<START>` block, each user turn with the
-    character's answer after it (lines without a speaker continue the turn before them)."""
-    pairs: list[SampleDialogue] = []
-    for block in mes_example.split(SAMPLE_START):
-        user: list[str] = []
-        char: list[str] = []
-        speaker = None
-        for line in block.strip().splitlines():
-            lowered = line.lstrip().lower()
-            if lowered.startswith(("{{user}}:", "<user>:")):
-                if char:  # a new exchange starts
-                    pairs.append(SampleDialogue("\n".join(user), "\n".join(char)))
-                    user, char = [], []
-                speaker, line = user, line.split(":", 1)[1].strip()
-            elif lowered.startswith(("{{char}}:", "<bot>:")):
-                speaker, line = char, line.split(":", 1)[1].strip()
-            if speaker is None:
-                speaker = char
-            speaker.append(line)
-        if user or char:
-            pairs.append(SampleDialogue("\n".join(user), "\n".join(char)))
-    return tuple(pair for pair in pairs if pair.user.strip() or pair.char.strip())
+def example_blocks(mes_example: str) -> tuple[SampleDialogue, ...]:
+    """A card's example messages as SillyTavern reads them (SPEC §11.2): text that does not open with
+    `<START>` gets one, then each `<START>` block (any case), trimmed, is one dialogue; empty blocks
+    are none."""
+    text = mes_example.strip()
+    if not text or text == SAMPLE_START:
+        return ()
+    if not text.startswith(SAMPLE_START):
+        text = f"{SAMPLE_START}\n{text}"
+    blocks = _START.split(text)[1:]
+    return tuple(SampleDialogue("", "", block=block.strip()) for block in blocks if block.strip())
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,8 @@ class MacroEnv:
     last_message: str = ""  # {{lastMessage}}
     last_char_message: str = ""  # {{lastCharMessage}}
     summary: str = ""  # {{summary}}
+    scenario: str = ""  # {{scenario}}: the document's, else the active card's
+    persona: str = ""  # {{persona}}: the document's user_persona
     now: datetime | None = None  # aware; None = the real time at render
     timezone: str = "UTC"
     user_message_times: tuple[datetime, ...] = ()  # for {{idle_duration}}

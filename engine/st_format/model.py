@@ -85,6 +85,10 @@ class PromptSettings:
     scenario_format: str = "{{scenario}}"
     wi_format: str = "{0}"
     new_example_chat_prompt: str = "[Example Chat]"
+    new_chat_prompt: str = "[Start a new Chat]"  # a system message right before the history (§11.2)
+    # Where speaker names go (SillyTavern's names_behavior): -1 none, 0 default, 1 the `name` field
+    # ("completion"), 2 "Name: " in every history message's content.
+    names_behavior: int = 0
     # Generation types and prefill (SPEC §10.1–10.2).
     assistant_prefill: str = ""
     assistant_impersonation: str = ""

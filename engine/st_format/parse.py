@@ -44,6 +44,8 @@ SETTING_KEYS = (
     "scenario_format",
     "wi_format",
     "new_example_chat_prompt",
+    "new_chat_prompt",
+    "names_behavior",
     "assistant_prefill",
     "assistant_impersonation",
     "continue_prefill",
@@ -129,7 +131,9 @@ def _settings(data: dict[str, Any]) -> tuple[PromptSettings, list[str]]:
         if key not in data or data[key] is None:
             continue
         expected = type(getattr(defaults, key))
-        if isinstance(data[key], expected):
+        if key == "names_behavior" and data[key] not in NAMES_BEHAVIORS:
+            bad.append(key)
+        elif isinstance(data[key], expected):
             values[key] = data[key]
         else:
             bad.append(key)
@@ -139,6 +143,7 @@ def _settings(data: dict[str, Any]) -> tuple[PromptSettings, list[str]]:
     return PromptSettings(**values), warnings
 
 
+NAMES_BEHAVIORS = (-1, 0, 1, 2)  # none, default, completion (the `name` field), content
 _SAMPLER_KEYS = frozenset(PRESET_KEYS)  # sent to the model per the server's choice (engine.sampling)
 
 

@@ -161,7 +161,8 @@ def test_a_node_expanding_mes_examples_drops_the_sample_block():
     )
     result = assemble(small(), preset=preset)
     assert "DIALOGUE_SAMPLE" not in tags(result)
-    assert "<START>\nMira: hi\nTomori: hello" in contents(result)
+    # SillyTavern's {{mesExamples}}: each block opens with <START> and ends with a newline
+    assert "<START>\nMira: hi\nTomori: hello\n" in contents(result)
 
 
 def test_a_node_expanding_summary_drops_the_same_channel_summary_item_only():
@@ -209,7 +210,7 @@ def test_documents_are_omitted_only_when_every_world_info_marker_is_disabled():
 def test_documents_no_world_info_marker_takes_go_with_the_blocks_right_before_the_history():
     preset = build_preset([marker("main"), marker("dialogueExamples"), marker("chatHistory")])
     order = tags(assemble(small(), preset=preset))
-    at = order.index("DIALOGUE_SAMPLE")
+    at = order.index("@new_example_chat_prompt")  # the sample dialogue opens with its separator
     assert order[at - 4 : at] == [
         "KNOWLEDGE_USERS_IN_CONVERSATION",
         "KNOWLEDGE_SHORT_TERM_MEMORY",
@@ -301,14 +302,14 @@ def test_users_memory_and_conditioning_come_right_before_the_first_dialogue_exam
         marker("chatHistory"),
     ]
     order = tags(assemble(small(), preset=build_preset(nodes)))
-    at = order.index("DIALOGUE_SAMPLE")
+    at = order.index("@new_example_chat_prompt")  # the sample dialogue: separator, user turn, reply
     assert order[at - 4 : at] == [
         "a",
         "KNOWLEDGE_USERS_IN_CONVERSATION",
         "KNOWLEDGE_SHORT_TERM_MEMORY",
         "KNOWLEDGE_SERVER_CONDITIONING",
     ]
-    assert order[at + 1] == "b"
+    assert order[at + 1 : at + 4] == ["DIALOGUE_SAMPLE", "DIALOGUE_SAMPLE", "b"]
 
 
 def test_leftovers_come_before_the_history_in_native_order_and_never_after_it():
@@ -317,7 +318,7 @@ def test_leftovers_come_before_the_history_in_native_order_and_never_after_it():
     )
     order = tags(assemble(small(), preset=preset))
     first_history = order.index("DIALOGUE_HISTORY")
-    before = [t for t in order[:first_history] if t.isupper()]
+    before = list(dict.fromkeys(t for t in order[:first_history] if t.isupper()))
     assert before == SPEC_ORDER_BEFORE_HISTORY
     assert order[first_history + 3 :] == ["post"]
 
@@ -345,6 +346,8 @@ def test_a_preset_without_chat_history_ends_with_the_leftovers_then_the_history(
         "KNOWLEDGE_SHORT_TERM_MEMORY",
         "KNOWLEDGE_SERVER_DOCUMENTS",
         "KNOWLEDGE_SERVER_CONDITIONING",
+        "@new_example_chat_prompt",
+        "DIALOGUE_SAMPLE",
         "DIALOGUE_SAMPLE",
     ]
 
@@ -395,8 +398,26 @@ def test_new_example_chat_prompt_separates_each_sample_dialogue():
         [marker("dialogueExamples"), marker("chatHistory")], settings={"new_example_chat_prompt": "[Example]"}
     )
     samples = [{"user": "a", "char": "b"}, {"user": "c", "char": "d"}]
-    texts = contents(assemble(small(sample_dialogues=samples), preset=preset))
-    assert "[Example]\nMira: a\nTomori: b" in texts and "[Example]\nMira: c\nTomori: d" in texts
+    result = assemble(small(sample_dialogues=samples), preset=preset)
+    sent = [(m.role, m.name, m.content) for m in result.messages if m.tag == "DIALOGUE_SAMPLE"]
+    # SillyTavern: per dialogue the separator, then one system message per turn, named, prefix removed
+    assert sent == [
+        ("system", "", "[Example]"),
+        ("system", "example_user", "a"),
+        ("system", "example_assistant", "b"),
+        ("system", "", "[Example]"),
+        ("system", "example_user", "c"),
+        ("system", "example_assistant", "d"),
+    ]
+
+
+def test_a_separator_that_renders_empty_sends_only_the_turns():
+    preset = build_preset(
+        [marker("dialogueExamples"), marker("chatHistory")], settings={"new_example_chat_prompt": "{{trim}}"}
+    )
+    result = assemble(small(), preset=preset)
+    sent = [(m.name, m.content) for m in result.messages if m.tag == "DIALOGUE_SAMPLE"]
+    assert sent == [("example_user", "hi"), ("example_assistant", "hello")]
 
 
 def test_squash_system_messages_merges_consecutive_system_items_but_not_across_the_history():
@@ -467,7 +488,7 @@ def test_every_part_knows_its_source():
     )
     result = assemble(small(tail_directives=["TAIL"]), preset=preset)
     kinds = {s.kind for m in result.messages for s in m.sources}
-    assert kinds == {"native", "node", "assembler"}
+    assert kinds == {"native", "node", "assembler", "preset_setting"}  # the sample separator
     assert {"kind": "node", "identifier": "n1", "name": "Node one"} in [
         s.to_dict() for m in result.messages for s in m.sources
     ]

@@ -57,14 +57,17 @@ def test_the_cards_fields_fill_the_documents_empty_fields():
     everything = "\n".join(m.content for m in result.messages)
     assert "A lighthouse keeper with salt in her hair." in everything
     assert "patient, wry" in everything
-    assert "Ann: Is the lamp lit?" in everything and "Mira: Always." in everything
+    turns = [(m.name, m.content) for m in result.messages if m.name]
+    assert turns == [("example_user", "Is the lamp lit?"), ("example_assistant", "Always.")]
 
 
 def test_the_bots_own_values_win_over_the_cards():
     mine = doc(persona_prompt="The bot's own persona.", names={"user": "Ann", "char": "Tomori"})
-    everything = "\n".join(m.content for m in assemble(mine, preset=preset(), card=CARD, seed=1).messages)
+    result = assemble(mine, preset=preset(), card=CARD, seed=1)
+    everything = "\n".join(m.content for m in result.messages)
     assert "The bot's own persona." in everything and "salt in her hair" not in everything
-    assert "Tomori: Always." in everything
+    # {{char}} in the card's examples is the bot's name: "Tomori:" opens the character's turn
+    assert ("example_assistant", "Always.") in [(m.name, m.content) for m in result.messages]
 
 
 def test_the_system_prompt_replaces_mains_text_with_original_at_its_first_occurrence():

@@ -1,0 +1,72 @@
+"""Sample dialogues as SillyTavern 1.18 sends them with a preset (SPEC §11.2).
+
+Each sample block becomes the rendered `new_example_chat_prompt` as a system message (none when it
+renders empty), then one system message per turn, named `example_user` or `example_assistant`.
+Turns are found the way SillyTavern finds them: after the block's heading line, a line that starts
+with "<user name>:" opens a user turn and one that starts with "<character name>:" a character turn;
+any other line continues the turn it is in, and lines before the first speaker join the first turn.
+Only the first "<name>:" of a turn is removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .macros import resolve_identity
+from .parts import Item, Part, setting_source
+
+EXAMPLE_USER = "example_user"
+EXAMPLE_ASSISTANT = "example_assistant"
+SAMPLE_TAG = "DIALOGUE_SAMPLE"
+
+
+def example_turns(block: str, *, user: str, char: str) -> list[tuple[str, str]]:
+    """The (name, text) turns of one sample block whose identity macros are already resolved."""
+    turns: list[tuple[str, str]] = []
+    lines: list[str] = []
+    speaker = ""  # "user" | "char" | "" before the first speaker line
+    user_prefix, char_prefix = f"{user}:", f"{char}:"
+
+    def close(kind: str) -> None:
+        prefix, name = (user_prefix, EXAMPLE_USER) if kind == "user" else (char_prefix, EXAMPLE_ASSISTANT)
+        turns.append((name, "\n".join(lines).replace(prefix, "", 1).strip()))
+        lines.clear()
+
+    # The block as SillyTavern holds it: a heading line, the trimmed block, a final newline.
+    for line in f"\n{block.strip()}\n".split("\n")[1:]:
+        if line.startswith(user_prefix):
+            if speaker == "char":
+                close("char")
+            speaker = "user"
+        elif line.startswith(char_prefix):
+            if speaker == "user":
+                close("user")
+            speaker = "char"
+        lines.append(line)
+    if speaker:
+        close(speaker)
+    return turns
+
+
+def example_items(items: Sequence[Item], *, separator: str, user: str, char: str, seed: int) -> list[Item]:
+    """`items` with every sample dialogue item replaced by SillyTavern's messages for it: the
+    separator (when not empty) and one named system item per turn, all in the item's group."""
+    out: list[Item] = []
+    for item in items:
+        if item.tag != SAMPLE_TAG:
+            out.append(item)
+            continue
+        if separator:
+            part = Part(separator, (setting_source("new_example_chat_prompt"),), True)
+            out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, squash=False))
+        sources = tuple(dict.fromkeys(s for part in item.parts for s in part.sources))
+        transforms = tuple(t for part in item.parts for t in part.transforms)
+        text = "".join(
+            resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
+            for part in item.parts
+        )
+        for name, turn in example_turns(text, user=user, char=char):
+            if turn:
+                part = Part(turn, sources, False, transforms)
+                out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, name=name, squash=False))
+    return out

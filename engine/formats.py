@@ -1,0 +1,90 @@
+"""A preset's format settings, macro-rendered as SillyTavern renders them (SPEC §11.2).
+
+`personality_format` and `scenario_format` are templates around the personality and the scenario;
+`new_chat_prompt` opens the history and `new_example_chat_prompt` opens each sample dialogue. All
+four go through the macro engine after the preset's nodes, in SillyTavern's order, so `{{trim}}`,
+`{{char}}` or a variable in them does what it does in a node. A format that is just its
+placeholder with text around it needs no render: the block keeps its own parts, wrapped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .macros import CompiledText, MacroEnv, RenderOutput, Segment, compile_text, render_segments
+from .parts import Notes
+from .st_format import PromptSettings
+
+# setting -> the block tag its template wraps and the placeholder it wraps around
+WRAPPING = {
+    "scenario_format": ("SYSTEM_SCENARIO", "{{scenario}}"),
+    "personality_format": ("SYSTEM_PERSONALITY", "{{personality}}"),
+}
+OPENERS = ("new_chat_prompt", "new_example_chat_prompt")
+
+
+@dataclass(frozen=True, slots=True)
+class Formats:
+    """The rendered settings: whole block texts for the formats that needed a render (by block
+    tag), the two openers' texts, and the render's variable state (None when nothing rendered)."""
+
+    blocks: Mapping[str, str]
+    new_chat: str
+    new_example_chat: str
+    render: RenderOutput | None = None
+
+
+def plain_wrap(template: str, placeholder: str) -> bool:
+    """True when the template is its placeholder once with macro-free text around it (or empty)."""
+    if not template:
+        return True
+    before, found, after = template.partition(placeholder)
+    return bool(found) and "{{" not in before and "{{" not in after
+
+
+def render_formats(
+    settings: PromptSettings,
+    present: frozenset[str],
+    *,
+    env: MacroEnv,
+    seed: int,
+    variables: Mapping[str, Any],
+    global_variables: Mapping[str, Any],
+    notes: Notes,
+) -> Formats:
+    """The format settings rendered; `present` names the block tags the document has (a format
+    renders only around a block that is there, as in SillyTavern)."""
+    wanted: list[tuple[str, str]] = []
+    for setting, (tag, placeholder) in WRAPPING.items():
+        template = getattr(settings, setting)
+        if tag in present and not plain_wrap(template, placeholder):
+            wanted.append((setting, template))
+    openers = {key: getattr(settings, key) for key in OPENERS}
+    wanted.extend((key, text) for key, text in openers.items() if "{{" in text)
+    if not wanted:
+        return Formats({}, openers["new_chat_prompt"], openers["new_example_chat_prompt"])
+    render = render_segments(
+        [Segment(key, _compiled(text)) for key, text in wanted],
+        env=env,
+        seed=seed,
+        variables=variables,
+        global_variables=global_variables,
+    )
+    for warning in render.warnings:
+        notes.warn(warning)
+    texts = {segment.key: segment.text for segment in render.segments}
+    blocks = {WRAPPING[key][0]: text for key, text in texts.items() if key in WRAPPING}
+    return Formats(
+        blocks,
+        texts.get("new_chat_prompt", openers["new_chat_prompt"]),
+        texts.get("new_example_chat_prompt", openers["new_example_chat_prompt"]),
+        render,
+    )
+
+
+@lru_cache(maxsize=512)
+def _compiled(text: str) -> CompiledText:
+    return compile_text(text)
