@@ -21,6 +21,7 @@ from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
 from .macros import MacroEnv, RenderOutput, Segment, render_segments, resolve_identity
 from .native import (
+    NAMES_DEFAULT,
     SAMPLE_HEADER,
     HistoryRun,
     blocks_of,
@@ -44,6 +45,7 @@ from .parts import (
 )
 from .providers import PROVIDERS, provider_texts, shape
 from .rearrange import (
+    PERSONA_TAG,
     SCENARIO_TAG,
     Arrangement,
     Injection,
@@ -67,7 +69,7 @@ from .tokens import (
     is_exact,
     message_tokens,
 )
-from .worldinfo import EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
+from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -221,6 +223,7 @@ class _Inputs:
     card: Card | None = None
     world_info: WorldInfoContribution | None = None
     regex_scripts: Sequence[CompiledScript] = ()
+    names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -254,7 +257,8 @@ def _inputs(
         preset = None
     lines = stm.lines if stm is not None else None
     header = "" if preset is not None else SAMPLE_HEADER  # a preset sends SillyTavern's separators
-    items = native_items(doc, stm=lines, sample_header=header, rewritten=rewritten)
+    names = preset.settings.names_behavior if preset is not None else NAMES_DEFAULT
+    items = native_items(doc, stm=lines, sample_header=header, rewritten=rewritten, names=names)
     return _Inputs(
         doc=doc,
         preset=preset,
@@ -265,6 +269,7 @@ def _inputs(
         encoding=encoding,
         notes=notes,
         regex_scripts=tuple(regex_scripts),
+        names=names,
     )
 
 
@@ -380,6 +385,9 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         scenario = _scenario_items(inputs)
         if scenario:
             blocks = {**blocks, SCENARIO_TAG: scenario}
+        if doc.user_persona.strip():  # end-user text: sent as written (SPEC §11.1 item 2)
+            persona = Part(doc.user_persona, (native_source(PERSONA_TAG),), False)
+            blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
         formats = render_formats(
             preset.settings,
             frozenset(blocks),
@@ -423,7 +431,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     arrangement.injections.extend(tail_injections(directives))
     if inputs.card is not None and inputs.card.depth_prompt is not None:
         depth = inputs.card.depth_prompt
-        index = len(preset.nodes) if preset is not None else 0  # after the preset's own injections
+        # after the preset's own injections and World Info's Author's Note entries (SillyTavern's order)
+        index = CARD_DEPTH_INDEX
         source = card_source("depth_prompt")
         arrangement.injections.append(Injection(depth.prompt, depth.depth, 100, index, depth.role, source))
     if doc.budget is not None:
@@ -577,15 +586,20 @@ def _finish(
     count_for: str | None = None,
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
-    messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history))
-    payload = shape(provider, messages) if provider else None
+    messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names))
+    payload = shape(provider, messages, user=doc.user_name, char=doc.char_name) if provider else None
     if generation is not None:
         for sentence in generation.adjusted:
             notes.warn(sentence)
         if payload is not None and generation.provider == provider:
             payload = with_generation_settings(provider, payload, generation)
     tokens = _count(
-        messages, payload, provider=provider or count_for, encoding=encoding, count_tokens=count_tokens
+        messages,
+        payload,
+        provider=provider or count_for,
+        encoding=encoding,
+        count_tokens=count_tokens,
+        names=(doc.user_name, doc.char_name),
     )
     if count_tokens and doc.budget is not None and tokens.total > doc.budget.prompt:
         notes.warn(
@@ -619,6 +633,7 @@ def _count(
     provider: str | None,
     encoding: str,
     count_tokens: bool,
+    names: tuple[str, str] = ("", ""),
 ) -> TokenReport:
     """Counts for `provider` (the request's, else the server's): exact for OpenAI, else the documented
     estimate over that provider's shaped request (SPEC §10.4)."""
@@ -627,7 +642,7 @@ def _count(
         return TokenReport(encoding, exact, (0,) * len(messages), 0, provider)
     per_message = tuple(message_tokens(m.content, encoding) for m in messages)
     if provider is not None and provider != "openai":
-        shaped = payload if payload is not None else shape(provider, messages)
+        shaped = payload if payload is not None else shape(provider, messages, user=names[0], char=names[1])
         total = count_messages(provider_texts(provider, shaped), encoding)
     else:
         total = sum(per_message) + REPLY_PRIMING
@@ -700,9 +715,9 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
 
 
 def _to_messages(
-    items: list[Item], doc: BucketDocument, seed: int, history: tuple[int, int]
+    items: list[Item], doc: BucketDocument, seed: int, history: tuple[int, int], names: int = 0
 ) -> list[Message]:
-    ready, kept = ready_messages(doc, seed)
+    ready, kept = ready_messages(doc, seed, names)
 
     def finish(run: Sequence[Item]) -> list[Message]:
         """The run's messages: the document's items have theirs already; the others (the preset's,
@@ -722,7 +737,7 @@ def _to_messages(
     start, stop = history
     return (
         finish(items[:start])
-        + _history_messages(tuple(items[start:stop]), history_run(doc), finish)
+        + _history_messages(tuple(items[start:stop]), history_run(doc, names), finish)
         + finish(items[stop:])
     )
 

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 
 from .macros import resolve_identity
 from .parts import Item, Part, setting_source
+from .providers import EXAMPLE_ASSISTANT, EXAMPLE_USER
 
-EXAMPLE_USER = "example_user"
-EXAMPLE_ASSISTANT = "example_assistant"
 SAMPLE_TAG = "DIALOGUE_SAMPLE"
 
 

@@ -75,6 +75,15 @@ def _standalone(arr: Arrangement) -> Arrangement:
     return Arrangement(before=arr.before, history=placed, after=arr.after)
 
 
+def _joined(same: list[Injection]) -> str:
+    """One role's text at one place, as SillyTavern 1.18 joins it: the preset's own injected prompts
+    joined with newlines and trimmed, then the other injections (World Info, the card's depth prompt,
+    the server's) each trimmed, all joined with newlines."""
+    own = "\n".join(inj.text for inj in same if inj.source.kind == "node").strip()
+    others = [inj.text.strip() for inj in same if inj.source.kind != "node"]
+    return "\n".join(text for text in (own, *others) if text)
+
+
 def _groups(injections: list[Injection]) -> list[list[Item]]:
     """Messages for one insertion point: deeper first, then order ascending, one message per role."""
     by_key: dict[tuple[int, int], list[Injection]] = {}
@@ -86,11 +95,10 @@ def _groups(injections: list[Injection]) -> list[list[Item]]:
         messages = []
         for role in sorted({inj.role for inj in members}, key=ROLE_ORDER.__getitem__):
             same = [inj for inj in members if inj.role == role]
-            part = Part(
-                text="\n".join(inj.text for inj in same),
-                sources=tuple(dict.fromkeys(inj.source for inj in same)),
-                trusted=True,
-            )
+            text = _joined(same)
+            if not text:
+                continue
+            part = Part(text=text, sources=tuple(dict.fromkeys(inj.source for inj in same)), trusted=True)
             messages.append(Item(tag="", role=role, parts=(part,)))
         groups.append(messages)
     return groups

@@ -7,6 +7,7 @@ sees exactly what native assembly would send.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,9 @@ FALLBACK_SYSTEM_PROMPT = (
     "and answer the latest message."
 )
 SAMPLE_HEADER = "<START>"
+# A preset's names_behavior (SillyTavern's values): where speaker names go in the history.
+NAMES_NONE, NAMES_DEFAULT, NAMES_IN_FIELD, NAMES_IN_CONTENT = -1, 0, 1, 2
+_NOT_NAME = re.compile(r"[^a-zA-Z0-9_]")
 TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
 
 # Server-configured text: identity macros are resolved in it. Everything else is end-user or
@@ -44,21 +48,23 @@ def native_items(
     stm: tuple[StmLine, ...] | None = None,
     sample_header: str = SAMPLE_HEADER,
     rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
+    names: int = NAMES_DEFAULT,
 ) -> tuple[Item, ...]:
     """Every non-empty native block of the document as items, in the fixed tag order.
 
     `stm` replaces the document's inline short-term memory (the stored STM's items);
     `sample_header` replaces the `<START>` line of each sample dialogue (a preset's
     `new_example_chat_prompt`; "" for none); `rewritten` maps a history index to its text after
-    the prompt's regex scripts and the scripts that changed it. Built once per document and
-    arguments (`doc.memo`) when no script changed the history.
+    the prompt's regex scripts and the scripts that changed it; `names` is where speaker names go
+    (a preset's names_behavior, `history_run`). Built once per document and arguments (`doc.memo`)
+    when no script changed the history.
     """
     if rewritten:  # depends on the request's scripts and seed: not kept with the document
-        return _native_items(doc, stm, sample_header, rewritten)
-    key = ("items", stm, sample_header)
+        return _native_items(doc, stm, sample_header, rewritten, names)
+    key = ("items", stm, sample_header, names)
     items = doc.memo.get(key)
     if items is None:
-        items = doc.memo[key] = _native_items(doc, stm, sample_header)
+        items = doc.memo[key] = _native_items(doc, stm, sample_header, None, names)
         doc.memo.setdefault("kept", set()).update(map(id, items))
     return items
 
@@ -77,14 +83,14 @@ def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[I
     return blocks
 
 
-def ready_messages(doc: BucketDocument, seed: int) -> tuple[dict[int, Message], set[int]]:
+def ready_messages(doc: BucketDocument, seed: int, names: int = 0) -> tuple[dict[int, Message], set[int]]:
     """(messages already made for this document's native items, keyed by id(item); the ids of the
     items `doc.memo` keeps alive, whose messages may be added). History messages hold for any seed;
     the others are kept per seed (identity macros and `{random}` forms depend on it)."""
-    key = ("messages", seed)
+    key = ("messages", seed, names)
     ready = doc.memo.get(key)
     if ready is None:
-        ready = doc.memo[key] = dict(history_run(doc).messages)
+        ready = doc.memo[key] = dict(history_run(doc, names).messages)
     return ready, doc.memo.setdefault("kept", set())
 
 
@@ -93,6 +99,7 @@ def _native_items(
     stm: tuple[StmLine, ...] | None,
     sample_header: str,
     rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
+    names: int = NAMES_DEFAULT,
 ) -> tuple[Item, ...]:
     if doc.items is not None:
         return _from_tagged(doc.items)
@@ -125,7 +132,8 @@ def _native_items(
     block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
     for index, pair in enumerate(doc.sample_dialogues):
         block("DIALOGUE_SAMPLE", sample_text(pair, sample_header), group=index)
-    items.extend((_history_run(doc.history, rewritten) if rewritten else history_run(doc)).items)
+    run = _history_run(doc.history, rewritten, names, doc.char_name) if rewritten else history_run(doc, names)
+    items.extend(run.items)
     return tuple(items)
 
 
@@ -144,18 +152,29 @@ class HistoryRun:
     user_message_times: tuple[datetime, ...]
 
 
-def history_run(doc: BucketDocument) -> HistoryRun:
-    """The document's `HistoryRun`, built on first use and kept in `doc.memo`."""
-    run = doc.memo.get("history")
+def history_run(doc: BucketDocument, names: int = NAMES_DEFAULT) -> HistoryRun:
+    """The document's `HistoryRun` for a names behaviour, built on first use and kept in `doc.memo`."""
+    key = "history" if names in (NAMES_NONE, NAMES_DEFAULT) else ("history", names)
+    run = doc.memo.get(key)
     if run is None:
-        run = doc.memo["history"] = _history_run(doc.history)
+        run = doc.memo[key] = _history_run(doc.history, None, names, doc.char_name)
     return run
+
+
+def speaker_name(name: str) -> str:
+    """A name as SillyTavern puts it in the `name` field: letters, digits and _ only, at most 64."""
+    return _NOT_NAME.sub("_", name)[:64]
 
 
 def _history_run(
     history: tuple[HistoryMessage, ...],
     rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
+    names: int = NAMES_DEFAULT,
+    char_name: str = "",
 ) -> HistoryRun:
+    """The history as items and messages. Speaker names (SPEC §11.1 item 1, §11.2): a user message is
+    "Name: text" unless the preset puts names in the `name` field (names_behavior 1, every message
+    named); with names_behavior 2 every message is "Name: text", the character's included."""
     source = native_source("DIALOGUE_HISTORY")
     sources = (source,)
     items: list[Item] = []
@@ -163,14 +182,24 @@ def _history_run(
     for index, message in enumerate(history):
         role, content = message.role, message.content
         content, transforms = rewritten.get(index, (content, ())) if rewritten else (content, ())
-        text = f"{message.name}: {content}" if role == "user" and message.name else content
+        speaker = message.name or (char_name if role == "assistant" else "")
+        field = speaker_name(speaker) if names == NAMES_IN_FIELD and speaker else ""
+        prefix = (role == "user" or names == NAMES_IN_CONTENT) and names != NAMES_IN_FIELD and speaker
+        text = f"{speaker}: {content}" if prefix else content
         if text.strip():
             original = None
             if transforms:
                 before = message.content
-                original = f"{message.name}: {before}" if role == "user" and message.name else before
+                original = f"{speaker}: {before}" if prefix else before
             item = Item(
-                "DIALOGUE_HISTORY", role, (Part(text, sources, False, transforms, original),), False, -1, True
+                "DIALOGUE_HISTORY",
+                role,
+                (Part(text, sources, False, transforms, original),),
+                False,
+                -1,
+                True,
+                False,
+                field,
             )
             items.append(item)
             messages[id(item)] = Message(
@@ -182,6 +211,7 @@ def _history_run(
                 ((source, text),),
                 transforms,
                 (original,) if original is not None else (),
+                field,
             )
     return HistoryRun(
         items=tuple(items),

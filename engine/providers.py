@@ -7,22 +7,29 @@ texts that body sends (what the token count of §3.6 is taken over).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from .parts import Message
+
+EXAMPLE_USER, EXAMPLE_ASSISTANT = "example_user", "example_assistant"
 
 PROVIDERS = ("openai", "anthropic", "gemini")
 CONVERSATION_START = "(conversation start)"
 
 
-def shape(provider: str, messages: Sequence[Message]) -> dict[str, Any]:
-    """The provider's request body for these messages; raises ValueError for an unknown provider."""
+def shape(provider: str, messages: Sequence[Message], *, user: str = "", char: str = "") -> dict[str, Any]:
+    """The provider's request body for these messages; raises ValueError for an unknown provider.
+
+    OpenAI keeps each message's `name`; the others have no such field, so a named message gets the
+    speaker's name in front of its text, as SillyTavern converts it (sample dialogue turns take the
+    user's and the character's display names, `user` and `char`)."""
     if provider == "openai":
         return {"messages": [_openai_message(m) for m in messages]}
     if provider == "anthropic":
-        return _anthropic(messages)
+        return _anthropic(_names_in_content(messages, user, char))
     if provider == "gemini":
-        return _gemini(messages)
+        return _gemini(_names_in_content(messages, user, char))
     raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
 
 
@@ -30,6 +37,18 @@ def _openai_message(m: Message) -> dict[str, str]:
     if m.name:
         return {"role": m.role, "content": m.content, "name": m.name}
     return {"role": m.role, "content": m.content}
+
+
+def _names_in_content(messages: Sequence[Message], user: str, char: str) -> Sequence[Message]:
+    if not any(m.name for m in messages):
+        return messages
+    out = []
+    for m in messages:
+        speaker = {EXAMPLE_USER: user, EXAMPLE_ASSISTANT: char}.get(m.name, m.name)
+        if m.name and speaker and not m.content.startswith(f"{speaker}: "):
+            m = replace(m, content=f"{speaker}: {m.content}", name="")
+        out.append(m)
+    return out
 
 
 def provider_texts(provider: str, payload: dict[str, Any]) -> list[str]:

@@ -20,10 +20,12 @@ from .st_format import PresetNode
 DEPTH_BLOCK_TAG = ""
 WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
 SYSTEM_SLOTS = ("main", "nsfw", "jailbreak", "enhanceDefinitions")
-SILENT_MARKERS = ("personaDescription", "nsfw", "jailbreak", "enhanceDefinitions")
+SILENT_MARKERS = ("nsfw", "jailbreak", "enhanceDefinitions")
 SCENARIO_TAG = "SYSTEM_SCENARIO"  # only the scenario marker places it: never a leftover
+PERSONA_TAG = "USER_PERSONA"  # the document's user_persona; only the personaDescription marker places it
 MARKER_TAG = {
     "scenario": SCENARIO_TAG,
+    "personaDescription": PERSONA_TAG,
     "charDescription": "SYSTEM_PERSONA_PROMPT",
     "charPersonality": "SYSTEM_PERSONALITY",
     "dialogueExamples": "DIALOGUE_SAMPLE",
@@ -55,6 +57,7 @@ DEDUP_BLOCKS = {
 }
 BLOCK_NAMES = {
     SCENARIO_TAG: "the scenario",
+    PERSONA_TAG: "the user's persona description",
     "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
     "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
     "KNOWLEDGE_WORLD_INFO_BEFORE": "the World Info placed before the character",
@@ -277,6 +280,12 @@ class _Walk:
                 "The scenario.",
                 "The preset has no enabled scenario marker.",
                 self.pending[SCENARIO_TAG][0].parts[0].sources[0],
+            )
+        if PERSONA_TAG in self.pending:
+            self.notes.omit(
+                "The user's persona description.",
+                "The preset has no enabled personaDescription marker.",
+                native_source(PERSONA_TAG),
             )
         return self.out
 

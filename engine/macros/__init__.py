@@ -11,7 +11,7 @@ Pure Python (no Django). Entry points:
 
 from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
-from .identity import resolve_identity, unescape_braces
+from .identity import has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
 from .parser import CompiledText, compile_text, find_unsupported_macros
 from .render import render_segments, render_text
@@ -27,6 +27,7 @@ __all__ = [
     "SegmentOutput",
     "compile_text",
     "find_unsupported_macros",
+    "has_angle_form",
     "render_segments",
     "render_text",
     "resolve_identity",

@@ -9,9 +9,19 @@ from .dice import choose, split_choices
 
 _IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup))\s*\}\}"
 # Two patterns: the one without the angle forms starts with a literal `{{`, which the regex engine
-# finds much faster; the angle forms are upper case only (lower-case <user> may be markup).
+# finds much faster. The angle forms are matched in any case, as SillyTavern 1.18 matches them
+# (`<user>`, `<Bot>`, `<CHAR>`: SPEC §11.2).
 _MACROS_ONLY = re.compile(_IDENTITY_MACRO)
-_MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|<USER>|<BOT>")
+_ANGLE = r"<(?i:(user|bot|char))>"
+_ANGLES = re.compile(_ANGLE)
+_MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|" + _ANGLE)
+
+
+def has_angle_form(text: str) -> bool:
+    """True when `text` holds `<user>`, `<bot>` or `<char>` in any case."""
+    return "<" in text and _ANGLES.search(text) is not None
+
+
 # Spelled with character classes rather than IGNORECASE so the engine can scan for the literal `{`.
 # (A look-behind for "not after `{`" would disable that scan, so `{{random}}` is skipped in code.)
 _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
@@ -19,11 +29,11 @@ _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     """Return `text` with each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item,
-    then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> replaced by the display names,
-    and finally every escaped brace `\\{` / `\\}` turned into `{` / `}` (SPEC §10.3).
+    then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> <CHAR> replaced by the display
+    names, and finally every escaped brace `\\{` / `\\}` turned into `{` / `}` (SPEC §10.3).
 
-    `<USER>` and `<BOT>` are matched in upper case only (lower-case `<user>` may be markup); a form
-    right after a backslash (`\\{{user}}`) is escaped and stays as it is.
+    The angle forms are matched in any case (SPEC §11.2); a macro right after a backslash
+    (`\\{{user}}`) is escaped and stays as it is.
     """
     if "{" not in text and "<" not in text:
         return text
@@ -38,18 +48,16 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     escaped = "\\" in text
 
     def name_for(match: re.Match[str]) -> str:
-        token = match.group(0)
-        if token == "<USER>":
-            return user
-        if token == "<BOT>":
-            return char
+        angle = match.group(2) if match.group(1) is None else None
+        if angle is not None:
+            return user if angle.lower() == "user" else char
         if escaped and match.start() and text[match.start() - 1] == "\\":
-            return token
+            return match.group(0)
         return user if match.group(1).lower() == "user" else char
 
     if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
-    if "<USER>" in text or "<BOT>" in text:
+    if has_angle_form(text):
         text = _MACROS_AND_ANGLES.sub(name_for, text)
     elif "{{" in text:
         text = _MACROS_ONLY.sub(name_for, text)
@@ -66,13 +74,13 @@ def _names_plan(text: str) -> tuple[str, ...] | None:
     depends on more than the names (a single-brace random form, an escaped brace)."""
     if "\\" in text or _resolve_single_random(text, 0) != text:
         return None
-    pattern = _MACROS_AND_ANGLES if "<USER>" in text or "<BOT>" in text else _MACROS_ONLY
+    pattern = _MACROS_AND_ANGLES if has_angle_form(text) else _MACROS_ONLY
     pieces: list[str] = []
     pos = 0
     for match in pattern.finditer(text):
         pieces.append(text[pos : match.start()])
-        token = match.group(0)
-        is_user = token == "<USER>" or (token != "<BOT>" and match.group(1).lower() == "user")
+        form = match.group(1) or match.group(match.re.groups)  # a macro's name, else the angle form's
+        is_user = form.lower() == "user"
         pieces.append("user" if is_user else "char")
         pos = match.end()
     pieces.append(text[pos:])

@@ -142,7 +142,7 @@ def _regex_with_macros(script: RegexScript, request: RegexRequest) -> JsRegex:
 def _render_escaped(pattern: str, request: RegexRequest) -> str:
     # Render each macro on its own so only what the macros produced is escaped, never the pattern.
     out, pos = [], 0
-    for found in re.finditer(r"\{\{.*?\}\}|<USER>|<BOT>", pattern):
+    for found in re.finditer(r"\{\{.*?\}\}|<(?i:user|bot|char)>", pattern):
         out.append(pattern[pos : found.start()])
         out.append(_REGEX_SPECIAL.sub(lambda m: "\\" + m.group(0), request.render(found.group(0))))
         pos = found.end()

@@ -9,6 +9,8 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
+from engine.macros import has_angle_form
+
 from .find import parse_find_regex
 from .js import JsRegex, RegexCompileError, Replacement, compile_js_regex
 from .replacement import compile_replacement
@@ -255,7 +257,7 @@ def _template(script: RegexScript) -> str:
 
 def _has_macros(script: RegexScript) -> bool:
     texts = (script.replace_string.replace("{{match}}", ""), *script.trim_strings)
-    return any("{" in text or "<USER>" in text or "<BOT>" in text for text in texts)
+    return any("{" in text or has_angle_form(text) for text in texts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,6 +82,14 @@ def _node_from_prompt(
     name = name_text.strip() or identifier
     content, content_ok = fields.text_field(prompt.get("content"))
     is_marker = fields.flag(prompt.get("marker"))
+    # A marker SillyTavern does not know is a prompt like any other when its system_prompt flag is
+    # off: SillyTavern 1.18 sends its text (SPEC §11.2). With the flag on it sends nothing.
+    sent_as_prompt = (
+        is_marker and identifier not in KNOWN_IDENTIFIERS and prompt.get("system_prompt") is False
+    )
+    if sent_as_prompt:
+        is_marker = False
+        findings.add("Unrecognised markers, sent as prompts as SillyTavern 1.18 sends them", name)
     kind = "marker" if is_marker else content_kind(content)
     role, role_ok = fields.role_field(prompt.get("role"))
     position, position_ok = fields.position_field(prompt)

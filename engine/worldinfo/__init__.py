@@ -3,6 +3,7 @@
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
 from engine.worldinfo.contribution import (
+    CARD_DEPTH_INDEX,
     EntryRewrite,
     Replay,
     WorldInfoContribution,
@@ -31,6 +32,7 @@ from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
 
 __all__ = [
+    "CARD_DEPTH_INDEX",
     "POSITIONS",
     "STRATEGIES",
     "Activated",

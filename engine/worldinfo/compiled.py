@@ -11,7 +11,7 @@ from engine.worldinfo.keys import CompiledKey, compile_key
 from engine.worldinfo.model import Entry
 
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
-_IDENTITY = re.compile(r"\{\{\s*(?:char|user)\s*\}\}|<USER>|<BOT>", re.IGNORECASE)
+_IDENTITY = re.compile(r"\{\{\s*(?:char|user)\s*\}\}|<USER>|<BOT>|<CHAR>", re.IGNORECASE)
 _WORD_KEY = re.compile(r"[A-Za-z0-9_]+")
 
 

@@ -19,7 +19,15 @@ from engine.parts import Item, Part, Source, Transform, world_info_source
 from engine.rearrange import Injection
 from engine.worldinfo.activate import Activation, ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry
-from engine.worldinfo.placement import Change, EntrySource, ExamplePair, Piece, Placement, place
+from engine.worldinfo.placement import (
+    DEPTH_RANKS,
+    Change,
+    EntrySource,
+    ExamplePair,
+    Piece,
+    Placement,
+    place,
+)
 from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import WorldInfoSettings
@@ -29,6 +37,9 @@ BEFORE_TAG = "KNOWLEDGE_WORLD_INFO_BEFORE"
 AFTER_TAG = "KNOWLEDGE_WORLD_INFO_AFTER"
 INJECTION_ORDER = 100  # SillyTavern's default: World Info depth entries group with the preset's at 100
 INJECTION_INDEX = 1 << 30  # after every preset node of the same depth and order, before tail directives
+CARD_DEPTH_INDEX = (
+    INJECTION_INDEX + DEPTH_RANKS - 1
+)  # the card's depth prompt: after the Author's Note entries
 
 # The entries' texts after the World Info regex scripts, and the scripts that changed each (by index).
 EntryRewrite = Callable[[list[tuple[str, int | None]]], tuple[list[str], Mapping[int, tuple[Transform, ...]]]]

@@ -17,6 +17,9 @@ from engine.worldinfo.activate import Activated
 from engine.worldinfo.model import ROLES
 
 AUTHORS_NOTE_DEPTH = 4  # SillyTavern's default Author's Note depth
+# @depth entries rank after every Author's Note entry with a slot between them: at one depth and role
+# SillyTavern sends the Author's Note, then the card's depth prompt, then the @depth entries.
+DEPTH_RANKS = 1 << 20
 BEFORE, AFTER, AN_TOP, AN_BOTTOM, AT_DEPTH, EXAMPLES_TOP, EXAMPLES_BOTTOM, OUTLET = range(8)
 _TURN = re.compile(r"^\s*(\{\{user\}\}|\{\{char\}\}|<USER>|<BOT>)\s*:\s?", re.IGNORECASE)
 
@@ -100,10 +103,12 @@ def place(
     """Where each activated entry goes; `texts` (by index in `activated`) overrides the rendered text,
     and `changes` (by the same index) says which regex scripts changed it.
 
-    Within each position entries go by `order` ascending (a higher order sits nearer the end); empty
-    texts are dropped.
+    Within each position entries go by `order` ascending (a higher order sits nearer the end), equal
+    orders in the reverse of their activation, as SillyTavern 1.18 places them (SPEC §11.2); example
+    entries at the top go in the opposite order (SillyTavern adds each in front of the dialogues) and
+    outlets by `order` descending, equal orders as activated. Empty texts are dropped.
     """
-    ranked = sorted(range(len(activated)), key=lambda i: activated[i].entry.entry.order)
+    ranked = sorted(range(len(activated)), key=lambda i: (activated[i].entry.entry.order, -i))
     before: list[Piece] = []
     after: list[Piece] = []
     top: list[DepthPiece] = []
@@ -111,7 +116,7 @@ def place(
     depth: list[DepthPiece] = []
     ex_top: list[ExamplePair] = []
     ex_bottom: list[ExamplePair] = []
-    outlets: dict[str, list[tuple[int, Piece]]] = {}
+    outlets: dict[str, list[tuple[int, int, Piece]]] = {}
     for rank, index in enumerate(ranked):
         item = activated[index]
         e = item.entry.entry
@@ -132,9 +137,12 @@ def place(
             depth.append(DepthPiece(text, max(0, e.depth), ROLES[e.role or 0], rank, source, change))
         elif e.position in (EXAMPLES_TOP, EXAMPLES_BOTTOM):
             pairs = parse_examples(text, source, change)
-            (ex_top if e.position == EXAMPLES_TOP else ex_bottom).extend(pairs)
+            if e.position == EXAMPLES_TOP:
+                ex_top[:0] = pairs
+            else:
+                ex_bottom.extend(pairs)
         elif e.position == OUTLET and e.outlet_name:
-            outlets.setdefault(e.outlet_name, []).append((e.order, piece))
+            outlets.setdefault(e.outlet_name, []).append((-e.order, index, piece))
     # Author's Note entries: one system injection at depth 4, top entries before bottom ones.
     notes = [
         DepthPiece(p.text, p.depth, p.role, k, p.source, p.change) for k, p in enumerate([*top, *bottom])
@@ -144,12 +152,12 @@ def place(
         after=tuple(after),
         injections=(
             *notes,
-            *[DepthPiece(p.text, p.depth, p.role, len(notes) + p.rank, p.source, p.change) for p in depth],
+            *[DepthPiece(p.text, p.depth, p.role, DEPTH_RANKS + p.rank, p.source, p.change) for p in depth],
         ),
         examples_top=tuple(ex_top),
         examples_bottom=tuple(ex_bottom),
         outlets={
-            name: tuple(piece for _, piece in sorted(pieces, key=lambda op: -op[0]))
+            name: tuple(piece for _, _, piece in sorted(pieces, key=lambda op: op[:2]))
             for name, pieces in outlets.items()
         },
     )

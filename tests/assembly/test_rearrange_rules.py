@@ -219,6 +219,21 @@ def test_documents_no_world_info_marker_takes_go_with_the_blocks_right_before_th
     ]
 
 
+def test_the_persona_description_marker_sends_the_users_persona_as_written():
+    preset = build_preset([marker("main"), marker("personaDescription"), marker("chatHistory")])
+    result = assemble(small(user_persona="Mira is a {{char}} fan.", sample_dialogues=[]), preset=preset)
+    texts = contents(result)
+    at = texts.index("Mira is a {{char}} fan.")  # end-user text: no macro runs in it (SPEC §11.1)
+    assert tags(result)[at] == "USER_PERSONA"
+    assert tags(result)[at - 1] != "DIALOGUE_HISTORY"  # at its marker, before the history
+
+
+def test_without_a_persona_description_marker_the_persona_is_left_out_and_said():
+    result = assemble(small(user_persona="Mira likes tea."), preset=build_preset([marker("chatHistory")]))
+    assert "Mira likes tea." not in contents(result)
+    assert any(o.what == "The user's persona description." for o in result.omitted)
+
+
 def test_scenario_and_persona_description_markers_emit_nothing_silently():
     preset = build_preset([marker("scenario"), marker("personaDescription"), marker("chatHistory")])
     result = assemble(small(), preset=preset)

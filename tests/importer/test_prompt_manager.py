@@ -187,10 +187,22 @@ def test_main_without_the_marker_flag_is_a_content_node(parse) -> None:
     assert node(parse(pm_preset(PROMPTS)), "main").kind == "content"
 
 
-def test_a_marker_with_an_unrecognised_identifier_is_kept_and_warned(parse) -> None:
-    parsed = parse(pm_preset([prompt("nemo-section", marker=True, name="World Augments")]))
+def test_an_unrecognised_marker_with_its_system_prompt_flag_off_is_a_prompt_as_in_sillytavern(parse) -> None:
+    # SillyTavern 1.18 sends such a marker's text like any prompt of the preset's own (SPEC §11.2)
+    parsed = parse(
+        pm_preset(
+            [prompt("nemo-section", "Section text", marker=True, system_prompt=False, name="World Augments")]
+        )
+    )
+    assert parsed.nodes[0].kind == "content"
+    assert warned(
+        parsed, "Unrecognised markers, sent as prompts as SillyTavern 1.18 sends them: World Augments."
+    )
+
+
+def test_an_unrecognised_marker_flagged_as_a_system_prompt_stays_a_marker(parse) -> None:
+    parsed = parse(pm_preset([prompt("odd", "Never sent", marker=True, system_prompt=True, name="Odd")]))
     assert parsed.nodes[0].kind == "marker"
-    assert warned(parsed, "Unrecognised markers, skipped at assembly: World Augments.")
 
 
 def test_chat_history_is_not_toggleable(parse) -> None:

@@ -16,7 +16,9 @@ from .conftest import render
         ("{{USER}} / {{ Char }} / {{bot}}", "Alice / Lantern / Lantern"),
         ("{{group}} and {{charIfNotGroup}}", "Lantern and Lantern"),
         ("<USER> meets <BOT>", "Alice meets Lantern"),
-        ("<user> and <bot> are markup", "<user> and <bot> are markup"),
+        # SillyTavern 1.18 reads the angle forms in any case, <CHAR> too (SPEC §11.2)
+        ("<user> greets <bot>, <Char> nods", "Alice greets Lantern, Lantern nods"),
+        ("<users> and <botany> stay", "<users> and <botany> stay"),
     ],
 )
 def test_identity_macros_become_the_display_names(text: str, expected: str) -> None:

@@ -48,20 +48,20 @@ def test_text_without_macro_syntax_passes_through_unchanged(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(no_braces.filter(lambda text: "<USER>" not in text and "<BOT>" not in text))
+@given(no_braces.filter(lambda text: re.search(r"<(user|bot|char)>", text, re.IGNORECASE) is None))
 def test_resolve_identity_leaves_text_without_macros_unchanged(text: str) -> None:
     assert resolve_identity(text, user="Ann", char="Bo") == text
 
 
 IDENTITY_FRAGMENTS = [
     "{{user}}", "{{char}}", "{{ User }}", "{{CHAR}}", "{{bot}}", "{{group}}", "{{charIfNotGroup}}",
-    "<USER>", "<BOT>", "<user>", "{{", "}}", "{", "}", "{{notamacro}}", "x", " ", "\n", "é",
+    "<USER>", "<BOT>", "<user>", "<Char>", "<bots>", "{{", "}}", "{", "}", "{{notamacro}}", "x", " ", "\n", "é",
 ]  # fmt: skip
 identity_soup = st.lists(st.sampled_from(IDENTITY_FRAGMENTS) | st.text(max_size=2), max_size=30).map("".join)
 display_name = st.lists(
     st.sampled_from(["Ann", "{{user}}", "{{char}}", "<USER>", "{", "}", "é"]), max_size=3
 ).map("".join)
-_FORM = re.compile(r"\{\{\s*(user|char|bot|group|charifnotgroup)\s*\}\}|<USER>|<BOT>", re.IGNORECASE)
+_FORM = re.compile(r"\{\{\s*(user|char|bot|group|charifnotgroup)\s*\}\}|<(user|bot|char)>", re.IGNORECASE)
 
 
 @settings(max_examples=400, deadline=None)
@@ -74,12 +74,8 @@ def test_each_identity_form_becomes_its_name_once_and_the_names_are_never_read_a
     text: str, user: str, char: str
 ) -> None:
     def name(match: re.Match[str]) -> str:
-        form = match.group(0)
-        if form in ("<USER>", "<BOT>"):
-            return user if form == "<USER>" else char
-        if form.startswith("<"):  # lower-case <user> is markup, not a form
-            return form
-        return user if match.group(1).lower() == "user" else char
+        form = match.group(1) or match.group(2)  # angle forms in any case (SPEC §11.2)
+        return user if form.lower() == "user" else char
 
     expected = _FORM.sub(name, text)
     assert resolve_identity(text, user=user, char=char) == expected

@@ -277,3 +277,15 @@ def test_with_no_active_lorebook_the_timed_state_passes_through_less_what_a_swip
     assert still["activated"] == [] and still["skipped"] == [] and still["tokens"] == 0
     assert still["state"] == state  # the sticky window runs on while the server has no lorebook
     assert after(10)["state"] == {}  # the message that started it was swiped away
+
+
+def test_entries_of_equal_order_come_out_as_sillytavern_places_them_last_activated_first() -> None:
+    # SPEC §11.2: SillyTavern 1.18 adds each entry in front of the ones before it, so among equal
+    # orders the one activated last comes first; a lower order still comes before a higher one.
+    entries = [
+        {"key": ["dragon"], "content": f"Lore {n}.", "position": 0, "order": order}
+        for n, order in ((0, 100), (1, 100), (2, 5), (3, 100))
+    ]
+    result = run(entries)
+    (_, _, uids), *_ = wi_parts(result)
+    assert uids == [2, 3, 1, 0]

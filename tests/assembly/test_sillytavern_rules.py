@@ -1,0 +1,177 @@
+"""SPEC §11.2: the rules where SillyTavern 1.18 corrected our own, one test each, on hand-made presets.
+
+Each expectation is what SillyTavern 1.18 sends for the same preset, card and chat (seen through the
+differential harness, docs/fidelity.md), less the deliberate differences of §11.1.
+"""
+
+from __future__ import annotations
+
+from engine import assemble, parse_buckets
+from engine.cards import Card, DepthPrompt
+from tests.factories import build_preset, depth, make_node, marker
+
+HISTORY = [
+    {"role": "user", "name": "Ann", "content": "Hello."},
+    {"role": "assistant", "name": "Tess", "content": "Evening."},
+    {"role": "user", "name": "Ann Lee", "content": "Any news?"},
+]
+
+
+def doc(**fields):
+    return parse_buckets({"names": {"user": "Ann", "char": "Tess"}, "history": HISTORY, "seed": 3, **fields})
+
+
+def sent(result) -> list[tuple[str, str, str]]:
+    return [(m.role, m.name, m.content) for m in result.messages]
+
+
+def test_new_chat_prompt_is_a_system_message_right_before_the_history():
+    preset = build_preset(
+        [make_node("main", content="MAIN"), marker("dialogueExamples"), marker("chatHistory")],
+        settings={"new_chat_prompt": "[Start with {{char}}]"},
+    )
+    result = assemble(doc(sample_dialogues=[{"user": "hi", "char": "yo"}]), preset=preset)
+    texts = [m.content for m in result.messages]
+    at = texts.index("[Start with Tess]")
+    assert texts[at - 1] == "yo" and result.messages[at + 1].history  # after the samples, before the chat
+
+
+def test_new_chat_prompt_is_not_sent_when_it_renders_empty_or_chat_history_is_off():
+    nodes = [make_node("main", content="MAIN"), marker("chatHistory")]
+    empty = assemble(doc(), preset=build_preset(nodes, settings={"new_chat_prompt": "{{trim}}"}))
+    assert [m.content for m in empty.messages][:2] == ["MAIN", "Ann: Hello."]
+    off = build_preset(
+        [nodes[0], marker("chatHistory", enabled=False)], settings={"new_chat_prompt": "[New]"}
+    )
+    assert "[New]" not in [m.content for m in assemble(doc(), preset=off).messages]
+
+
+def test_squash_runs_on_the_final_list_so_an_injected_system_message_joins_its_neighbour():
+    preset = build_preset(
+        [
+            make_node("main", content="MAIN"),
+            marker("chatHistory"),
+            depth("note", "NOTE", 0),
+            make_node("post", content="POST"),
+        ],
+        settings={"squash_system_messages": True},
+    )
+    result = assemble(doc(), preset=preset, style="standalone")
+    assert sent(result)[-1] == ("system", "", "NOTE\nPOST")
+
+
+def test_squash_keeps_the_separators_and_named_turns_apart():
+    preset = build_preset(
+        [make_node("main", content="MAIN"), marker("dialogueExamples"), marker("chatHistory")],
+        settings={"squash_system_messages": True, "new_chat_prompt": "[New chat]"},
+    )
+    result = assemble(doc(sample_dialogues=[{"user": "hi", "char": "yo"}]), preset=preset)
+    assert sent(result)[:5] == [
+        ("system", "", "MAIN"),
+        ("system", "", "[Example Chat]"),
+        ("system", "example_user", "hi"),
+        ("system", "example_assistant", "yo"),
+        ("system", "", "[New chat]"),
+    ]
+
+
+def test_macros_in_format_settings_are_rendered():
+    preset = build_preset(
+        [marker("charPersonality"), marker("chatHistory")],
+        settings={"personality_format": "{{personality}}{{trim}}", "new_example_chat_prompt": "{{trim}}"},
+    )
+    result = assemble(doc(personality=["calm\n\n"]), preset=preset)  # {{trim}} takes the newlines around it
+    assert result.messages[0].content == "calm"
+    assert "{{trim}}" not in "".join(m.content for m in result.messages)
+
+
+def test_a_format_without_its_placeholder_replaces_the_block_as_sillytavern_does():
+    preset = build_preset(
+        [marker("charPersonality"), marker("chatHistory")],
+        settings={"personality_format": "[{{char}} is kind]"},
+    )
+    assert assemble(doc(personality=["calm"]), preset=preset).messages[0].content == "[Tess is kind]"
+
+
+def test_a_cards_system_prompt_replaces_a_main_node_that_holds_only_comments():
+    card = Card(
+        spec="chara_card_v2", name="Tess", system_prompt="Card main.", post_history_instructions="Card PHI."
+    )
+    preset = build_preset(
+        [
+            make_node("main", content="{{// Empty for card override. }}{{trim}}", kind="comment"),
+            marker("chatHistory"),
+            make_node("jailbreak", content="{{// also empty }}", kind="comment"),
+        ]
+    )
+    texts = [m.content for m in assemble(doc(), preset=preset, card=card).messages]
+    assert texts[0] == "Card main." and texts[-1] == "Card PHI."
+
+
+def test_card_fields_are_trimmed_rendered_with_every_macro_and_lose_carriage_returns():
+    card = Card(
+        spec="chara_card_v2",
+        name="Tess",
+        description="  {{setvar::shop::a bakery}}Tess keeps a shop.\r\nShe counts {{roll::1d1}} coin.\r\n",
+        scenario="A rainy day at {{getvar::shop}}.",
+    )
+    preset = build_preset(
+        [
+            marker("charDescription"),
+            marker("scenario"),
+            make_node("s", content="Now: {{scenario}}"),
+            marker("chatHistory"),
+        ]
+    )
+    texts = [m.content for m in assemble(doc(), preset=preset, card=card).messages]
+    assert texts[:3] == [
+        "Tess keeps a shop.\nShe counts 1 coin.",
+        "A rainy day at a bakery.",
+        "Now: A rainy day at a bakery.",
+    ]
+
+
+def test_angle_identity_forms_are_read_in_any_case():
+    preset = build_preset([make_node("main", content="<user> and <Bot> and <CHAR>"), marker("chatHistory")])
+    assert assemble(doc(), preset=preset).messages[0].content == "Ann and Tess and Tess"
+
+
+def test_names_in_the_name_field_when_the_preset_says_so():
+    preset = build_preset([marker("chatHistory")], settings={"names_behavior": 1})
+    history = [(m.role, m.name, m.content) for m in assemble(doc(), preset=preset).messages if m.history]
+    assert history == [
+        ("user", "Ann", "Hello."),
+        ("assistant", "Tess", "Evening."),
+        ("user", "Ann_Lee", "Any news?"),
+    ]
+
+
+def test_names_in_every_messages_content_when_the_preset_says_so():
+    preset = build_preset([marker("chatHistory")], settings={"names_behavior": 2})
+    history = [m.content for m in assemble(doc(), preset=preset).messages if m.history]
+    assert history == ["Ann: Hello.", "Tess: Evening.", "Ann Lee: Any news?"]
+
+
+def test_by_default_user_messages_carry_the_speaker_in_the_content_and_replies_do_not():
+    # SPEC §11.1 item 1: a Discord channel has many speakers, so user names are always sent
+    for behavior in (-1, 0):
+        preset = build_preset([marker("chatHistory")], settings={"names_behavior": behavior})
+        history = [(m.name, m.content) for m in assemble(doc(), preset=preset).messages if m.history]
+        assert history == [("", "Ann: Hello."), ("", "Evening."), ("", "Ann Lee: Any news?")]
+
+
+def test_the_openai_body_carries_names_and_other_providers_get_them_in_the_text():
+    preset = build_preset([marker("dialogueExamples"), marker("chatHistory")], settings={"names_behavior": 1})
+    samples = {"sample_dialogues": [{"user": "hi", "char": "yo"}]}
+    openai = assemble(doc(**samples), preset=preset, provider="openai").provider_payload["messages"]
+    assert {"role": "system", "content": "hi", "name": "example_user"} in openai
+    assert {"role": "user", "content": "Hello.", "name": "Ann"} in openai
+    anthropic = assemble(doc(**samples), preset=preset, provider="anthropic").provider_payload
+    assert "Ann: hi" in anthropic["system"] and "Tess: yo" in anthropic["system"]
+
+
+def test_the_cards_depth_prompt_follows_the_presets_injection_at_the_same_depth():
+    preset = build_preset([marker("chatHistory"), depth("d", "  PRESET AT 1 \n", 1)])
+    card = Card(spec="chara_card_v2", name="Tess", depth_prompt=DepthPrompt("CARD AT 1", depth=1))
+    result = assemble(doc(), preset=preset, card=card, style="standalone")
+    assert sent(result)[-2] == ("system", "", "PRESET AT 1\nCARD AT 1")
