@@ -65,7 +65,7 @@ def extract_ops(
     state = dict(variables)
     if "{" not in text:
         return Extraction(text, (), state)
-    compiled = compile_text(text, escapes=False)
+    compiled = compile_text(text, escapes=False, json_values=True)
     source = compiled.source
     pieces: list[str] = []
     ops: list[Op] = []

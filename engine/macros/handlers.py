@@ -15,7 +15,7 @@ from .catalog import ALIASES, CLOSING_TAGS, PRESERVING
 from .clock import clock_macro, format_moment, idle_duration
 from .dice import choose, parse_roll, roll, split_choices, stream_for
 from .flow import if_macro
-from .nodes import Macro
+from .nodes import Macro, Scoped
 from .parser import MAX_TEXT_CHARS
 from .paths import PathError, get_path, split_path
 from .state import MacroState, Namespace
@@ -37,9 +37,16 @@ def _clean(value: str) -> str:
     return value.replace(TRIM_MARK, "") if TRIM_MARK in value else value
 
 
+def _scoped(macro: Macro) -> bool:
+    """True for `{{setvar::x}}…{{/setvar}}`: the value is the content between the tags."""
+    return bool(macro.args) and any(isinstance(part, Scoped) for part in macro.args[-1])
+
+
 def _setvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     value = _clean(state.rest(macro, 1))
+    if not _scoped(macro):  # SillyTavern 1.18 trims an inline value (scoped content has its own rule)
+        value = value.strip()
     if len(value) > MAX_TEXT_CHARS and too_long(state, macro.name, len(value)):
         return state.raw(macro)
     if key:
@@ -50,6 +57,8 @@ def _setvar(state: MacroState, macro: Macro) -> str:
 def _addvar(state: MacroState, macro: Macro) -> str:
     key = state.key_of(macro)
     addition = _clean(state.rest(macro, 1))
+    if not _scoped(macro):
+        addition = addition.strip()
     if not key:
         return ""
     return "" if add_to(state, _namespace(state, macro), key, addition, macro.name) else state.raw(macro)

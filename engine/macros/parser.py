@@ -1,7 +1,10 @@
 """Parse text once into a tree of text runs, macros and blocks (`compile_text`).
 
 One left-to-right scan over brace runs (found with `str.find`, so plain text costs nothing per
-character). Inside a macro, single braces are counted so a JSON value such as
+character). Prompt text is read as SillyTavern 1.18's lexer reads it (SPEC §11.1 item 8): a macro
+ends at the first `}}` after it opens, whatever single braces come before (`{{setvar::x::{"a":1}}}`
+sets `{"a":1` and leaves a `}`); only a `{{` inside a macro opens a nested one. Chat messages'
+variable operations (SPEC §6, our own) count single braces instead, so a JSON value such as
 `{{setvar::x::{"a":{"b":1}}}}` closes at the right `}}`; if counting leaves a macro unclosed (a
 comment with a lone `{`), that macro is scanned again without counting. A brace right after a
 backslash (`\\{`, `\\}`) is text, never macro syntax (SPEC §10.3). Opening and closing tags are
@@ -79,11 +82,12 @@ def find_unsupported_macros(text: str) -> frozenset[str]:
     return compile_text(text).unknown_names
 
 
-def compile_text(text: str, *, escapes: bool = True) -> CompiledText:
+def compile_text(text: str, *, escapes: bool = True, json_values: bool = False) -> CompiledText:
     """Parse `text` into a `CompiledText` (never raises; malformed macros stay literal text).
 
     `escapes=False` reads a backslash before a brace as plain text (chat messages, SPEC §6, keep
-    their own escape rule).
+    their own escape rule); `json_values=True` counts single braces inside a macro (chat messages'
+    variable operations), where prompt text follows SillyTavern's first `}}`.
     """
     if "{" not in text:
         return CompiledText(source=text, parts=(text,) if text else ())
@@ -96,7 +100,7 @@ def compile_text(text: str, *, escapes: bool = True) -> CompiledText:
             ),
         )
     nocount: set[int] = set()
-    count_all = True
+    count_all = json_values
     for _attempt in range(3):
         scan = _Scan(text, nocount, count_all, escapes and "\\" in text)
         unclosed = scan.run()

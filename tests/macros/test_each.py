@@ -26,7 +26,7 @@ def test_each_over_a_variable_holding_json_text() -> None:
 
 @pytest.mark.parametrize(
     ("collection", "expected"),
-    [("[1,2,3]", "123"), ('{"a":1,"b":2}', "12"), ("{{getvar::xs}}", "pq")],
+    [("[1,2,3]", "123"), ('{"a":1,"b":2} ', "12"), ("{{getvar::xs}}", "pq")],
 )
 def test_each_takes_an_inline_json_literal_or_a_nested_macro(collection: str, expected: str) -> None:
     text = f"{{{{each::{collection}}}}}{{{{loop_value}}}}{{{{/each}}}}"

@@ -16,7 +16,10 @@ from .conftest import render
     [
         ("{{setvar::x::{{user}}}}[{{getvar::x}}]", "[{{user}}]"),
         ("{{setvar::a::b}}{{setvar::name::a}}{{getvar::{{getvar::name}}}}", "b"),
-        ('{{setvar::x::{"a":{"b":1}}}}<{{getvar::x}}>', '<{"a":{"b":1}}>'),
+        # SillyTavern 1.18's lexer: the first `}}` closes the macro, braces of a JSON value included
+        ('{{setvar::x::{"a":{"b":1}}}}<{{getvar::x}}>', '}}<{"a":{"b":1>'),
+        ('{{setvar::x::{"k":"a}}b"}}}[{{getvar::x}}]', 'b"}}}[{"k":"a]'),
+        ('{{setvar::x::{"a":{"b":1} } }}<{{getvar::x}}>', '<{"a":{"b":1} }>'),
         ("{{setvar::x::a}}}}", "}}"),
         ("{{setvar::x::one::two}}{{getvar::x}}", "one::two"),
         ("{{SetVar::x::v}}{{GETVAR::x}}", "v"),
@@ -32,7 +35,6 @@ def test_nested_macros_and_braces_in_values_leave_no_stray_braces(text: str, exp
     [
         "{{// plain note}}",
         "{{// a closing } brace}}",
-        '{{// {json: {"a": 1}} and {{nested}} }}',
         "{{// an unbalanced { brace }}",
         "{{//no space}}",
         "{{ // @tooltip indented }}",
@@ -126,3 +128,8 @@ def test_trim_removes_itself_and_the_newlines_next_to_it(text: str, expected: st
 @pytest.mark.parametrize(("text", "expected"), [("a{{newline}}b", "a\nb"), ("a{{noop}}b", "ab")])
 def test_newline_and_noop(text: str, expected: str) -> None:
     assert render(text).text == expected
+
+
+def test_a_comment_ends_at_its_first_closing_pair_as_in_sillytavern() -> None:
+    # SillyTavern 1.18 sends ' and {{nested}} }}X' for this text: the comment closes at the first `}}`
+    assert render('{{// {json: {"a": 1}} and {{nested}} }}X').text == " and {{nested}} }}X"

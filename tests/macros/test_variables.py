@@ -64,7 +64,8 @@ def test_setvar_stores_the_text() -> None:
         (1.5, "1", "2.5", 2.5),
         ("0.1", "0.2", "0.30000000000000004", 0.30000000000000004),
         ("10", "-4", "6", 6),
-        ("apples", " and pears", "apples and pears", "apples and pears"),
+        # SillyTavern 1.18 trims an inline value: " and pears" adds "and pears"
+        ("apples", " and pears", "applesand pears", "applesand pears"),
         ("5", "x", "5x", "5x"),
         ('["a"]', "b", '["a","b"]', ["a", "b"]),
         (["a"], "b", '["a","b"]', ["a", "b"]),
@@ -156,7 +157,8 @@ def test_the_output_reports_the_state_after_the_second_pass() -> None:
     ],
 )
 def test_getvar_follows_a_dotted_path_into_a_json_value(path: str, expected: str) -> None:
-    text = '{{setvar::npcs::{"alice":{"hp":12,"tags":["brave","kind"]}}}}' + f"{{{{getvar::{path}}}}}"
+    # a space before the macro's own `}}`: SillyTavern's lexer ends a macro at the first `}}` (§11.1 item 8)
+    text = '{{setvar::npcs::{"alice":{"hp":12,"tags":["brave","kind"]} } }}' + f"{{{{getvar::{path}}}}}"
     assert render(text).text == expected
 
 
@@ -185,3 +187,9 @@ def test_a_setvar_without_a_key_is_ignored_with_a_warning() -> None:
     output = render("{{setvar::::v}}")
     assert output.variables == {}
     assert output.warnings
+
+
+def test_setvar_trims_its_value_as_sillytavern_does() -> None:
+    # SillyTavern 1.18: "{{setvar::x:: a b }}[{{getvar::x}}]" sends "[a b]"
+    assert render("{{setvar::x:: a b }}[{{getvar::x}}]").text == "[a b]"
+    assert render("{{setvar::x::\n a \n}}[{{getvar::x}}]").text == "[a]"
