@@ -15,6 +15,7 @@ from typing import Any
 from .buckets import BucketDocument, Budget, StmLine
 from .cards import Card, fill_document, node_override, prepared_card
 from .compiled import CompiledPreset
+from .differences import differences
 from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
@@ -71,6 +72,7 @@ from .tokens import (
 )
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
+AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (SPEC §7.7)
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
     "continue. Reply to the latest message of the real conversation.)"
@@ -106,6 +108,7 @@ class Assembly:
     generation: GenerationSettings | None = None  # the sampler parameters for the provider
     extra: dict[str, Any] = field(default_factory=dict)
     world_info: dict[str, Any] | None = None  # SPEC §7.8, when the server's World Info took part
+    differences: tuple[str, ...] = ()  # where SillyTavern 1.18 would send otherwise, and why (§11.1)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape shared by the CLI and the API."""
@@ -130,6 +133,8 @@ class Assembly:
             out["generation_settings"] = self.generation.to_dict()
         if self.world_info is not None:
             out["world_info"] = self.world_info
+        if self.differences:
+            out["sillytavern_differences"] = list(self.differences)
         return out
 
 
@@ -369,6 +374,8 @@ class _Arranged:
     global_variables: dict[str, Any]
     unknown_macros: tuple[str, ...] = ()
     history: tuple[int, int] = (0, 0)  # where the history items are in `items`: [start, stop)
+    injected: bool = False  # some depth injection was placed
+    sample_note: bool = False  # the assembler's note after trailing sample dialogues was added
 
 
 def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Arranged:
@@ -437,6 +444,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         arrangement.injections.append(Injection(depth.prompt, depth.depth, 100, index, depth.role, source))
     if doc.budget is not None:
         _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes)
+    arranged.injected = bool(arrangement.injections)
     arrangement = place_injections(arrangement, arranged.style)
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
         arrangement.history = wi.mark_injected(arrangement.history)
@@ -445,6 +453,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     ordered = [*arrangement.before, *arrangement.history, *arrangement.after]
     arranged.history = (len(arrangement.before), len(arrangement.before) + len(arrangement.history))
     if ordered and ordered[-1].tag == "DIALOGUE_SAMPLE":
+        arranged.sample_note = True
         ordered.append(
             Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, (assembler_source("sample_note"),), False),))
         )
@@ -586,7 +595,8 @@ def _finish(
     count_for: str | None = None,
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
-    messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names))
+    blank: list[Item] = []
+    messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names, blank))
     payload = shape(provider, messages, user=doc.user_name, char=doc.char_name) if provider else None
     if generation is not None:
         for sentence in generation.adjusted:
@@ -623,6 +633,20 @@ def _finish(
         unknown_macros=arranged.unknown_macros,
         generation=generation,
         world_info=inputs.world_info.explanation() if inputs.world_info is not None else None,
+        differences=differences(
+            doc,
+            inputs.preset,
+            messages,
+            style=arranged.style,
+            injected=arranged.injected,
+            blank_dropped=any(item.text for item in blank),
+            sample_note=arranged.sample_note,
+            authors_note_entries=inputs.world_info is not None
+            and any(
+                a.entry.entry.position in AUTHORS_NOTE_POSITIONS
+                for a in inputs.world_info.activation.activated
+            ),
+        ),
     )
 
 
@@ -715,7 +739,12 @@ def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Note
 
 
 def _to_messages(
-    items: list[Item], doc: BucketDocument, seed: int, history: tuple[int, int], names: int = 0
+    items: list[Item],
+    doc: BucketDocument,
+    seed: int,
+    history: tuple[int, int],
+    names: int = 0,
+    blank: list[Item] | None = None,
 ) -> list[Message]:
     ready, kept = ready_messages(doc, seed, names)
 
@@ -728,6 +757,8 @@ def _to_messages(
             if message is None:
                 message = _message(item, doc, seed)
                 if message is None:
+                    if blank is not None:
+                        blank.append(item)
                     continue
                 if id(item) in kept:  # a native item as the document gave it
                     ready[id(item)] = message

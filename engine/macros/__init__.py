@@ -13,6 +13,7 @@ from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .identity import has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
+from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
 from .render import render_segments, render_text
 
@@ -20,9 +21,11 @@ __all__ = [
     "CONTENT_BLOCKS",
     "KNOWN_MACROS",
     "CompiledText",
+    "Macro",
     "MacroEnv",
     "RenderMemo",
     "RenderOutput",
+    "Scoped",
     "Segment",
     "SegmentOutput",
     "compile_text",

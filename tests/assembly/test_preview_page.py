@@ -185,3 +185,11 @@ def test_the_preview_form_picks_a_generation_type_and_shows_the_quiet_prompt(cli
     assert "Summarise the channel in one line." in response.content.decode()
     page_html = client.get(page(generation_type="quiet")).content.decode()
     assert '<option value="quiet" selected>quiet</option>' in page_html
+
+
+def test_the_preview_names_where_sillytavern_would_send_otherwise(client, bob, stored_preset):
+    client.force_login(bob)
+    html = client.get(page()).content.decode()
+    assert 'data-testid="sillytavern-differences"' in html
+    # the default sample's users speak by name, which SillyTavern 1.18 would leave out (SPEC §11.1)
+    assert "a channel has many speakers" in html

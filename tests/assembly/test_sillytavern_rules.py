@@ -175,3 +175,32 @@ def test_the_cards_depth_prompt_follows_the_presets_injection_at_the_same_depth(
     card = Card(spec="chara_card_v2", name="Tess", depth_prompt=DepthPrompt("CARD AT 1", depth=1))
     result = assemble(doc(), preset=preset, card=card, style="standalone")
     assert sent(result)[-2] == ("system", "", "PRESET AT 1\nCARD AT 1")
+
+
+def test_each_deliberate_difference_that_applies_is_named():
+    preset = build_preset(
+        [
+            make_node("main", content="{{setvar::a::1|2}}{{roll::1d6}}"),
+            marker("chatHistory"),
+            depth("d", "D", 1),
+        ]
+    )
+    history = [
+        {"role": "user", "name": "Ann", "content": "hi {{char}}"},
+        {"role": "assistant", "content": " "},
+    ]
+    said = " ".join(assemble(doc(history=history), preset=preset).differences)
+    assert "without it" in said  # §11.1 item 1: user names in the text
+    assert "Macros in chat messages are sent as written" in said  # item 2
+    assert "merge style" in said  # item 3
+    assert "only whitespace" in said  # item 4
+    assert "{{setvar::a::1|2}}" in said  # item 6
+    assert "seeded source" in said  # item 9
+
+
+def test_nothing_is_named_where_the_assembly_matches_sillytavern_or_without_a_preset():
+    preset = build_preset(
+        [make_node("main", content="MAIN"), marker("chatHistory")], settings={"names_behavior": 1}
+    )
+    assert assemble(doc(), preset=preset, style="standalone").differences == ()
+    assert assemble(doc()).differences == ()

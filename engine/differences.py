@@ -1,0 +1,129 @@
+"""Where this assembly knowingly differs from what SillyTavern 1.18 would send (SPEC §11.1).
+
+Each deliberate difference that applies to one assembly becomes one sentence, in the order of
+§11.1, so the preview can say "here, and why" rather than leave a support person to find it. Only
+preset assemblies are compared: without a preset the prompt is the bot's own layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .buckets import BucketDocument
+from .compiled import CompiledPreset
+from .macros import CompiledText, Macro, Scoped, has_angle_form
+from .parts import Message
+
+SERVER_ONLY_TAGS = frozenset(
+    {
+        "KNOWLEDGE_SERVER_INFO",
+        "KNOWLEDGE_SERVER_MEMORIES",
+        "KNOWLEDGE_SERVER_EMOJIS",
+        "KNOWLEDGE_SERVER_STICKERS",
+        "KNOWLEDGE_USERS_IN_CONVERSATION",
+        "KNOWLEDGE_SHORT_TERM_MEMORY",
+        "KNOWLEDGE_SERVER_DOCUMENTS",
+        "KNOWLEDGE_SERVER_CONDITIONING",
+    }
+)
+RANDOM_MACROS = frozenset({"random", "roll", "pick"})
+_NAMES_IN_TEXT = (-1, 0)  # names_behavior values under which SillyTavern sends user text bare
+_SHOWN = 3  # macros quoted per sentence
+
+
+def differences(
+    doc: BucketDocument,
+    preset: CompiledPreset | None,
+    messages: Sequence[Message],
+    *,
+    style: str,
+    injected: bool,
+    blank_dropped: bool,
+    sample_note: bool,
+    authors_note_entries: bool,
+) -> tuple[str, ...]:
+    """The sentences of SPEC §11.1 that apply to this assembly (empty without a preset)."""
+    if preset is None:
+        return ()
+    out: list[str] = []
+    if preset.settings.names_behavior in _NAMES_IN_TEXT and any(
+        m.role == "user" and m.name for m in doc.history
+    ):
+        out.append(
+            "User messages carry the speaker's name in their text because a channel has many speakers; "
+            "with this preset's names setting SillyTavern 1.18 sends them without it."
+        )
+    if any("{{" in m.content or has_angle_form(m.content) for m in doc.history):
+        out.append("Macros in chat messages are sent as written; SillyTavern 1.18 would evaluate them.")
+    if style == "merge" and injected:
+        out.append(
+            "Depth injections are merged into history messages (merge style); SillyTavern 1.18 sends each "
+            "as a message of its own (standalone style)."
+        )
+    if blank_dropped or any(m.content and not m.content.strip() for m in doc.history):
+        out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
+    if sample_note:
+        out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
+    if any(m.tag in SERVER_ONLY_TAGS for m in messages):
+        out.append(
+            "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
+            "documents, conditioning) have no SillyTavern 1.18 equivalent."
+        )
+    piped = _piped_macros(preset)
+    if piped:
+        quoted = ", ".join(piped[:_SHOWN]) + (" …" if len(piped) > _SHOWN else "")
+        out.append(
+            f"SillyTavern 1.18 sends this macro as written (it reads the “|” in its arguments as a "
+            f"filter and fails); the bot evaluates it: {quoted}."
+        )
+    if authors_note_entries:
+        out.append(
+            "World Info entries at the Author's Note positions are sent once; SillyTavern 1.18 repeats "
+            "them when it evaluates World Info a second time."
+        )
+    if _draws(preset):
+        out.append(
+            "{{random}}, {{roll}} and {{pick}} draw from the bot's seeded source, so the values differ "
+            "from those SillyTavern 1.18 would draw."
+        )
+    return tuple(out)
+
+
+def _piped_macros(preset: CompiledPreset) -> tuple[str, ...]:
+    """The preset's macros whose arguments hold a `|`, as written (worked out once per preset)."""
+    found = preset.memo.get("st:piped")
+    if found is None:
+        seen: dict[str, None] = {}
+        for node in preset.nodes:
+            if node.template is not None and node.node.enabled and "|" in node.template.source:
+                for text in _macros_with_pipe(node.template):
+                    seen.setdefault(text if len(text) <= 80 else text[:77] + "…", None)
+        found = preset.memo["st:piped"] = tuple(seen)
+    return found
+
+
+def _macros_with_pipe(template: CompiledText) -> Iterable[str]:
+    source = template.source
+
+    def walk(parts: Iterable[object]) -> Iterable[str]:
+        for part in parts:
+            if isinstance(part, Macro):
+                if part.args and part.name != "//" and "|" in source[part.start : part.end]:
+                    yield source[part.start : part.end]
+                for arg in part.args:
+                    yield from walk(arg)
+                yield from walk(part.body)
+            elif isinstance(part, Scoped):
+                yield from walk(part.parts)
+
+    return walk(template.parts)
+
+
+def _draws(preset: CompiledPreset) -> bool:
+    found = preset.memo.get("st:draws")
+    if found is None:
+        found = preset.memo["st:draws"] = any(
+            node.template is not None and node.node.enabled and RANDOM_MACROS & node.template.macro_names
+            for node in preset.nodes
+        )
+    return bool(found)
