@@ -281,6 +281,10 @@ class _Walk:
                 "The preset has no enabled scenario marker.",
                 self.pending[SCENARIO_TAG][0].parts[0].sources[0],
             )
+        if PERSONA_TAG in self.pending and not any(
+            cn.node.identifier == "personaDescription" for cn in self.nodes
+        ):  # SillyTavern 1.18 sends it after everything when the preset has no such marker at all
+            self.out.after.extend(self.block(PERSONA_TAG))
         if PERSONA_TAG in self.pending:
             self.notes.omit(
                 "The user's persona description.",

@@ -228,10 +228,19 @@ def test_the_persona_description_marker_sends_the_users_persona_as_written():
     assert tags(result)[at - 1] != "DIALOGUE_HISTORY"  # at its marker, before the history
 
 
-def test_without_a_persona_description_marker_the_persona_is_left_out_and_said():
-    result = assemble(small(user_persona="Mira likes tea."), preset=build_preset([marker("chatHistory")]))
+def test_a_disabled_persona_description_marker_leaves_the_persona_out_and_says_so():
+    preset = build_preset([marker("personaDescription", enabled=False), marker("chatHistory")])
+    result = assemble(small(user_persona="Mira likes tea."), preset=preset)
     assert "Mira likes tea." not in contents(result)
-    assert any(o.what == "The user's persona description." for o in result.omitted)
+    assert any("persona description" in o.what for o in result.omitted)
+
+
+def test_without_any_persona_description_marker_the_persona_comes_last_as_in_sillytavern():
+    preset = build_preset([marker("chatHistory"), make_node("post", content="POST")])
+    assert contents(assemble(small(user_persona="Mira likes tea."), preset=preset))[-2:] == [
+        "POST",
+        "Mira likes tea.",
+    ]
 
 
 def test_scenario_and_persona_description_markers_emit_nothing_silently():
