@@ -492,6 +492,7 @@ def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> 
                 user=doc.user_name,
                 char=doc.char_name,
                 seed=inputs.seed,
+                kept=doc.memo,
             )
     plan = plan_of(preset, doc.generation_type)
     if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:

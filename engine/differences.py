@@ -46,21 +46,20 @@ def differences(
     if preset is None:
         return ()
     out: list[str] = []
-    if preset.settings.names_behavior in _NAMES_IN_TEXT and any(
-        m.role == "user" and m.name for m in doc.history
-    ):
+    named_users, macros_in_chat, blank_in_chat = _history_facts(doc)
+    if preset.settings.names_behavior in _NAMES_IN_TEXT and named_users:
         out.append(
             "User messages carry the speaker's name in their text because a channel has many speakers; "
             "with this preset's names setting SillyTavern 1.18 sends them without it."
         )
-    if any("{{" in m.content or has_angle_form(m.content) for m in doc.history):
+    if macros_in_chat:
         out.append("Macros in chat messages are sent as written; SillyTavern 1.18 would evaluate them.")
     if style == "merge" and injected:
         out.append(
             "Depth injections are merged into history messages (merge style); SillyTavern 1.18 sends each "
             "as a message of its own (standalone style)."
         )
-    if blank_dropped or any(m.content and not m.content.strip() for m in doc.history):
+    if blank_dropped or blank_in_chat:
         out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
     if sample_note:
         out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
@@ -87,6 +86,20 @@ def differences(
             "from those SillyTavern 1.18 would draw."
         )
     return tuple(out)
+
+
+def _history_facts(doc: BucketDocument) -> tuple[bool, bool, bool]:
+    """(a user message has a name, a message holds macro syntax, a message is only whitespace),
+    worked out once per document."""
+    facts = doc.memo.get("st:history")
+    if facts is None:
+        history = doc.history
+        facts = doc.memo["st:history"] = (
+            any(m.role == "user" and m.name for m in history),
+            any("{{" in m.content or has_angle_form(m.content) for m in history),
+            any(m.content and not m.content.strip() for m in history),
+        )
+    return facts
 
 
 def _piped_macros(preset: CompiledPreset) -> tuple[str, ...]:

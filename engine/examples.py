@@ -10,13 +10,16 @@ Only the first "<name>:" of a turn is removed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from .macros import resolve_identity
 from .parts import Item, Part, setting_source
 from .providers import EXAMPLE_ASSISTANT, EXAMPLE_USER
 
 SAMPLE_TAG = "DIALOGUE_SAMPLE"
+_SINGLE_RANDOM = re.compile(r"(?<!\{)\{random", re.IGNORECASE)
 
 
 def example_turns(block: str, *, user: str, char: str) -> list[tuple[str, str]]:
@@ -47,25 +50,53 @@ def example_turns(block: str, *, user: str, char: str) -> list[tuple[str, str]]:
     return turns
 
 
-def example_items(items: Sequence[Item], *, separator: str, user: str, char: str, seed: int) -> list[Item]:
+def example_items(
+    items: Sequence[Item],
+    *,
+    separator: str,
+    user: str,
+    char: str,
+    seed: int,
+    kept: dict[Any, Any] | None = None,
+) -> list[Item]:
     """`items` with every sample dialogue item replaced by SillyTavern's messages for it: the
-    separator (when not empty) and one named system item per turn, all in the item's group."""
+    separator (when not empty) and one named system item per turn, all in the item's group.
+
+    `kept` (a document's memo) keeps each item's messages for the same separator and names, unless
+    its text holds a single-brace random form (those depend on the seed)."""
     out: list[Item] = []
     for item in items:
         if item.tag != SAMPLE_TAG:
             out.append(item)
             continue
-        if separator:
-            part = Part(separator, (setting_source("new_example_chat_prompt"),), True)
-            out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, squash=False))
-        sources = tuple(dict.fromkeys(s for part in item.parts for s in part.sources))
-        transforms = tuple(t for part in item.parts for t in part.transforms)
-        text = "".join(
-            resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
-            for part in item.parts
-        )
-        for name, turn in example_turns(text, user=user, char=char):
-            if turn:
-                part = Part(turn, sources, False, transforms)
-                out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, name=name, squash=False))
+        if kept is None:
+            out.extend(_messages(item, separator, user, char, seed))
+            continue
+        key = ("st:examples", id(item), separator, user, char)
+        found = kept.get(key)
+        if found is not None and found[0] is item:
+            out.extend(found[1])
+            continue
+        made = _messages(item, separator, user, char, seed)
+        if not any(part.trusted and _SINGLE_RANDOM.search(part.text) for part in item.parts):
+            kept[key] = (item, made)  # the item is kept alive with them, so its id stays unique
+        out.extend(made)
+    return out
+
+
+def _messages(item: Item, separator: str, user: str, char: str, seed: int) -> list[Item]:
+    out: list[Item] = []
+    if separator:
+        part = Part(separator, (setting_source("new_example_chat_prompt"),), True)
+        out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, squash=False))
+    sources = tuple(dict.fromkeys(s for part in item.parts for s in part.sources))
+    transforms = tuple(t for part in item.parts for t in part.transforms)
+    text = "".join(
+        resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
+        for part in item.parts
+    )
+    for name, turn in example_turns(text, user=user, char=char):
+        if turn:
+            part = Part(turn, sources, False, transforms)
+            out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, name=name, squash=False))
     return out

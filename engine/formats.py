@@ -9,6 +9,7 @@ placeholder with text around it needs no render: the block keeps its own parts, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +25,7 @@ WRAPPING = {
     "personality_format": ("SYSTEM_PERSONALITY", "{{personality}}"),
 }
 OPENERS = ("new_chat_prompt", "new_example_chat_prompt")
+_IDENTITY = re.compile(r"\{\{\s*(?i:user|char|bot)\s*\}\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +40,16 @@ class Formats:
 
 
 def plain_wrap(template: str, placeholder: str) -> bool:
-    """True when the template is its placeholder once with macro-free text around it (or empty)."""
+    """True when the template is its placeholder once with text around it that holds no macro but
+    the identity ones (resolved at the end in any case), or when it is empty."""
     if not template:
         return True
     before, found, after = template.partition(placeholder)
-    return bool(found) and "{{" not in before and "{{" not in after
+    return bool(found) and _identity_only(before) and _identity_only(after)
+
+
+def _identity_only(text: str) -> bool:
+    return "{{" not in text or "{{" not in _IDENTITY.sub("", text)
 
 
 def render_formats(
@@ -63,7 +70,7 @@ def render_formats(
         if tag in present and not plain_wrap(template, placeholder):
             wanted.append((setting, template))
     openers = {key: getattr(settings, key) for key in OPENERS}
-    wanted.extend((key, text) for key, text in openers.items() if "{{" in text)
+    wanted.extend((key, text) for key, text in openers.items() if not _identity_only(text))
     if not wanted:
         return Formats({}, openers["new_chat_prompt"], openers["new_example_chat_prompt"])
     render = render_segments(
