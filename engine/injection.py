@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .parts import Item, Part, assembler_source
 from .rearrange import Arrangement, Injection
+from .worldinfo import CARD_DEPTH_INDEX
 
 STYLES = ("merge", "standalone")
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
@@ -77,11 +78,22 @@ def _standalone(arr: Arrangement) -> Arrangement:
 
 def _joined(same: list[Injection]) -> str:
     """One role's text at one place, as SillyTavern 1.18 joins it: the preset's own injected prompts
-    joined with newlines and trimmed, then the other injections (World Info, the card's depth prompt,
-    the server's) each trimmed, all joined with newlines."""
-    own = "\n".join(inj.text for inj in same if inj.source.kind == "node").strip()
-    others = [inj.text.strip() for inj in same if inj.source.kind != "node"]
-    return "\n".join(text for text in (own, *others) if text)
+    joined with newlines and trimmed as one, then each other prompt SillyTavern keeps as one piece
+    (the Author's Note entries, the card's depth prompt, the @depth entries of World Info, each of
+    ours) joined and trimmed the same way; all joined with newlines."""
+    pieces: dict[object, list[str]] = {}
+    for inj in same:  # sorted by index: the preset's, Author's Note, card, @depth, tail directives
+        pieces.setdefault(_piece_of(inj), []).append(inj.text)
+    return "\n".join(text for text in ("\n".join(texts).strip() for texts in pieces.values()) if text)
+
+
+def _piece_of(inj: Injection) -> object:
+    kind = inj.source.kind
+    if kind == "node":
+        return "preset"
+    if kind == "world_info":
+        return "authors_note" if inj.index < CARD_DEPTH_INDEX else "at_depth"
+    return kind if kind == "card" else inj  # the server's own: each apart
 
 
 def _groups(injections: list[Injection]) -> list[list[Item]]:

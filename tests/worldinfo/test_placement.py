@@ -289,3 +289,15 @@ def test_entries_of_equal_order_come_out_as_sillytavern_places_them_last_activat
     result = run(entries)
     (_, _, uids), *_ = wi_parts(result)
     assert uids == [2, 3, 1, 0]
+
+
+def test_at_depth_entries_are_one_text_trimmed_at_its_ends_only_as_in_sillytavern() -> None:
+    # SillyTavern 1.18 joins a depth's entries with newlines and trims the whole: a blank line
+    # ending one entry stays between it and the next
+    entries = [
+        {"key": ["dragon"], "content": "First.\n\n", "position": 4, "depth": 1, "order": 1},
+        {"key": ["dragon"], "content": "  Second.", "position": 4, "depth": 1, "order": 2},
+    ]
+    preset = build_preset([make_node("main", content="MAIN"), marker("chatHistory")])
+    result = run(entries, preset=preset, style="standalone")
+    assert "First.\n\n\n  Second." in [m.content for m in result.messages]
