@@ -200,3 +200,17 @@ def test_resummarize_recounts_after_a_toggle_and_keeps_the_import_warnings(parse
 )
 def test_html_detection_counts_real_html_elements_only(text: str, html: bool) -> None:
     assert has_html(text) is html
+
+
+def test_the_new_chat_prompt_and_names_behavior_are_applied_not_kept(parse) -> None:
+    # SPEC §11.2: SillyTavern sends new_chat_prompt before the history and places names by names_behavior
+    parsed = parse(_preset(new_chat_prompt="[A new scene]", names_behavior=1))
+    assert not {"new_chat_prompt", "names_behavior"} & set(parsed.summary.kept_not_applied)
+    assert parsed.settings.new_chat_prompt == "[A new scene]"
+    assert parsed.settings.names_behavior == 1
+
+
+def test_an_unknown_names_behavior_falls_back_to_sillytaverns_default_with_a_warning(parse) -> None:
+    parsed = parse(_preset(names_behavior=7))
+    assert parsed.settings.names_behavior == 0
+    assert warned(parsed, "names_behavior")
