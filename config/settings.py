@@ -193,7 +193,10 @@ SHORT_TERM_MEMORY_MIN_MESSAGES_FOR_SUMMARY = env_int("SHORT_TERM_MEMORY_MIN_MESS
 # How many expiry tasks drain a backlog at once (memory.tasks): about the number of worker processes.
 STM_EXPIRY_PARALLEL = max(1, env_int("STM_EXPIRY_PARALLEL", default=1))
 
-LOGIN_ATTEMPTS_PER_15_MINUTES = env_int("LOGIN_ATTEMPTS_PER_15_MINUTES", default=10)
+LOGIN_ATTEMPTS_PER_15_MINUTES = env_int(
+    "LOGIN_ATTEMPTS_PER_15_MINUTES", default=10
+)  # per (username, address)
+LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES = env_int("LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES", default=50)
 
 # Cookies and transport security: strict whenever DEBUG is off.
 SECURE_HTTPS = env_bool("SECURE_HTTPS", default=not DEBUG)
