@@ -51,7 +51,7 @@ from .rearrange import (
     rearrange,
     render_memo,
 )
-from .regex import CompiledScript, RegexRequest, apply_to_entries, apply_to_history, switched
+from .regex import CompiledScript, RegexBudget, RegexRequest, apply_to_entries, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
 from .tokens import (
@@ -207,6 +207,7 @@ class _Inputs:
     card: Card | None = None
     world_info: WorldInfoContribution | None = None
     regex_scripts: Sequence[CompiledScript] = ()
+    regex_budget: RegexBudget = field(default_factory=RegexBudget)
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -234,7 +235,8 @@ def _inputs(
     doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
     if regex_scripts is None:
         regex_scripts = switched(preset.regex_scripts, {}) if preset is not None else ()
-    rewritten = _history_scripts(doc, regex_scripts, seed, server_id, notes)
+    budget = RegexBudget()  # one regex budget for the whole assembly (history and World Info)
+    rewritten = _history_scripts(doc, regex_scripts, seed, server_id, notes, budget)
     if preset is not None and doc.impersonation:
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
@@ -251,11 +253,17 @@ def _inputs(
         encoding=encoding,
         notes=notes,
         regex_scripts=tuple(regex_scripts),
+        regex_budget=budget,
     )
 
 
 def _history_scripts(
-    doc: BucketDocument, scripts: Sequence[CompiledScript], seed: int, server_id: int, notes: Notes
+    doc: BucketDocument,
+    scripts: Sequence[CompiledScript],
+    seed: int,
+    server_id: int,
+    notes: Notes,
+    budget: RegexBudget,
 ) -> dict[int, tuple[str, tuple[Transform, ...]]]:
     """History texts the promptOnly regex scripts changed, with the scripts that changed each."""
     if not scripts or not doc.history:
@@ -267,6 +275,7 @@ def _history_scripts(
         env=MacroEnv(server_id=server_id),
         variables=doc.variables,
         global_variables=doc.global_variables,
+        budget=budget,
     )
     result = apply_to_history(scripts, [(m.role, m.content) for m in doc.history], request)
     for failure in result.failures:
@@ -291,6 +300,7 @@ def _entry_scripts(inputs: _Inputs) -> EntryRewrite | None:
         env=MacroEnv(server_id=inputs.server_id),
         variables=doc.variables,
         global_variables=doc.global_variables,
+        budget=inputs.regex_budget,
     )
 
     def rewrite(

@@ -50,11 +50,13 @@ from .apply import (
     split_reasoning,
     transform_source,
 )
+from .budget import RegexBudget, default_budget_ms, set_default_budget_ms
 from .find import parse_find_regex
 from .js import (
     RUN_LIMIT_SECONDS,
     BatchResult,
     JsRegex,
+    RegexBudgetSpent,
     RegexCompileError,
     RegexError,
     RegexTimeout,
@@ -93,6 +95,8 @@ __all__ = [
     "Placement",
     "PresetScripts",
     "PromptResult",
+    "RegexBudget",
+    "RegexBudgetSpent",
     "RegexCompileError",
     "RegexError",
     "RegexRequest",
@@ -111,6 +115,7 @@ __all__ = [
     "compile_replacement",
     "compile_script",
     "compile_scripts",
+    "default_budget_ms",
     "parse_find_regex",
     "parse_script",
     "parse_scripts",
@@ -118,6 +123,7 @@ __all__ = [
     "replace_many",
     "script_keys",
     "scripts_of_preset",
+    "set_default_budget_ms",
     "split_reasoning",
     "switched",
     "transform_source",
