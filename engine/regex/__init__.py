@@ -67,6 +67,7 @@ from .js import (
 )
 from .replacement import compile_replacement
 from .scripts import (
+    MAX_PRESET_SCRIPTS,
     CompiledScript,
     Placement,
     PresetScripts,
@@ -77,6 +78,7 @@ from .scripts import (
     compile_scripts,
     parse_script,
     parse_scripts,
+    preset_scripts_refused,
     read_export,
     script_keys,
     scripts_of_preset,
@@ -86,6 +88,7 @@ from .scripts import (
 __all__ = [
     "DEFAULT_REASONING_PREFIX",
     "DEFAULT_REASONING_SUFFIX",
+    "MAX_PRESET_SCRIPTS",
     "RUN_LIMIT_SECONDS",
     "Applied",
     "BatchResult",
@@ -119,6 +122,7 @@ __all__ = [
     "parse_find_regex",
     "parse_script",
     "parse_scripts",
+    "preset_scripts_refused",
     "read_export",
     "replace_many",
     "script_keys",
