@@ -29,6 +29,7 @@ browser:
 DEMO_ENV := DEBUG=0 SECURE_HTTPS=0
 
 run: setup
+	@$(BIN)/python -m config.serve --bind 127.0.0.1:$(PORT) --check-bind
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput
 	$(DEMO_ENV) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(DEMO_ENV) $(BIN)/python manage.py demo_data

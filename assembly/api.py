@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 from engine import BucketError, parse_buckets
 from lorebooks import cache as lorebook_cache
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
+from servers.fairness import fair_share
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
@@ -35,6 +36,7 @@ def max_body_bytes() -> int:
 
 @require_POST
 @api_view
+@fair_share
 def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=max_body_bytes())
     if not isinstance(body, dict):

@@ -54,9 +54,7 @@ def fill(rows: int) -> None:
             "VALUES (%s, 'Bench', false, now()) ON CONFLICT (id) DO NOTHING",
             [SERVER],
         )
-        cur.execute(
-            "INSERT INTO memory_discorduser (id, name, cross_server_opt_in) VALUES (7, 'bench', false)"
-        )
+        cur.execute("INSERT INTO memory_discorduser (id, name) VALUES (7, 'bench')")
         cur.execute(
             "INSERT INTO memory_channel (id, server_id, parent_id, name, is_private) "
             "SELECT g, %s, NULL, '', g %% 17 = 0 FROM generate_series(1, %s) g",

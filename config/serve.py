@@ -18,8 +18,10 @@ once (1 for the bot's API: one request per core is the fastest way through).
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
+import socket
 import sys
 
 DEFAULT_BIND = "127.0.0.1:8000"
@@ -35,6 +37,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--threads", type=_positive, default=1, help="requests one worker runs at once (default 1)"
+    )
+    parser.add_argument(
+        "--check-bind", action="store_true", help="only check that the port is free (make run does, first)"
     )
     parser.add_argument("--access-log", action="store_true", help="log every request to standard output")
     parser.add_argument(
@@ -59,8 +64,31 @@ def _positive(value: str) -> int:
     return int(value)
 
 
+def refuse_a_port_in_use(host: str, port: int) -> None:
+    """Exit at once, non-zero, with one line naming the port when something already listens there.
+
+    granian binds with SO_REUSEPORT, so a second server on the same port would start anyway and the
+    kernel would share the connections between the two. A plain bind (no SO_REUSEPORT) fails when
+    anyone listens there; SO_REUSEADDR keeps a port left in TIME_WAIT usable.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except OSError as exc:
+        reason = "it is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        print(f"config.serve: cannot listen on {host}:{port}: {reason}.", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        probe.close()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    refuse_a_port_in_use(args.host, args.port)
+    if args.check_bind:
+        return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
     # Imported only once the arguments are good: Django is set up here, and the workers inherit it.

@@ -193,7 +193,14 @@ SHORT_TERM_MEMORY_MIN_MESSAGES_FOR_SUMMARY = env_int("SHORT_TERM_MEMORY_MIN_MESS
 # How many expiry tasks drain a backlog at once (memory.tasks): about the number of worker processes.
 STM_EXPIRY_PARALLEL = max(1, env_int("STM_EXPIRY_PARALLEL", default=1))
 
-LOGIN_ATTEMPTS_PER_15_MINUTES = env_int("LOGIN_ATTEMPTS_PER_15_MINUTES", default=10)
+# Assemble/clean API requests one server may run at once in one web process; past it: 429 + Retry-After.
+SERVER_CONCURRENT_WORK_PER_PROCESS = env_int("SERVER_CONCURRENT_WORK_PER_PROCESS", default=2)
+# CPU time one request's regex scripts may take in all; the rest are skipped with a warning.
+REGEX_REQUEST_BUDGET_MS = env_int("REGEX_REQUEST_BUDGET_MS", default=250)
+LOGIN_ATTEMPTS_PER_15_MINUTES = env_int(
+    "LOGIN_ATTEMPTS_PER_15_MINUTES", default=10
+)  # per (username, address)
+LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES = env_int("LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES", default=50)
 
 # Cookies and transport security: strict whenever DEBUG is off.
 SECURE_HTTPS = env_bool("SECURE_HTTPS", default=not DEBUG)
@@ -223,7 +230,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"forbidden_on_one_line": {"()": "config.logging_filters.ForbiddenOnOneLine"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["forbidden_on_one_line"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},

@@ -57,7 +57,7 @@ from .rearrange import (
     rearrange,
     render_memo,
 )
-from .regex import CompiledScript, RegexRequest, apply_to_entries, apply_to_history, switched
+from .regex import CompiledScript, RegexBudget, RegexRequest, apply_to_entries, apply_to_history, switched
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
 from .tokens import (
@@ -229,6 +229,7 @@ class _Inputs:
     world_info: WorldInfoContribution | None = None
     regex_scripts: Sequence[CompiledScript] = ()
     names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
+    regex_budget: RegexBudget = field(default_factory=RegexBudget)
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -256,7 +257,8 @@ def _inputs(
     doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
     if regex_scripts is None:
         regex_scripts = switched(preset.regex_scripts, {}) if preset is not None else ()
-    rewritten = _history_scripts(doc, regex_scripts, seed, server_id, notes)
+    budget = RegexBudget()  # one regex budget for the whole assembly (history and World Info)
+    rewritten = _history_scripts(doc, regex_scripts, seed, server_id, notes, budget)
     if preset is not None and doc.impersonation:
         notes.warn("Impersonation uses native assembly: presets are character-centric.")
         preset = None
@@ -275,11 +277,17 @@ def _inputs(
         notes=notes,
         regex_scripts=tuple(regex_scripts),
         names=names,
+        regex_budget=budget,
     )
 
 
 def _history_scripts(
-    doc: BucketDocument, scripts: Sequence[CompiledScript], seed: int, server_id: int, notes: Notes
+    doc: BucketDocument,
+    scripts: Sequence[CompiledScript],
+    seed: int,
+    server_id: int,
+    notes: Notes,
+    budget: RegexBudget,
 ) -> dict[int, tuple[str, tuple[Transform, ...]]]:
     """History texts the promptOnly regex scripts changed, with the scripts that changed each."""
     if not scripts or not doc.history:
@@ -291,6 +299,7 @@ def _history_scripts(
         env=MacroEnv(server_id=server_id),
         variables=doc.variables,
         global_variables=doc.global_variables,
+        budget=budget,
     )
     result = apply_to_history(scripts, [(m.role, m.content) for m in doc.history], request)
     for failure in result.failures:
@@ -315,6 +324,7 @@ def _entry_scripts(inputs: _Inputs) -> EntryRewrite | None:
         env=MacroEnv(server_id=inputs.server_id),
         variables=doc.variables,
         global_variables=doc.global_variables,
+        budget=inputs.regex_budget,
     )
 
     def rewrite(

@@ -133,12 +133,13 @@ class StmSettings:
 
 @dataclass(frozen=True, slots=True)
 class StmPolicy:
-    """Facts about where the assembly happens: the server (None in a DM), its bypass, the user's
-    cross-server opt-in, and whether the current channel or its parent is private."""
+    """Facts about where the assembly happens: the server (None in a DM), its bypass, the servers
+    whose bot relayed the user's consent (each lets its own memories of the user surface elsewhere),
+    and whether the current channel or its parent is private."""
 
     server_id: int | None
     privacy_bypass: bool = False
-    cross_server_opt_in: bool = False
+    consenting_servers: frozenset[int] = frozenset()
     channel_private: bool = False
     parent_private: bool = False
 
@@ -250,11 +251,13 @@ def _hidden(
 ) -> str | None:
     """Why an entry of another channel is kept out of the prompt, or None when it is a candidate.
 
-    Another server's (or, from a server, a DM's) entries need the user's opt-in; their private
-    channels stay hidden whatever that server's bypass says, because the bypass is that server's own.
+    Another server's entries need the user's consent relayed by *that* server (consent relayed by
+    the server asking opens nothing of anyone else's); a DM's entries never reach a server, since no
+    server's bot can speak for a DM. Private channels elsewhere stay hidden whatever this server's
+    bypass says, because the bypass is this server's own.
     """
     elsewhere = entry.server_id != home
-    if elsewhere and not policy.cross_server_opt_in:
+    if elsewhere and (entry.server_id is None or entry.server_id not in policy.consenting_servers):
         return HIDDEN_NO_OPT_IN
     if elsewhere or privacy_applies:
         if entry.channel_private:

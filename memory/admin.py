@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Channel, DiscordUser, StmEntry
+from .models import Channel, DiscordUser, StmConsent, StmEntry
 
 
 @admin.register(Channel)
@@ -13,8 +13,14 @@ class ChannelAdmin(admin.ModelAdmin):
 
 @admin.register(DiscordUser)
 class DiscordUserAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "cross_server_opt_in")
+    list_display = ("id", "name")
     search_fields = ("id", "name")
+
+
+@admin.register(StmConsent)
+class StmConsentAdmin(admin.ModelAdmin):
+    list_display = ("user", "server", "created_at")
+    raw_id_fields = ("user",)
 
 
 @admin.register(StmEntry)

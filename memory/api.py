@@ -3,7 +3,8 @@
 POST  /api/v1/servers/<id>/stm/turns     store a turn's messages (keeps the last 10, refreshes)
 POST  /api/v1/servers/<id>/stm/summary   the update_short_term_memory tool (≤ 1500 chars, else 400)
 GET   /api/v1/servers/<id>/stm/entries   the server's live entries, newest first (?channel=)
-POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   a user's cross-server opt-in {"opt_in": bool}
+POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   the user's consent, relayed by this server's bot,
+      that this server's memories of them may surface in their other servers {"opt_in": bool}
 Errors are `{"error": one sentence}`.
 """
 
@@ -136,7 +137,7 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
         raise ApiError("`opt_in` must be true or false.")
     if not 0 < user_id <= SNOWFLAKE_MAX:
         raise ApiError("The user id is not a Discord id.")
-    user = services.user_set_opt_in(
+    consent = services.user_set_opt_in(
         user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
     )
-    return _json({"user": user.pk, "cross_server_opt_in": user.cross_server_opt_in})
+    return _json({"user": user_id, "server": server_id, "cross_server_opt_in": consent})

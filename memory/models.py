@@ -1,4 +1,4 @@
-"""Short-term memory storage: channels (privacy, thread parents), users (cross-server opt-in) and
+"""Short-term memory storage: channels (privacy, thread parents), users, their consent per server and
 the per-channel entries the contributor reads (SPEC §5). Discord ids are 64-bit snowflakes."""
 
 from __future__ import annotations
@@ -42,12 +42,28 @@ class DiscordUser(models.Model):
 
     id = models.BigIntegerField(primary_key=True)
     name = models.CharField(max_length=100, blank=True)
-    cross_server_opt_in = models.BooleanField(
-        default=False, help_text="Let this user's memories from other servers and DMs surface here."
-    )
 
     def __str__(self) -> str:
         return self.name or f"user {self.id}"
+
+
+class StmConsent(models.Model):
+    """The user's consent, relayed by `server`'s own bot, that `server`'s memories of them may surface
+    in their other servers and DMs. It opens nothing of any other server's (SPEC §5, docs/memory.md)."""
+
+    user = models.ForeignKey(DiscordUser, on_delete=models.CASCADE, related_name="stm_consents")
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_consents")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "cross-server memory consent"
+        ordering = ["user_id", "server_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "server"], name="one_stm_consent_per_user_and_server")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} consents for server {self.server_id}"
 
 
 class StmEntry(models.Model):

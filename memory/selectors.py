@@ -22,7 +22,7 @@ from engine import (
 )
 from servers.models import Server
 
-from .models import Channel, DiscordUser, StmEntry
+from .models import Channel, DiscordUser, StmConsent, StmEntry
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class LoadedStm:
     contribution: Contribution
     entries: dict[int, StmEntry]
     dm: bool
-    opt_in: bool
+    consents: frozenset[int]  # the servers whose bot relayed the user's consent
 
 
 def stm_contribution(
@@ -81,7 +81,7 @@ def load_stm(
     include_expired: bool = False,
     with_rows: bool = False,
 ) -> LoadedStm:
-    """Like `stm_contribution`, with the user's opt-in, whether the turn is a DM and (`with_rows`)
+    """Like `stm_contribution`, with the user's consents, whether the turn is a DM and (`with_rows`)
     the entry rows for display (the review page and the CLI)."""
     try:
         return _load(
@@ -93,7 +93,7 @@ def load_stm(
         )
     except Exception:
         logger.exception("short-term memory could not be loaded; no memory items this turn")
-        return LoadedStm(contribution=EMPTY, entries={}, dm=context.dm, opt_in=False)
+        return LoadedStm(contribution=EMPTY, entries={}, dm=context.dm, consents=frozenset())
 
 
 def _load(
@@ -114,19 +114,17 @@ def _load(
     bypass = False
     if home is not None:
         bypass = bool(Server.objects.filter(pk=home).values_list("stm_privacy_bypass", flat=True).first())
-    opt_in = bool(
-        DiscordUser.objects.filter(pk=context.user).values_list("cross_server_opt_in", flat=True).first()
-    )
+    consents = consenting_servers(context.user)
     policy = StmPolicy(
         server_id=home,
         privacy_bypass=bypass,
-        cross_server_opt_in=opt_in,
+        consenting_servers=consents,
         channel_private=bool(current and current.is_private),
         parent_private=bool(parent_id in channels and channels[parent_id].is_private),
     )
 
     # Home entries (any user: server memories are shared; in a DM, the user's own DM entries)
-    # plus the user's entries elsewhere, which the contributor shows or hides by opt-in.
+    # plus the user's entries elsewhere, which the contributor shows or hides by each server's consent.
     if home is None:
         scope = Q(user_id=context.user)
     else:
@@ -151,7 +149,7 @@ def _load(
             row.id: row
             for row in StmEntry.objects.filter(id__in=ids).select_related("channel__parent", "user")
         }
-    return LoadedStm(contribution=contribution, entries=entries, dm=dm, opt_in=opt_in)
+    return LoadedStm(contribution=contribution, entries=entries, dm=dm, consents=consents)
 
 
 _SNAPSHOT_FIELDS = (
@@ -204,6 +202,11 @@ def _message(raw: dict) -> StmMessage:
         content=str(raw.get("content", "")),
         timestamp=str(raw.get("timestamp", "")),
     )
+
+
+def consenting_servers(user_id: int) -> frozenset[int]:
+    """The servers whose bot relayed this user's consent to let their memories surface elsewhere."""
+    return frozenset(StmConsent.objects.filter(user_id=user_id).values_list("server_id", flat=True))
 
 
 def channel_by_id(channel_id: int) -> Channel | None:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from servers.models import AuditEvent, Server
 from servers.users import User
 
-from .models import MAX_MESSAGES, SUMMARY_MAX_CHARS, Channel, DiscordUser, StmEntry
+from .models import MAX_MESSAGES, SUMMARY_MAX_CHARS, Channel, DiscordUser, StmConsent, StmEntry
 from .selectors import expired_q, stm_settings
 
 MESSAGE_ROLES = frozenset({"user", "assistant", "system"})
@@ -270,24 +270,31 @@ def user_set_opt_in(
     *,
     user_id: int,
     opt_in: bool,
+    server: Server | int,
     by: User | None = None,
-    server: Server | int | None = None,
     actor_label: str = "",
-) -> DiscordUser:
-    """Set a user's cross-server opt-in (their own choice, e.g. through the bot), audited."""
+) -> bool:
+    """Record or withdraw the user's consent relayed by `server`'s bot, audited; return it.
+
+    The consent is per (user, server): it lets *this* server's memories of the user surface in the
+    user's other servers and DMs, and never opens another server's memories (docs/memory.md).
+    """
+    server_id = server.pk if isinstance(server, Server) else server
     with transaction.atomic():
         user = user_ensure(user_id=user_id)
-        DiscordUser.objects.filter(pk=user_id).update(cross_server_opt_in=opt_in)
-        user.cross_server_opt_in = opt_in
+        if opt_in:
+            StmConsent.objects.get_or_create(user_id=user_id, server_id=server_id)
+        else:
+            StmConsent.objects.filter(user_id=user_id, server_id=server_id).delete()
         AuditEvent.record(
-            server=server,
+            server=server_id,
             actor=by,
             actor_label=actor_label,
             action="stm.opt_in" if opt_in else "stm.opt_out",
             target=user,
             detail={"user": user_id, "cross_server_opt_in": opt_in},
         )
-    return user
+    return opt_in
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
+from servers.fairness import fair_share
 
 from .selectors import PresetNotFound, clean_for_server
 
@@ -22,6 +23,7 @@ MAX_BODY_BYTES = 1024 * 1024
 
 @require_POST
 @api_view
+@fair_share
 def clean_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
     if not isinstance(body, dict):

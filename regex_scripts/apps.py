@@ -5,3 +5,11 @@ class RegexScriptsConfig(AppConfig):
     name = "regex_scripts"
     verbose_name = "Regex scripts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from engine.regex import set_default_budget_ms
+
+        # The engine reads no settings: every request's regex budget starts from this (issue 25).
+        set_default_budget_ms(settings.REGEX_REQUEST_BUDGET_MS)

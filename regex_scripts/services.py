@@ -22,7 +22,15 @@ from servers.models import AuditEvent, Server
 from . import cache as regex_cache
 from .models import PresetScriptSwitch, ServerScript
 
-MAX_SERVER_SCRIPTS = 1000
+MAX_SERVER_SCRIPTS = 512  # issue 25: every stored script may run on every request
+
+
+def refused_sentence(refused: int) -> str:
+    """What an import summary says about the scripts past the server's cap."""
+    return (
+        f"{refused:,} script{'s were' if refused != 1 else ' was'} refused: a server holds at most "
+        f"{MAX_SERVER_SCRIPTS} regex scripts."
+    )
 
 
 class RegexScriptError(Exception):
@@ -36,14 +44,24 @@ class RegexScriptError(Exception):
 def scripts_import(
     *, server: Server, scripts: Sequence[RegexScript], by: Any = None, actor_label: str = "", source: str = ""
 ) -> tuple[list[ServerScript], tuple[CompiledScript, ...]]:
-    """Append `scripts` to the server's list, in order; returns the rows and their compile status."""
+    """Append `scripts` to the server's list, in order; returns the rows and their compile status.
+
+    A server holds at most MAX_SERVER_SCRIPTS: the scripts past the room left are refused (the
+    caller's summary says how many: `len(scripts) - len(compiled)`); with no room at all it raises.
+    """
     scripts = [script if script.id else replace(script, id=str(uuid.uuid4())) for script in scripts]
     compiled = compile_scripts(scripts)
     with transaction.atomic():
         Server.objects.select_for_update().filter(pk=server.pk).first()
         existing = ServerScript.objects.filter(server=server)
-        if existing.count() + len(scripts) > MAX_SERVER_SCRIPTS:
-            raise RegexScriptError(f"A server holds at most {MAX_SERVER_SCRIPTS:,} regex scripts.")
+        room = MAX_SERVER_SCRIPTS - existing.count()
+        if room <= 0 and scripts:
+            raise RegexScriptError(
+                f"This server already holds {MAX_SERVER_SCRIPTS} regex scripts, the most a server may hold: "
+                "delete some first."
+            )
+        offered = len(scripts)
+        scripts, compiled = scripts[:room], compiled[:room]
         start = (existing.aggregate(top=Max("position"))["top"] or 0) + 1
         rows = ServerScript.objects.bulk_create(
             ServerScript(
@@ -58,6 +76,7 @@ def scripts_import(
             action="regex.import",
             detail={
                 "scripts": len(scripts),
+                "refused": offered - len(scripts),
                 "inactive": sum(1 for c in compiled if not c.active),
                 "file": source[:200],
             },

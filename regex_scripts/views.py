@@ -74,6 +74,8 @@ def script_upload(request: HttpRequest, server_id: int) -> HttpResponse:
     inactive = [c for c in compiled if not c.active]
     note = f"Imported {len(compiled)} script{'s' if len(compiled) != 1 else ''}"
     note += f"; {len(inactive)} will not run (see the reasons below)." if inactive else "."
+    if refused := len(scripts) - len(compiled):
+        note += f" {services.refused_sentence(refused)}"
     messages.success(request, note)
     return redirect("regex_scripts:list", server_id=server.pk)
 

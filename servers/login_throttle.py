@@ -1,4 +1,6 @@
-"""Login throttling: a bounded number of failed sign-ins per username and per address in 15 minutes.
+"""Login throttling: a bounded number of failed sign-ins per (username, address) and per address in
+15 minutes, never per username alone: an outsider who knows alice's name can lock only their own
+address out, never alice at hers (issue 25).
 
 The counters live in the shared cache (Redis in production), so every web process on every
 machine counts the same failures.
@@ -31,14 +33,17 @@ def client_address(request: HttpRequest) -> str:
 
 
 def _keys(request: HttpRequest, username: str) -> list[str]:
+    """The (username, address) counter, then the address's own."""
     address = client_address(request)
-    user_hash = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-    return [f"login-fail:user:{user_hash}", f"login-fail:addr:{address}"]
+    pair = hashlib.sha256(f"{username.strip().lower()}\n{address}".encode()).hexdigest()[:32]
+    return [f"login-fail:pair:{pair}", f"login-fail:addr:{address}"]
 
 
 def is_locked_out(request: HttpRequest, username: str) -> bool:
-    limit = settings.LOGIN_ATTEMPTS_PER_15_MINUTES
-    return any((cache_get(key) or 0) >= limit for key in _keys(request, username))
+    pair_key, address_key = _keys(request, username)
+    return (cache_get(pair_key) or 0) >= settings.LOGIN_ATTEMPTS_PER_15_MINUTES or (
+        cache_get(address_key) or 0
+    ) >= settings.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES
 
 
 def note_failure(request: HttpRequest, username: str) -> None:

@@ -14,7 +14,9 @@ from .selectors import tokenizer_key
 from .users import User
 
 
-def api_token_create(*, server: Server, name: str, by: User | None) -> tuple[ApiToken, str]:
+def api_token_create(
+    *, server: Server, name: str, by: User | None, actor_label: str = ""
+) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the plain token, which is never stored and shown only once."""
     plain = ApiToken.generate()
     with transaction.atomic():
@@ -26,18 +28,25 @@ def api_token_create(*, server: Server, name: str, by: User | None) -> tuple[Api
             created_by=by,
         )
         AuditEvent.record(
-            server=server, actor=by, action="token.create", target=token, detail={"name": token.name}
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="token.create",
+            target=token,
+            detail={"name": token.name},
         )
     return token, plain
 
 
-def api_token_revoke(*, token: ApiToken, by: User | None) -> None:
+def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "") -> None:
     with transaction.atomic():
         updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
         if updated:
-            AuditEvent.record(server=token.server_id, actor=by, action="token.revoke", target=token)
+            AuditEvent.record(
+                server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
+            )
     transaction.on_commit(lambda: forget_token(token.digest))
 
 

@@ -43,3 +43,28 @@ def test_a_web_concurrency_that_is_not_a_count_is_refused_in_one_line(monkeypatc
     with pytest.raises(SystemExit):
         parse_args([])
     assert "WEB_CONCURRENCY: 'two' is not a positive whole number" in capsys.readouterr().err
+
+
+def test_a_port_another_server_holds_is_refused_at_once_in_one_line_naming_it():
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "config.serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            cwd=Path(__file__).resolve().parents[1],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        holder.close()
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert lines == [f"config.serve: cannot listen on 127.0.0.1:{port}: it is already in use."]

@@ -50,11 +50,13 @@ from .apply import (
     split_reasoning,
     transform_source,
 )
+from .budget import RegexBudget, default_budget_ms, set_default_budget_ms
 from .find import parse_find_regex
 from .js import (
     RUN_LIMIT_SECONDS,
     BatchResult,
     JsRegex,
+    RegexBudgetSpent,
     RegexCompileError,
     RegexError,
     RegexTimeout,
@@ -65,6 +67,7 @@ from .js import (
 )
 from .replacement import compile_replacement
 from .scripts import (
+    MAX_PRESET_SCRIPTS,
     CompiledScript,
     Placement,
     PresetScripts,
@@ -75,6 +78,7 @@ from .scripts import (
     compile_scripts,
     parse_script,
     parse_scripts,
+    preset_scripts_refused,
     read_export,
     script_keys,
     scripts_of_preset,
@@ -84,6 +88,7 @@ from .scripts import (
 __all__ = [
     "DEFAULT_REASONING_PREFIX",
     "DEFAULT_REASONING_SUFFIX",
+    "MAX_PRESET_SCRIPTS",
     "RUN_LIMIT_SECONDS",
     "Applied",
     "BatchResult",
@@ -93,6 +98,8 @@ __all__ = [
     "Placement",
     "PresetScripts",
     "PromptResult",
+    "RegexBudget",
+    "RegexBudgetSpent",
     "RegexCompileError",
     "RegexError",
     "RegexRequest",
@@ -111,13 +118,16 @@ __all__ = [
     "compile_replacement",
     "compile_script",
     "compile_scripts",
+    "default_budget_ms",
     "parse_find_regex",
     "parse_script",
     "parse_scripts",
+    "preset_scripts_refused",
     "read_export",
     "replace_many",
     "script_keys",
     "scripts_of_preset",
+    "set_default_budget_ms",
     "split_reasoning",
     "switched",
     "transform_source",

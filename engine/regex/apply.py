@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.macros import MacroEnv, render_text, resolve_identity
 
+from .budget import RegexBudget
 from .find import parse_find_regex
 from .js import JsRegex, RegexCompileError, Replacement, Run, compile_js_regex, replace_many
 from .replacement import compile_replacement
@@ -34,6 +35,8 @@ class RegexRequest:
     env: MacroEnv = field(default_factory=MacroEnv)
     variables: Mapping[str, Any] | None = None
     global_variables: Mapping[str, Any] | None = None
+    # Shared by every regex step of the request (pass the same one to each RegexRequest of it).
+    budget: RegexBudget = field(default_factory=RegexBudget, compare=False)
 
     def render(self, text: str) -> str:
         """`text` with the macros of SPEC §2 and the identity macros rendered; writes are dropped."""
@@ -155,6 +158,7 @@ def _run(
     ready: Sequence[_Ready],
     allows: Callable[[_Ready, int], bool],
     failures: list[ScriptFailure],
+    budget: RegexBudget,
 ) -> tuple[list[str], dict[int, list[RegexScript]]]:
     """Each ready script over the texts it `allows`, in order, in one trip into the engine."""
     runs = [
@@ -164,7 +168,7 @@ def _run(
     runs_used = [(item, run) for item, run in zip(ready, runs, strict=True) if run.targets]
     if not runs_used:
         return list(texts), {}
-    result = replace_many(texts, [run for _, run in runs_used])
+    result = replace_many(texts, [run for _, run in runs_used], budget)
     for index, error in result.failures.items():
         script = runs_used[index][0].script
         failures.append(ScriptFailure(script.label, script.id, error.message))
@@ -203,7 +207,7 @@ def apply_to_history(
         script = item.script
         return placements[index] in script.placement and script.depth_allows(count - 1 - index)
 
-    texts, changed = _run([text for _, text in messages], ready, allows, failures)
+    texts, changed = _run([text for _, text in messages], ready, allows, failures, request.budget)
     return PromptResult(texts, changed, failures)
 
 
@@ -222,7 +226,7 @@ def apply_to_entries(
     def allows(item: _Ready, index: int) -> bool:
         return item.script.depth_allows(entries[index][1])
 
-    texts, changed = _run([text for text, _ in entries], ready, allows, failures)
+    texts, changed = _run([text for text, _ in entries], ready, allows, failures, request.budget)
     return PromptResult(texts, changed, failures)
 
 
@@ -332,7 +336,7 @@ def _clean_one(
         if placement in c.script.placement and keep(c.script) and c.script.depth_allows(depth)
     ]
     ready = _prepare(selected, request, _always, failures)
-    texts, changed = _run([text], ready, lambda _item, _index: True, failures)
+    texts, changed = _run([text], ready, lambda _item, _index: True, failures, request.budget)
     applied.extend(Applied(script.label, script.id, where) for script in changed.get(0, ()))
     return texts[0]
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import quickjs
 
+from .budget import RegexBudget
 from .literals import leads_with_wildcard, literal_prefix, required_literals
 
 RUN_LIMIT_SECONDS = 0.05
@@ -37,6 +39,10 @@ class RegexCompileError(RegexError):
 
 class RegexTimeout(RegexError):
     """A run went past the time bound and was stopped."""
+
+
+class RegexBudgetSpent(RegexError):
+    """The request's regex budget was spent before this run could start; it was skipped."""
 
 
 class _Runtime:
@@ -216,24 +222,43 @@ class BatchResult:
     failures: dict[int, RegexError]  # run index → why it stopped (it changed nothing after that)
 
 
-def replace_many(texts: Sequence[str], runs: Sequence[Run]) -> BatchResult:
+def replace_many(texts: Sequence[str], runs: Sequence[Run], budget: RegexBudget | None = None) -> BatchResult:
     """Apply `runs` in order, each to its target texts; each run on one text is bounded on its own.
 
     A text that cannot match (see `JsRegex.may_match`) never enters the engine. A lazy replacement
     (a callable) is built only once its run matches a text. A run stopped by the bound leaves that
     text as it was and is skipped for the rest of the batch (it would stall the request again on
-    the next text); it is reported.
+    the next text); it is reported. With a `budget`, the CPU time spent here is charged to it, and
+    once it is spent every remaining run is skipped and reported (`RegexBudgetSpent`).
     """
+    started = time.thread_time()
+    try:
+        return _replace_many(texts, runs, budget)
+    finally:
+        if budget is not None:
+            budget.charge(started)
+
+
+def _replace_many(texts: Sequence[str], runs: Sequence[Run], budget: RegexBudget | None) -> BatchResult:
     runtime = _runtime()
+    clock = time.thread_time
+    begun = clock()
+    spent_before = budget.spent if budget is not None else 0.0
     out = list(texts)
     folded: dict[int, str] = {}
     changed: dict[int, list[int]] = {}
     failures: dict[int, RegexError] = {}
     for run_index, run in enumerate(runs):
+        if budget is not None and (spent_before + clock() - begun) * 1000 >= budget.limit_ms:
+            failures[run_index] = RegexBudgetSpent(budget.skipped_message())
+            continue
         regex = run.regex
         handle = runtime.handle(regex.pattern, regex.flags)
         replacement = None if callable(run.replacement) else run.replacement
         for index in run.targets:
+            if budget is not None and (spent_before + clock() - begun) * 1000 >= budget.limit_ms:
+                failures[run_index] = RegexBudgetSpent(budget.skipped_message())
+                break
             text = out[index]
             if regex.literals is not None:
                 fold = folded.get(index) if regex.fold else None

@@ -270,22 +270,38 @@ class PresetScripts:
     reasoning_suffix: str | None = None
 
 
+MAX_PRESET_SCRIPTS = 512  # a preset's scripts past this are refused at import and never run
+
+
 def scripts_of_preset(data: Any) -> PresetScripts:
     """Read a preset file's scripts in their array order; entries that are not scripts are skipped
-    and named (they never refuse the preset itself)."""
+    and named (they never refuse the preset itself). At most `MAX_PRESET_SCRIPTS` are read (a preset
+    stored before the cap may hold more; the rest are refused and named)."""
     if not isinstance(data, Mapping):
         return PresetScripts((), ())
     extensions = data.get("extensions")
     raw = extensions.get("regex_scripts") if isinstance(extensions, Mapping) else None
     scripts: list[RegexScript] = []
     skipped: list[str] = []
-    for position, item in enumerate(raw if isinstance(raw, list) else [], start=1):
+    items = raw if isinstance(raw, list) else []
+    for position, item in enumerate(items[:MAX_PRESET_SCRIPTS], start=1):
         try:
             scripts.append(parse_script(item))
         except ScriptError as exc:
             skipped.append(f"Regex script {position} was skipped: {exc.message}")
+    if len(items) > MAX_PRESET_SCRIPTS:
+        skipped.append(preset_scripts_refused(len(items)))
     prefix, suffix = _reasoning_delimiters(data)
     return PresetScripts(tuple(scripts), tuple(skipped), prefix, suffix)
+
+
+def preset_scripts_refused(count: int) -> str:
+    """The sentence for a preset carrying `count` (> MAX_PRESET_SCRIPTS) regex scripts."""
+    refused = count - MAX_PRESET_SCRIPTS
+    return (
+        f"This preset carries {count:,} regex scripts; {refused:,} were refused (the ones after the "
+        f"first {MAX_PRESET_SCRIPTS}): a preset holds at most {MAX_PRESET_SCRIPTS} regex scripts."
+    )
 
 
 def _reasoning_delimiters(data: Mapping[str, Any]) -> tuple[str | None, str | None]:

@@ -48,10 +48,10 @@ def _size_words(n: int) -> str:
 def check_size(length: int, max_bytes: int, *, what: str = "preset") -> None:
     """Raise ImportRefused (413) when `length` bytes is over the limit for a `what` (preset, lorebook)."""
     if length > max_bytes:
-        raise ImportRefused(
-            f"This file is {_size_words(length)}, over the {_size_words(max_bytes)} limit for a {what}.",
-            status=413,
-        )
+        size, limit = _size_words(length), _size_words(max_bytes)
+        if size == limit:  # e.g. one byte over 2 MiB: the rounded sizes would read the same
+            size, limit = f"{length:,} bytes", f"{max_bytes:,}-byte ({limit})"
+        raise ImportRefused(f"This file is {size}, over the {limit} limit for a {what}.", status=413)
 
 
 def decode_text(raw: bytes) -> tuple[str, int]:

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from engine.regex import MAX_PRESET_SCRIPTS, preset_scripts_refused
 from engine.sampling import PRESET_KEYS, sampler_settings_of
 from engine.st_format.chat_template import TokenStripper, instruct_sequences
 from engine.st_format.decode import TOO_DEEP, decode_upload
@@ -73,6 +74,17 @@ def preset_name_from_filename(filename: str) -> str:
     if name.lower().endswith(".json"):
         name = name[:-5]
     return name.strip()[:NAME_LIMIT].strip() or UNNAMED
+
+
+def _cap_regex_scripts(data: dict[str, Any]) -> list[str]:
+    """Keep at most MAX_PRESET_SCRIPTS regex scripts in the stored preset, in place (issue 25: a
+    preset's scripts all run on every assembly); the sentence saying how many were refused."""
+    extensions = data.get("extensions")
+    scripts = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
+    if not isinstance(scripts, list) or len(scripts) <= MAX_PRESET_SCRIPTS:
+        return []
+    extensions["regex_scripts"] = scripts[:MAX_PRESET_SCRIPTS]
+    return [preset_scripts_refused(len(scripts))]
 
 
 def _blank_secrets(data: dict[str, Any]) -> tuple[str, ...]:
@@ -203,12 +215,21 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
     )
     settings, setting_warnings = _settings(data)
     secrets = _blank_secrets(data)
-    stored_text = _stored_text(decoded.text, data, secrets, rewrite=decoded.nul_removed > 0)
+    script_warnings = _cap_regex_scripts(data)
+    stored_text = _stored_text(
+        decoded.text, data, secrets, rewrite=decoded.nul_removed > 0 or bool(script_warnings)
+    )
     summary = summarize(
         nodes,
         shape=shape,
         not_in_order=converted.not_in_order,
-        import_warnings=(*decoded.warnings, *converted.warnings, *post_warnings, *setting_warnings),
+        import_warnings=(
+            *decoded.warnings,
+            *converted.warnings,
+            *post_warnings,
+            *setting_warnings,
+            *script_warnings,
+        ),
         notes=converted.notes,
         secrets_blanked=secrets,
         kept_not_applied=_kept_not_applied(data, shape),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memory.models import DiscordUser, StmEntry
+from memory.models import DiscordUser, StmConsent, StmEntry
 
 from .conftest import LANTERN, MIRA
 
@@ -85,10 +85,15 @@ def test_a_dm_turn_is_stored_without_a_server(client, api_token):
     assert StmEntry.objects.get(channel_id=900).server_id is None
 
 
-def test_the_bot_records_a_users_cross_server_opt_in(client, api_token):
+def test_the_bot_records_a_users_consent_for_its_own_server(client, api_token):
     response = post(client, f"/api/v1/servers/{LANTERN}/stm/users/{MIRA}/opt-in", {"opt_in": True}, api_token)
-    assert response.json() == {"user": MIRA, "cross_server_opt_in": True}
-    assert DiscordUser.objects.get(pk=MIRA).cross_server_opt_in
+    assert response.json() == {"user": MIRA, "server": LANTERN, "cross_server_opt_in": True}
+    assert list(StmConsent.objects.filter(user_id=MIRA).values_list("server_id", flat=True)) == [LANTERN]
+    response = post(
+        client, f"/api/v1/servers/{LANTERN}/stm/users/{MIRA}/opt-in", {"opt_in": False}, api_token
+    )
+    assert response.json()["cross_server_opt_in"] is False
+    assert not StmConsent.objects.filter(user_id=MIRA).exists()
 
 
 def test_no_token_is_401(client, lantern):

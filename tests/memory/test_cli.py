@@ -85,6 +85,8 @@ def test_another_servers_entry_follows_the_users_opt_in(db):
         "verdict": "hidden_no_opt_in",
     }
     stm("settings", "--server", "1", "--user", "7", "--opt-in", "on")
+    assert review()["entries"][-1]["verdict"] == "hidden_no_opt_in"
+    stm("settings", "--server", "2", "--user", "7", "--opt-in", "on")
     result = review()
     assert {e["channel"]: e["verdict"] for e in result["entries"]} == {10: "same_channel", 21: "shown"}
     assert "a channel in another server" in result["items"][0]["text"]

@@ -165,7 +165,7 @@ def test_another_servers_memory_is_hidden_without_the_users_opt_in(snapshot):
 
 
 def test_with_the_opt_in_another_servers_channel_is_not_named(snapshot):
-    policy = StmPolicy(server_id=LANTERN, cross_server_opt_in=True)
+    policy = StmPolicy(server_id=LANTERN, consenting_servers=frozenset({HARBOR}))
     result = run([snapshot(1, 800, server=HARBOR, summary="Harbor talk")], policy=policy)
     assert verdicts(result) == {1: "shown"}
     assert "a channel in another server" in result.items[0].text
@@ -173,7 +173,7 @@ def test_with_the_opt_in_another_servers_channel_is_not_named(snapshot):
 
 
 def test_another_servers_private_channels_stay_hidden_even_with_the_bypass_here(snapshot):
-    policy = StmPolicy(server_id=LANTERN, cross_server_opt_in=True, privacy_bypass=True)
+    policy = StmPolicy(server_id=LANTERN, consenting_servers=frozenset({HARBOR}), privacy_bypass=True)
     result = run([snapshot(1, 800, server=HARBOR, channel_private=True)], policy=policy)
     assert verdicts(result) == {1: "hidden_private_channel"}
 
@@ -230,12 +230,18 @@ def test_in_a_dm_server_memories_need_the_opt_in(snapshot):
     assert verdicts(result) == {1: "hidden_no_opt_in"}
 
 
-def test_a_dm_entry_reaches_a_server_only_with_the_opt_in(snapshot):
+def test_a_dm_entry_never_reaches_a_server_whatever_consent_that_server_relayed(snapshot):
     entry = snapshot(1, 901, server=None, summary="DM chat")
     assert verdicts(run([entry])) == {1: "hidden_no_opt_in"}
-    assert verdicts(run([entry], policy=StmPolicy(server_id=LANTERN, cross_server_opt_in=True))) == {
-        1: "shown"
-    }
+    policy = StmPolicy(server_id=LANTERN, consenting_servers=frozenset({LANTERN, HARBOR}))
+    assert verdicts(run([entry], policy=policy)) == {1: "hidden_no_opt_in"}
+
+
+def test_consent_relayed_by_the_asking_server_opens_no_other_servers_memories(snapshot):
+    policy = StmPolicy(server_id=LANTERN, consenting_servers=frozenset({LANTERN}))
+    result = run([snapshot(1, 800, server=HARBOR, summary="Harbor talk")], policy=policy)
+    assert verdicts(result) == {1: "hidden_no_opt_in"}
+    assert result.items == ()
 
 
 def test_impersonation_gets_no_tool_hint_and_no_directive(snapshot):

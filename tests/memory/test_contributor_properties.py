@@ -47,7 +47,9 @@ def test_every_entry_gets_one_verdict_and_the_shown_ones_are_the_newest_candidat
         context=StmContext(channel=500, user=1),
         settings=StmSettings(max_other_channels=cap),
         now=NOW,
-        policy=StmPolicy(server_id=LANTERN, privacy_bypass=bypass, cross_server_opt_in=opt_in),
+        policy=StmPolicy(
+            server_id=LANTERN, privacy_bypass=bypass, consenting_servers=frozenset({HARBOR} if opt_in else ())
+        ),
     )
     assert sorted(v.entry_id for v in result.verdicts) == list(range(len(entries)))
     assert all(v.verdict in VERDICTS for v in result.verdicts)

@@ -77,12 +77,17 @@ def test_the_server_bypass_is_read_from_the_server(store, lantern):
     assert verdicts(review()) == {600: "shown"}
 
 
-def test_another_servers_entries_of_this_user_follow_the_opt_in(store):
+def test_another_servers_entries_of_this_user_follow_that_servers_consent(store):
+    store(600, summary="lantern")
     store(800, server=HARBOR, summary="harbor")
     store(801, server=HARBOR, user=TOMAS, summary="not Mira's")
-    assert verdicts(review()) == {800: "hidden_no_opt_in"}
-    services.user_set_opt_in(user_id=MIRA, opt_in=True)
-    assert verdicts(review()) == {800: "shown"}
+    assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=LANTERN)
+    assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
+    assert verdicts(review()) == {600: "shown", 800: "shown"}
+    services.user_set_opt_in(user_id=MIRA, opt_in=False, server=HARBOR)
+    assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
 
 
 def test_a_dm_channel_is_reviewed_as_a_dm(store):

@@ -132,11 +132,20 @@ def test_a_user_id_that_is_not_a_number_asks_again(client, bob, lantern):
     assert "Choose a channel and a user" in body
 
 
-def test_the_opt_in_is_shown_to_the_reviewer(client, bob, store):
+def test_the_consents_that_apply_are_shown_to_the_reviewer(client, bob, store):
     from memory import services
 
     store(600)
-    services.user_set_opt_in(user_id=MIRA, opt_in=True)
+    store(800, server=HARBOR)
     client.force_login(bob)
     body = client.get(review_url(channel=500, user=MIRA)).content.decode()
-    assert "Cross-server opt-in: <strong>yes</strong>" in body
+    assert (
+        "Consent relayed by this server (its memories of this user may surface in their other servers): <strong>no</strong>"
+        in body
+    )
+    assert "<strong>0</strong> other servers" in body
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=LANTERN)
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
+    body = client.get(review_url(channel=500, user=MIRA)).content.decode()
+    assert "may surface in their other servers): <strong>yes</strong>" in body
+    assert "<strong>1</strong> other server " in body

@@ -27,6 +27,7 @@ def test_behind_the_proxy_one_address_failing_sign_ins_does_not_lock_out_alice_e
 ):
     settings.BEHIND_PROXY = True
     settings.LOGIN_ATTEMPTS_PER_15_MINUTES = 3
+    settings.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES = 3
     for name in ("mallory", "trudy", "eve"):  # three usernames, one address: only the address counts
         _fail_sign_in(client, name, "203.0.113.5")
     response = client.post(
@@ -42,6 +43,7 @@ def test_behind_the_proxy_the_failing_address_is_locked_out_even_when_it_forges_
 ):
     settings.BEHIND_PROXY = True
     settings.LOGIN_ATTEMPTS_PER_15_MINUTES = 3
+    settings.LOGIN_ATTEMPTS_PER_ADDRESS_PER_15_MINUTES = 3
     for name in ("mallory", "trudy", "eve"):
         _fail_sign_in(client, name, "203.0.113.5")
     # The proxy appends the real address; whatever the client wrote before it is ignored.

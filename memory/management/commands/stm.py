@@ -16,7 +16,7 @@ from django.utils import timezone
 from engine import StmContext
 from memory import services
 from memory.models import MAX_MESSAGES, Channel
-from memory.selectors import load_stm
+from memory.selectors import consenting_servers, load_stm
 from servers.models import Server
 
 SNOWFLAKE_MAX = 2**63 - 1
@@ -183,12 +183,13 @@ class Command(BaseCommand):
         result: dict[str, Any] = {"server": server.pk, "stm_privacy_bypass": server.stm_privacy_bypass}
         if options["user"] is not None:
             if options["opt_in"] is not None:
-                user = services.user_set_opt_in(
+                services.user_set_opt_in(
                     user_id=options["user"], opt_in=options["opt_in"], server=server, actor_label="cli"
                 )
             else:
-                user = services.user_ensure(user_id=options["user"])
-            result |= {"user": user.pk, "cross_server_opt_in": user.cross_server_opt_in}
+                services.user_ensure(user_id=options["user"])
+            consented = server.pk in consenting_servers(options["user"])
+            result |= {"user": options["user"], "cross_server_opt_in": consented}
         self.stdout.write(json.dumps(result))
 
     def _review(self, options: dict[str, Any]) -> None:

@@ -99,12 +99,15 @@ class Command(JsonCommand):
         _, compiled = services.scripts_import(
             server=server, scripts=scripts, actor_label="cli", source=path.name
         )
-        return {
+        result: dict[str, Any] = {
             "scripts": len(compiled),
             "inactive": [
                 {"script": c.script.label, "reason": c.inactive} for c in compiled if c.inactive is not None
             ],
         }
+        if refused := len(scripts) - len(compiled):  # only past the server's cap
+            result |= {"refused": refused, "refused_reason": services.refused_sentence(refused)}
+        return result
 
     def _list(self, options: dict[str, Any]) -> dict[str, Any]:
         server_id = options["server"]
