@@ -182,6 +182,8 @@ def _history_run(
     for index, message in enumerate(history):
         role, content = message.role, message.content
         content, transforms = rewritten.get(index, (content, ())) if rewritten else (content, ())
+        if not content.strip():  # nothing to say (a script may have emptied it): no "Name: " alone
+            continue
         speaker = message.name or (char_name if role == "assistant" else "")
         field = speaker_name(speaker) if names == NAMES_IN_FIELD and speaker else ""
         prefix = (role == "user" or names == NAMES_IN_CONTENT) and names != NAMES_IN_FIELD and speaker

@@ -312,7 +312,7 @@ class _Walk:
             self.take("SYSTEM_CHANNEL_PROMPT")
         elif node.kind == "marker":
             self.marker(node)
-        if node.kind == "content" and text.strip():
+        if node.kind == "content" and text:  # whitespace counts where SillyTavern squashes it in
             part = Part(text, self.sources.get(index) or self.plan.sources[index], True)
             self.current.append(Item(DEPTH_BLOCK_TAG, node.role, (part,)))
         if index == self.anchor_at:
@@ -331,7 +331,7 @@ class _Walk:
         self.current = self.out.after
 
     def injection(self, index: int, node: PresetNode, text: str) -> None:
-        if text.strip():
+        if text:
             source = self.plan.sources[index][0]
             depth = max(0, node.injection_depth)
             self.out.injections.append(Injection(text, depth, node.injection_order, index, node.role, source))

@@ -110,6 +110,22 @@ def _node_from_prompt(
         findings.add("Injection trigger entries that are not generation types, dropped", name)
     if is_marker and identifier not in KNOWN_IDENTIFIERS:
         findings.add("Unrecognised markers, skipped at assembly", name)
+    if (
+        enabled
+        and not is_marker
+        and identifier not in KNOWN_IDENTIFIERS
+        and position_ok
+        and position != 1
+        and prompt.get("system_prompt") is True
+    ):
+        # SillyTavern 1.18 sends a prompt of the preset's own only when its system_prompt flag is
+        # off; one flagged as a system prompt never reaches the model there. (A hand-written file
+        # without the flag keeps its prompts: SillyTavern itself always writes it.)
+        enabled = False
+        findings.add(
+            "Prompts marked as system prompts, which SillyTavern 1.18 never sends: imported switched off",
+            name,
+        )
     return PresetNode(
         identifier=identifier,
         name=name,

@@ -20,7 +20,13 @@ def is_one_sentence(message: str) -> bool:
 
 def prompt(identifier: str, content: str = "", **fields: Any) -> dict[str, Any]:
     """One Prompt Manager prompt as SillyTavern writes it."""
-    return {"identifier": identifier, "name": fields.pop("name", identifier), "content": content, **fields}
+    return {
+        "identifier": identifier,
+        "name": fields.pop("name", identifier),
+        "system_prompt": fields.pop("system_prompt", False),  # SillyTavern writes it on every prompt
+        "content": content,
+        **fields,
+    }
 
 
 def pm_preset(

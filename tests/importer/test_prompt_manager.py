@@ -213,3 +213,18 @@ def test_a_marker_keeps_its_enabled_state_from_the_order(parse) -> None:
     order = [{"identifier": "dialogueExamples", "enabled": False}]
     n = parse(pm_preset([prompt("dialogueExamples", marker=True)], order=order)).nodes[0]
     assert (n.kind, n.enabled, n.toggleable) == ("marker", False, True)
+
+
+def test_a_prompt_of_the_presets_own_flagged_as_a_system_prompt_is_imported_switched_off(parse) -> None:
+    # SillyTavern 1.18 never sends such a prompt (lucid-loom-v3.0 has 21 of them)
+    parsed = parse(pm_preset([prompt("custom", "Never sent there", system_prompt=True, name="Flagged")]))
+    assert parsed.nodes[0].enabled is False
+    assert warned(
+        parsed,
+        "Prompts marked as system prompts, which SillyTavern 1.18 never sends: imported switched off: Flagged.",
+    )
+
+
+def test_a_flagged_prompt_at_a_depth_is_still_sent(parse) -> None:
+    parsed = parse(pm_preset([prompt("custom", "At depth", system_prompt=True, injection_position=1)]))
+    assert parsed.nodes[0].enabled is True

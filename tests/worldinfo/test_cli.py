@@ -98,7 +98,7 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_bytes(b'{"entries": {"0": {"content": "' + b"x" * (5 * 1024 * 1024 + 10) + b'"}}}')
     code, _, err = run("import", str(path), "--server", "77", "--json")
-    assert code == 2 and "over the 5.0 MiB limit for a lorebook" in err
+    assert code == 2 and "(5.0 MiB) limit for a lorebook" in err
     assert not LorebookEntry.objects.exists()
 
 

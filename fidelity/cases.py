@@ -1,0 +1,101 @@
+"""A fidelity case: the preset, card, lorebook, persona and chat both sides are given.
+
+Cases live in `fidelity/cases/*.json`. Paths are either `corpus:<path>` (a file of the shared corpus,
+third-party text: only hashes of what SillyTavern sent are kept) or relative to `fidelity/cases/`
+(our own text: SillyTavern's messages are kept in full).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "cases"
+EXPECTED = HERE / "expected"
+CORPUS = Path(os.environ.get("TAVERNKEEP_CORPUS") or HERE.parent.parent / "shared" / "corpus")
+USER_NAME = "User"
+
+# SillyTavern's World Info settings for the case (its names), with the defaults the harness uses.
+WORLD_INFO_DEFAULTS = {
+    "depth": 2,
+    "budget": 25,
+    "budget_cap": 0,
+    "recursive": True,
+    "whole_words": True,
+    "include_names": True,
+    "case_sensitive": False,
+    "max_recursion": 0,
+    "min_activations": 0,
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    covers: tuple[str, ...]
+    preset: str
+    card: str
+    chat: tuple[dict[str, str], ...]
+    lorebook: str | None = None
+    preset_patch: dict[str, Any] = field(default_factory=dict)
+    user: str = USER_NAME
+    persona: str = ""
+    generation: str = "normal"
+    quiet_prompt: str = ""
+    context: int | None = None  # a context window small enough to trim (tokens); None: unlocked
+    reply: int = 300  # the reply's reserve, with `context`
+    world_info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def third_party(self) -> bool:
+        """True when any input is a corpus file: SillyTavern's messages are kept as hashes only."""
+        return any(p and p.startswith("corpus:") for p in (self.preset, self.card, self.lorebook))
+
+    @property
+    def wi(self) -> dict[str, Any]:
+        return {**WORLD_INFO_DEFAULTS, **self.world_info}
+
+    def path(self, ref: str) -> Path:
+        return CORPUS / ref.removeprefix("corpus:") if ref.startswith("corpus:") else CASES / ref
+
+    def available(self) -> bool:
+        return all(self.path(ref).is_file() for ref in (self.preset, self.card, self.lorebook) if ref)
+
+    def preset_data(self) -> dict[str, Any]:
+        data = json.loads(self.path(self.preset).read_text(encoding="utf-8"))
+        data.update(self.preset_patch)
+        return data
+
+    def card_data(self) -> dict[str, Any]:
+        return json.loads(self.path(self.card).read_text(encoding="utf-8"))
+
+    def char_name(self) -> str:
+        card = self.card_data()
+        return str((card.get("data") or {}).get("name") or card.get("name") or "")
+
+    def expected_path(self) -> Path:
+        return EXPECTED / f"{self.id}.json"
+
+
+def load_cases(names: list[str] | None = None) -> list[Case]:
+    """Every case file's cases, in file then list order; only `names` when given."""
+    found: list[Case] = []
+    for path in sorted(CASES.glob("*.json")):
+        for raw in json.loads(path.read_text(encoding="utf-8")):
+            raw = dict(raw)
+            raw["covers"] = tuple(raw.get("covers", ()))
+            raw["chat"] = tuple(raw["chat"])
+            found.append(Case(**raw))
+    ids = [case.id for case in found]
+    if len(set(ids)) != len(ids):
+        raise ValueError("Two fidelity cases share an id.")
+    if names:
+        unknown = set(names) - set(ids)
+        if unknown:
+            raise ValueError(f"No such case: {', '.join(sorted(unknown))}.")
+        found = [case for case in found if case.id in names]
+    return found

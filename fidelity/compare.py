@@ -1,0 +1,107 @@
+"""Both sides made comparable, then compared message by message.
+
+The deliberate differences of SPEC §11.1 that a case can show are folded first, each naming its item:
+- item 1: our user history messages carry "Name: " in their text where SillyTavern's do not;
+- item 4: SillyTavern sends whitespace-only messages, we do not;
+- item 5: our note after trailing sample dialogues has no SillyTavern counterpart.
+SillyTavern's side is kept either in full (cases of our own text) or as one digest per message
+(role, name, length and SHA-256 of the text), so a corpus file's text never enters the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import SAMPLE_NOTE
+
+Message = dict[str, Any]
+
+
+@dataclass
+class Folded:
+    messages: list[Message]
+    folds: list[str] = field(default_factory=list)
+
+    def note(self, fold: str) -> None:
+        if fold not in self.folds:
+            self.folds.append(fold)
+
+
+def fold_sillytavern(messages: Iterable[Message]) -> Folded:
+    out = Folded([])
+    for message in messages:
+        if isinstance(message.get("content"), str) and not message["content"].strip():
+            out.note("§11.1 item 4: a whitespace-only message SillyTavern sends is left out")
+            continue
+        out.messages.append({k: message[k] for k in ("role", "content", "name") if k in message})
+    return out
+
+
+def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str]) -> Folded:
+    out = Folded([])
+    prefixes = tuple(f"{name}: " for name in speakers if name)
+    for message in messages:
+        content = message["content"]
+        if content == SAMPLE_NOTE:
+            out.note("§11.1 item 5: our note after the sample dialogues is left out")
+            continue
+        if message["role"] == "user" and "name" not in message and content.startswith(prefixes):
+            content = content.split(": ", 1)[1]
+            out.note("§11.1 item 1: the speaker's name in our user messages is left out")
+        out.messages.append({**message, "content": content})
+    return out
+
+
+def digest(message: Message) -> Message:
+    """A message as the repository keeps SillyTavern's side of a corpus case."""
+    text = message["content"] if isinstance(message["content"], str) else str(message["content"])
+    kept: Message = {"role": message["role"], "length": len(text)}
+    if message.get("name"):
+        kept["name"] = message["name"]
+    kept["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return kept
+
+
+def first_difference(expected: Sequence[Message], ours: Sequence[Message], *, digests: bool) -> str | None:
+    """None when the two lists match; else one readable paragraph about the first message that differs."""
+    ours_cmp = [digest(m) for m in ours] if digests else [_plain(m) for m in ours]
+    for index in range(max(len(expected), len(ours_cmp))):
+        want = expected[index] if index < len(expected) else None
+        got = ours_cmp[index] if index < len(ours_cmp) else None
+        if want == got:
+            continue
+        return _describe(index, want, got, ours[index] if index < len(ours) else None, digests)
+    return None
+
+
+def _plain(message: Message) -> Message:
+    return {k: message[k] for k in ("role", "content", "name") if k in message}
+
+
+def _label(message: Message | None) -> str:
+    if message is None:
+        return "nothing"
+    return message["role"] + (f" ({message['name']})" if message.get("name") else "")
+
+
+def _describe(
+    index: int, want: Message | None, got: Message | None, ours: Message | None, digests: bool
+) -> str:
+    head = f"message {index}: SillyTavern sent {_label(want)}, we sent {_label(got)}"
+    if want is None or got is None:
+        text = (ours or {}).get("content", "") if want is None else want.get("content", "")
+        return f"{head}; {'ours' if want is None else 'theirs'}: {_snippet(text, 0)}"
+    if digests:
+        return f"{head}; lengths {want['length']} / {got['length']}; ours: {_snippet(ours['content'], 0)}"
+    a, b = want["content"], got["content"]
+    at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    return f"{head}; first differing character {at}:\n    theirs: {_snippet(a, at)}\n    ours:   {_snippet(b, at)}"
+
+
+def _snippet(text: Any, at: int) -> str:
+    text = str(text)
+    start = max(0, at - 40)
+    return repr(("…" if start else "") + text[start : at + 60] + ("…" if len(text) > at + 60 else ""))

@@ -1,0 +1,61 @@
+"""The harness's folds (SPEC §11.1) and its first-difference report."""
+
+from __future__ import annotations
+
+from engine import SAMPLE_NOTE
+from fidelity.compare import digest, first_difference, fold_ours, fold_sillytavern
+
+
+def test_the_speakers_name_is_folded_out_of_our_user_messages_only():
+    ours = [
+        {"role": "user", "content": "Ann: hello"},
+        {"role": "assistant", "content": "Ann: a reply quoting her"},
+        {"role": "user", "content": "Bob: not a speaker of this chat"},
+    ]
+    folded = fold_ours(ours, speakers=["Ann"])
+    assert [m["content"] for m in folded.messages] == [
+        "hello",
+        "Ann: a reply quoting her",
+        "Bob: not a speaker of this chat",
+    ]
+    assert folded.folds == ["§11.1 item 1: the speaker's name in our user messages is left out"]
+
+
+def test_a_named_user_message_keeps_its_text():
+    folded = fold_ours([{"role": "user", "content": "Ann: hi", "name": "Ann"}], speakers=["Ann"])
+    assert folded.messages[0]["content"] == "Ann: hi" and folded.folds == []
+
+
+def test_our_sample_note_and_their_whitespace_only_messages_are_left_out():
+    assert fold_ours([{"role": "user", "content": SAMPLE_NOTE}], speakers=[]).messages == []
+    theirs = fold_sillytavern([{"role": "system", "content": "  \n"}, {"role": "user", "content": "x"}])
+    assert theirs.messages == [{"role": "user", "content": "x"}] and len(theirs.folds) == 1
+
+
+def test_the_first_difference_names_the_message_and_the_character():
+    said = first_difference(
+        [{"role": "system", "content": "same"}, {"role": "user", "content": "abcdef"}],
+        [{"role": "system", "content": "same"}, {"role": "user", "content": "abcXef"}],
+        digests=False,
+    )
+    assert said is not None and said.startswith("message 1: SillyTavern sent user, we sent user")
+    assert "first differing character 3" in said
+
+
+def test_digests_compare_role_name_length_and_text():
+    theirs = [digest({"role": "system", "content": "text", "name": "example_user"})]
+    assert (
+        first_difference(
+            theirs, [{"role": "system", "content": "text", "name": "example_user"}], digests=True
+        )
+        is None
+    )
+    said = first_difference(
+        theirs, [{"role": "system", "content": "texts", "name": "example_user"}], digests=True
+    )
+    assert said is not None and "lengths 4 / 5" in said
+
+
+def test_a_missing_message_is_reported():
+    said = first_difference([{"role": "user", "content": "x"}], [], digests=False)
+    assert said is not None and "we sent nothing" in said
