@@ -15,23 +15,23 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from servers.api_auth import ApiError, api_view, read_json_body
+from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
 from . import selectors, services
 from .models import StmEntry
 
 MAX_BODY_BYTES = 256 * 1024
-SNOWFLAKE_MAX = 2**63 - 1
 
 
 def entry_json(entry: StmEntry) -> dict[str, Any]:
-    """One entry as the API returns it (ids as strings too, since JavaScript loses snowflake digits)."""
+    """One entry as the API returns it; Discord ids as strings, since JavaScript loses their digits."""
     return {
         "id": entry.pk,
-        "server": entry.server_id,
-        "channel": entry.channel_id,
-        "channel_id": str(entry.channel_id),
-        "user": entry.user_id,
-        "user_id": str(entry.user_id),
+        "server": snowflake_text(entry.server_id),
+        "channel": snowflake_text(entry.channel_id),
+        "channel_id": snowflake_text(entry.channel_id),
+        "user": snowflake_text(entry.user_id),
+        "user_id": snowflake_text(entry.user_id),
         "lineage": entry.lineage,
         "messages": entry.messages,
         "summary": entry.summary,
@@ -41,20 +41,6 @@ def entry_json(entry: StmEntry) -> dict[str, Any]:
 
 def _json(data: Any, status: int = 200) -> JsonResponse:
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
-
-
-def _snowflake(body: dict[str, Any], key: str, *, required: bool = True) -> int | None:
-    value = body.get(key)
-    if value is None or value == "":
-        if required:
-            raise ApiError(f"`{key}` is required (a Discord id).")
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ApiError(f"`{key}` must be a Discord id.")
-    text = str(value).strip()
-    if not text.isdigit() or not 0 < int(text) <= SNOWFLAKE_MAX:
-        raise ApiError(f"`{key}` must be a Discord id (a positive whole number).")
-    return int(text)
 
 
 def _object_body(request: HttpRequest) -> dict[str, Any]:
@@ -84,9 +70,9 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
     try:
         entry = services.stm_store_turn(
             server_id=_where(body, server_id),
-            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
-            parent_id=_snowflake(body, "parent_channel", required=False),
-            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
+            parent_id=read_snowflake(body, "parent_channel", required=False),
+            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
             user_name=str(body.get("user_name") or ""),
             channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
@@ -108,8 +94,8 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
     try:
         entry = services.stm_update_summary(
             server_id=_where(body, server_id),
-            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
-            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
+            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
             lineage=_lineage(body),
             summary=body["summary"],
         )
@@ -122,7 +108,7 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
 def list_entries(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method != "GET":
         return _json({"error": "Use GET to list entries."}, status=405)
-    channel = _snowflake(dict(request.GET.items()), "channel", required=False)
+    channel = read_snowflake(dict(request.GET.items()), "channel", required=False)
     rows = selectors.entries_for_api(server_id=server_id, now=timezone.now(), channel=channel)
     return _json({"entries": [entry_json(row) for row in rows]})
 
@@ -139,4 +125,4 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     user = services.user_set_opt_in(
         user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
     )
-    return _json({"user": user.pk, "cross_server_opt_in": user.cross_server_opt_in})
+    return _json({"user": snowflake_text(user.pk), "cross_server_opt_in": user.cross_server_opt_in})
