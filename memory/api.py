@@ -4,6 +4,8 @@ POST  /api/v1/servers/<id>/stm/turns     store a turn's messages (keeps the last
 POST  /api/v1/servers/<id>/stm/summary   the update_short_term_memory tool (≤ 1500 chars, else 400)
 GET   /api/v1/servers/<id>/stm/entries   the server's live entries, newest first (?channel=)
 POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   a user's cross-server opt-in {"opt_in": bool}
+GET   /api/v1/servers/<id>/directory  the channel and member names the bot pushed
+POST  /api/v1/servers/<id>/directory  replace them: {"channels": [{id, name, parent, private}], "members": [{id, display_name}]}
 Errors are `{"error": one sentence}`.
 """
 
@@ -14,13 +16,16 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from servers import selectors as server_selectors
 from servers.api_auth import ApiError, api_view, read_json_body
+from servers.directory import read_directory
 from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
 from . import selectors, services
 from .models import StmEntry
 
 MAX_BODY_BYTES = 256 * 1024
+DIRECTORY_MAX_BYTES = 1024 * 1024
 
 
 def entry_json(entry: StmEntry) -> dict[str, Any]:
@@ -126,3 +131,30 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
         user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
     )
     return _json({"user": snowflake_text(user.pk), "cross_server_opt_in": user.cross_server_opt_in})
+
+
+@api_view
+def directory(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method == "POST":
+        body = read_json_body(request, max_bytes=DIRECTORY_MAX_BYTES)
+        channels, members = read_directory(body)
+        skipped = services.directory_push(server_id=server_id, channels=channels, members=members)
+        answer = _directory_json(server_id)
+        answer["skipped_channels"] = [snowflake_text(c) for c in skipped]
+        return _json(answer)
+    if request.method != "GET":
+        return _json({"error": "Use GET to read the directory or POST to replace it."}, status=405)
+    return _json(_directory_json(server_id))
+
+
+def _directory_json(server_id: int) -> dict[str, Any]:
+    stored = server_selectors.directory_for(server_id)
+    channels = stored.channels if stored else []
+    members = stored.members if stored else []
+    return {
+        "channels": [
+            {**c, "id": snowflake_text(c["id"]), "parent": snowflake_text(c["parent"])} for c in channels
+        ],
+        "members": [{**m, "id": snowflake_text(m["id"])} for m in members],
+        "updated_at": stored.updated_at.isoformat() if stored else None,
+    }
