@@ -524,7 +524,7 @@ def _finish(
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
     messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history))
-    payload = shape(provider, messages) if provider else None
+    payload = shape(provider, messages, memory_tool=_has_tools(doc)) if provider else None
     if generation is not None:
         for sentence in generation.adjusted:
             notes.warn(sentence)
@@ -556,6 +556,11 @@ def _finish(
         generation=generation,
         world_info=inputs.world_info.explanation() if inputs.world_info is not None else None,
     )
+
+
+def _has_tools(doc: BucketDocument) -> bool:
+    """The bot's model can call tools, so the body declares the memory tool (SPEC §5)."""
+    return doc.stm_context is not None and doc.stm_context.has_tools
 
 
 def _count(

@@ -1,7 +1,8 @@
 """Provider adapters (SPEC §3.5): the neutral message list shaped for OpenAI, Anthropic and Gemini.
 
 Each adapter returns the request body's message part as a plain dict, and `provider_texts` the
-texts that body sends (what the token count of §3.6 is taken over).
+texts that body sends (what the token count of §3.6 is taken over). When the bot's model has tools,
+the body also carries the memory tool's definition (`engine/memory_tool.py`).
 """
 
 from __future__ import annotations
@@ -9,21 +10,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .memory_tool import memory_tools
 from .parts import Message
 
 PROVIDERS = ("openai", "anthropic", "gemini")
 CONVERSATION_START = "(conversation start)"
 
 
-def shape(provider: str, messages: Sequence[Message]) -> dict[str, Any]:
-    """The provider's request body for these messages; raises ValueError for an unknown provider."""
+def shape(provider: str, messages: Sequence[Message], *, memory_tool: bool = False) -> dict[str, Any]:
+    """The provider's request body for these messages; raises ValueError for an unknown provider.
+    With `memory_tool` the body also declares the update_short_term_memory tool (SPEC §5)."""
     if provider == "openai":
-        return {"messages": [{"role": m.role, "content": m.content} for m in messages]}
-    if provider == "anthropic":
-        return _anthropic(messages)
-    if provider == "gemini":
-        return _gemini(messages)
-    raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+        body = {"messages": [{"role": m.role, "content": m.content} for m in messages]}
+    elif provider == "anthropic":
+        body = _anthropic(messages)
+    elif provider == "gemini":
+        body = _gemini(messages)
+    else:
+        raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+    return {**body, "tools": memory_tools(provider)} if memory_tool else body
 
 
 def provider_texts(provider: str, payload: dict[str, Any]) -> list[str]:
