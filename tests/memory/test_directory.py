@@ -102,3 +102,15 @@ def test_bob_sees_pushed_names_on_the_memory_review(client, api_token, bob, stor
     url = reverse("memory:review", args=[LANTERN]) + f"?channel={GENERAL}&user={MIRA}"
     body = client.get(url).content.decode()
     assert "What the bot remembers in #general for user Mira Ashdown" in body
+
+
+def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, api_token, alice, lantern):
+    from memory import services as memory_services
+    from memory.models import Channel as StmChannel
+
+    push(client, api_token, tavern())
+    cellar = StmChannel.objects.get(pk=int(CELLAR))
+    memory_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
+    client.force_login(alice)
+    body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()
+    assert f"channel: {CELLAR} (#cellar)" in body
