@@ -24,6 +24,7 @@ from engine import BucketError, parse_buckets
 from lorebooks import cache as lorebook_cache
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
 from servers.fairness import fair_share
+from servers.snowflakes import read_snowflake
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
@@ -83,6 +84,4 @@ def _check_options(options: dict[str, Any]) -> None:
     if options["native"] is not None and not isinstance(options["native"], bool):
         raise ApiError("`native` must be true or false.")
     for key in ("channel", "parent_channel"):
-        value = options[key]
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-            raise ApiError(f"`{key}` must be a channel id (a positive whole number).")
+        options[key] = read_snowflake(options, key, required=False)

@@ -608,7 +608,11 @@ def _finish(
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
     blank: list[Item] = []
     messages = tuple(_to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names, blank))
-    payload = shape(provider, messages, user=doc.user_name, char=doc.char_name) if provider else None
+    payload = (
+        shape(provider, messages, user=doc.user_name, char=doc.char_name, memory_tool=_has_tools(doc))
+        if provider
+        else None
+    )
     if generation is not None:
         for sentence in generation.adjusted:
             notes.warn(sentence)
@@ -659,6 +663,11 @@ def _finish(
             ),
         ),
     )
+
+
+def _has_tools(doc: BucketDocument) -> bool:
+    """The bot's model can call tools, so the body declares the memory tool (SPEC §5)."""
+    return doc.stm_context is not None and doc.stm_context.has_tools
 
 
 def _count(

@@ -360,6 +360,19 @@ def _int(value: Any, label: str, *, optional: bool = False) -> int | None:
     return value
 
 
+def _discord_id(value: Any, label: str, *, optional: bool = False) -> int | None:
+    """A Discord id sent as a JSON number or, as discord.js sends it, a string of digits (64-bit)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise BucketError(
+            f"`{label}` must be a Discord id: a positive whole number, as a string or a number."
+        )
+    return value
+
+
 def _stm_inputs(value: Any) -> StmContext | None:
     if value is None:
         return None
@@ -371,9 +384,9 @@ def _stm_inputs(value: Any) -> StmContext | None:
     if not isinstance(lineage, str):
         raise BucketError("`stm_context.lineage` must be a string.")
     return StmContext(
-        channel=_int(entry.get("channel"), "stm_context.channel"),
-        user=_int(entry.get("user"), "stm_context.user"),
-        parent_channel=_int(entry.get("parent_channel"), "stm_context.parent_channel", optional=True),
+        channel=_discord_id(entry.get("channel"), "stm_context.channel"),
+        user=_discord_id(entry.get("user"), "stm_context.user"),
+        parent_channel=_discord_id(entry.get("parent_channel"), "stm_context.parent_channel", optional=True),
         lineage=lineage,
         has_tools=_bool(entry, "has_tools"),
         provider=provider,

@@ -1,7 +1,8 @@
 """Provider adapters (SPEC §3.5): the neutral message list shaped for OpenAI, Anthropic and Gemini.
 
 Each adapter returns the request body's message part as a plain dict, and `provider_texts` the
-texts that body sends (what the token count of §3.6 is taken over).
+texts that body sends (what the token count of §3.6 is taken over). When the bot's model has tools,
+the body also carries the memory tool's definition (`engine/memory_tool.py`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from .memory_tool import memory_tools
 from .parts import Message
 
 EXAMPLE_USER, EXAMPLE_ASSISTANT = "example_user", "example_assistant"
@@ -18,19 +20,24 @@ PROVIDERS = ("openai", "anthropic", "gemini")
 CONVERSATION_START = "(conversation start)"
 
 
-def shape(provider: str, messages: Sequence[Message], *, user: str = "", char: str = "") -> dict[str, Any]:
+def shape(
+    provider: str, messages: Sequence[Message], *, user: str = "", char: str = "", memory_tool: bool = False
+) -> dict[str, Any]:
     """The provider's request body for these messages; raises ValueError for an unknown provider.
 
     OpenAI keeps each message's `name`; the others have no such field, so a named message gets the
     speaker's name in front of its text, as SillyTavern converts it (sample dialogue turns take the
-    user's and the character's display names, `user` and `char`)."""
+    user's and the character's display names, `user` and `char`). With `memory_tool` the body also
+    declares the update_short_term_memory tool (SPEC §5)."""
     if provider == "openai":
-        return {"messages": [_openai_message(m) for m in messages]}
-    if provider == "anthropic":
-        return _anthropic(_names_in_content(messages, user, char))
-    if provider == "gemini":
-        return _gemini(_names_in_content(messages, user, char))
-    raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+        body = {"messages": [_openai_message(m) for m in messages]}
+    elif provider == "anthropic":
+        body = _anthropic(_names_in_content(messages, user, char))
+    elif provider == "gemini":
+        body = _gemini(_names_in_content(messages, user, char))
+    else:
+        raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+    return {**body, "tools": memory_tools(provider)} if memory_tool else body
 
 
 def _openai_message(m: Message) -> dict[str, str]:

@@ -5,6 +5,8 @@ POST  /api/v1/servers/<id>/stm/summary   the update_short_term_memory tool (≤ 
 GET   /api/v1/servers/<id>/stm/entries   the server's live entries, newest first (?channel=)
 POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   the user's consent, relayed by this server's bot,
       that this server's memories of them may surface in their other servers {"opt_in": bool}
+GET   /api/v1/servers/<id>/directory  the channel and member names the bot pushed
+POST  /api/v1/servers/<id>/directory  replace them: {"channels": [{id, name, parent, private}], "members": [{id, display_name}]}
 Errors are `{"error": one sentence}`.
 """
 
@@ -15,24 +17,27 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from servers import selectors as server_selectors
 from servers.api_auth import ApiError, api_view, read_json_body
+from servers.directory import read_directory
+from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
 from . import selectors, services
 from .models import StmEntry
 
 MAX_BODY_BYTES = 256 * 1024
-SNOWFLAKE_MAX = 2**63 - 1
+DIRECTORY_MAX_BYTES = 1024 * 1024
 
 
 def entry_json(entry: StmEntry) -> dict[str, Any]:
-    """One entry as the API returns it (ids as strings too, since JavaScript loses snowflake digits)."""
+    """One entry as the API returns it; Discord ids as strings, since JavaScript loses their digits."""
     return {
         "id": entry.pk,
-        "server": entry.server_id,
-        "channel": entry.channel_id,
-        "channel_id": str(entry.channel_id),
-        "user": entry.user_id,
-        "user_id": str(entry.user_id),
+        "server": snowflake_text(entry.server_id),
+        "channel": snowflake_text(entry.channel_id),
+        "channel_id": snowflake_text(entry.channel_id),
+        "user": snowflake_text(entry.user_id),
+        "user_id": snowflake_text(entry.user_id),
         "lineage": entry.lineage,
         "messages": entry.messages,
         "summary": entry.summary,
@@ -42,20 +47,6 @@ def entry_json(entry: StmEntry) -> dict[str, Any]:
 
 def _json(data: Any, status: int = 200) -> JsonResponse:
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
-
-
-def _snowflake(body: dict[str, Any], key: str, *, required: bool = True) -> int | None:
-    value = body.get(key)
-    if value is None or value == "":
-        if required:
-            raise ApiError(f"`{key}` is required (a Discord id).")
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ApiError(f"`{key}` must be a Discord id.")
-    text = str(value).strip()
-    if not text.isdigit() or not 0 < int(text) <= SNOWFLAKE_MAX:
-        raise ApiError(f"`{key}` must be a Discord id (a positive whole number).")
-    return int(text)
 
 
 def _object_body(request: HttpRequest) -> dict[str, Any]:
@@ -85,9 +76,9 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
     try:
         entry = services.stm_store_turn(
             server_id=_where(body, server_id),
-            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
-            parent_id=_snowflake(body, "parent_channel", required=False),
-            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
+            parent_id=read_snowflake(body, "parent_channel", required=False),
+            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
             user_name=str(body.get("user_name") or ""),
             channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
@@ -109,8 +100,8 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
     try:
         entry = services.stm_update_summary(
             server_id=_where(body, server_id),
-            channel_id=_snowflake(body, "channel"),  # type: ignore[arg-type]
-            user_id=_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
+            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
             lineage=_lineage(body),
             summary=body["summary"],
         )
@@ -123,7 +114,7 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
 def list_entries(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method != "GET":
         return _json({"error": "Use GET to list entries."}, status=405)
-    channel = _snowflake(dict(request.GET.items()), "channel", required=False)
+    channel = read_snowflake(dict(request.GET.items()), "channel", required=False)
     rows = selectors.entries_for_api(server_id=server_id, now=timezone.now(), channel=channel)
     return _json({"entries": [entry_json(row) for row in rows]})
 
@@ -140,4 +131,33 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     consent = services.user_set_opt_in(
         user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
     )
-    return _json({"user": user_id, "server": server_id, "cross_server_opt_in": consent})
+    return _json(
+        {"user": snowflake_text(user_id), "server": snowflake_text(server_id), "cross_server_opt_in": consent}
+    )
+
+
+@api_view
+def directory(request: HttpRequest, server_id: int) -> HttpResponse:
+    if request.method == "POST":
+        body = read_json_body(request, max_bytes=DIRECTORY_MAX_BYTES)
+        channels, members = read_directory(body)
+        skipped = services.directory_push(server_id=server_id, channels=channels, members=members)
+        answer = _directory_json(server_id)
+        answer["skipped_channels"] = [snowflake_text(c) for c in skipped]
+        return _json(answer)
+    if request.method != "GET":
+        return _json({"error": "Use GET to read the directory or POST to replace it."}, status=405)
+    return _json(_directory_json(server_id))
+
+
+def _directory_json(server_id: int) -> dict[str, Any]:
+    stored = server_selectors.directory_for(server_id)
+    channels = stored.channels if stored else []
+    members = stored.members if stored else []
+    return {
+        "channels": [
+            {**c, "id": snowflake_text(c["id"]), "parent": snowflake_text(c["parent"])} for c in channels
+        ],
+        "members": [{**m, "id": snowflake_text(m["id"])} for m in members],
+        "updated_at": stored.updated_at.isoformat() if stored else None,
+    }

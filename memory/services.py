@@ -12,6 +12,8 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from servers import services as server_services
+from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import AuditEvent, Server
 from servers.users import User
 
@@ -248,6 +250,31 @@ def channel_set_private(
             target=channel,
             detail={"channel": channel.pk, "private": private},
         )
+
+
+def directory_push(
+    *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember]
+) -> list[int]:
+    """Store the bot's directory for the server and carry each channel's name, parent and private
+    flag onto the memory channel rows, so the privacy rules read the pushed flag (SPEC §5). A
+    channel id another server (or a DM) owns is skipped; the skipped ids are returned."""
+    skipped: list[int] = []
+    with transaction.atomic():
+        server_services.directory_replace(
+            server_id=server_id, channels=list(channels), members=list(members), actor_label="api token"
+        )
+        for channel in channels:
+            try:
+                channel_ensure(
+                    channel_id=channel.id,
+                    server_id=server_id,
+                    parent_id=channel.parent,
+                    private=channel.private,
+                    name=channel.name,
+                )
+            except StmError:
+                skipped.append(channel.id)
+    return skipped
 
 
 def server_set_privacy_bypass(

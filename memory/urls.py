@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/v1/servers/<int:server_id>/stm/turns", api.store_turn, name="api-turns"),
     path("api/v1/servers/<int:server_id>/stm/summary", api.update_summary, name="api-summary"),
     path("api/v1/servers/<int:server_id>/stm/entries", api.list_entries, name="api-entries"),
+    path("api/v1/servers/<int:server_id>/directory", api.directory, name="api-directory"),
     path("api/v1/servers/<int:server_id>/stm/users/<int:user_id>/opt-in", api.user_opt_in, name="api-opt-in"),
 ]

@@ -31,6 +31,7 @@ from engine import (
     SHOWN,
     StmContext,
 )
+from servers import selectors as server_selectors
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -132,6 +133,7 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
         "channels": selectors.channels_for(server),
         "users": selectors.users_seen_in(server),
+        "member_names": server_selectors.directory_names(server.pk).members,
         "reviewed": False,
         "error": "",
     }

@@ -130,3 +130,20 @@ class AuditEvent(models.Model):
             target_label=str(target)[:200] if target is not None else "",
             detail=detail or {},
         )
+
+
+class ServerDirectory(models.Model):
+    """The names the bot pushed for a server: its channels and members, so the pages show names
+    instead of raw Discord ids. Replaced whole on every push; bounded by `servers.directory`."""
+
+    server = models.OneToOneField(
+        Server, primary_key=True, on_delete=models.CASCADE, related_name="directory"
+    )
+    # [{"id": int, "name": str, "parent": int | None, "private": bool}]
+    channels = models.JSONField(default=list)
+    # [{"id": int, "display_name": str}]
+    members = models.JSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"directory of {self.server_id}"

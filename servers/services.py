@@ -8,9 +8,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from .api_auth import forget_token
-from .models import ApiToken, AuditEvent, Membership, Role, Server, token_digest
+from .directory import DirectoryChannel, DirectoryMember
+from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
 from .resilient_cache import cache_delete
-from .selectors import tokenizer_key
+from .selectors import directory_key, tokenizer_key
 from .users import User
 
 
@@ -88,3 +89,27 @@ def membership_set(*, server: Server, user: Any, role: Role, by: User | None = N
         detail={"user": user.get_username(), "role": role},
     )
     return membership
+
+
+def directory_replace(
+    *, server_id: int, channels: list[DirectoryChannel], members: list[DirectoryMember], actor_label: str
+) -> ServerDirectory:
+    """Store the server's pushed directory in place of the previous one, audited with its counts."""
+    with transaction.atomic():
+        directory, _ = ServerDirectory.objects.update_or_create(
+            server_id=server_id,
+            defaults={
+                "channels": [
+                    {"id": c.id, "name": c.name, "parent": c.parent, "private": c.private} for c in channels
+                ],
+                "members": [{"id": m.id, "display_name": m.display_name} for m in members],
+            },
+        )
+        AuditEvent.record(
+            server=server_id,
+            actor_label=actor_label,
+            action="server.directory",
+            detail={"channels": len(channels), "members": len(members)},
+        )
+    transaction.on_commit(lambda: cache_delete(directory_key(server_id)))
+    return directory

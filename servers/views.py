@@ -107,4 +107,9 @@ def token_revoke(request: AuthenticatedHttpRequest, server_id: int, token_id: in
 @login_required
 def audit(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_AUDIT)
-    return render(request, "servers/audit.html", {"server": server, "events": selectors.audit_for(server)})
+    context = {
+        "server": server,
+        "events": selectors.audit_for(server),
+        "names": selectors.directory_names(server.pk),
+    }
+    return render(request, "servers/audit.html", context)

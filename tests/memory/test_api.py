@@ -33,7 +33,7 @@ def test_the_bot_stores_a_turn_and_gets_the_entry_back(client, api_token):
     response = post(client, TURNS, body, api_token)
     assert response.status_code == 200
     entry = response.json()["entry"]
-    assert (entry["channel"], entry["user"], len(entry["messages"])) == (600, MIRA, 2)
+    assert (entry["channel"], entry["user"], len(entry["messages"])) == ("600", str(MIRA), 2)
     assert StmEntry.objects.get(channel_id=600).server_id == LANTERN
     assert str(StmEntry.objects.get(channel_id=600).channel) == "#tavern-hall"
     assert str(DiscordUser.objects.get(pk=MIRA)) == "Mira"
@@ -71,7 +71,7 @@ def test_the_bot_lists_live_entries_newest_first(client, api_token, store):
     store(601, hours_ago=1)
     store(602, hours_ago=13)  # expired
     response = client.get(ENTRIES, HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    assert [e["channel"] for e in response.json()["entries"]] == [601, 600]
+    assert [e["channel"] for e in response.json()["entries"]] == ["601", "600"]
 
 
 def test_listing_does_not_show_another_servers_entries(client, api_token, store):
@@ -87,7 +87,7 @@ def test_a_dm_turn_is_stored_without_a_server(client, api_token):
 
 def test_the_bot_records_a_users_consent_for_its_own_server(client, api_token):
     response = post(client, f"/api/v1/servers/{LANTERN}/stm/users/{MIRA}/opt-in", {"opt_in": True}, api_token)
-    assert response.json() == {"user": MIRA, "server": LANTERN, "cross_server_opt_in": True}
+    assert response.json() == {"user": str(MIRA), "server": str(LANTERN), "cross_server_opt_in": True}
     assert list(StmConsent.objects.filter(user_id=MIRA).values_list("server_id", flat=True)) == [LANTERN]
     response = post(
         client, f"/api/v1/servers/{LANTERN}/stm/users/{MIRA}/opt-in", {"opt_in": False}, api_token

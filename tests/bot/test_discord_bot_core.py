@@ -1,0 +1,196 @@
+"""The example bot's core (examples/discord_bot.py), run against the real Tavernkeep app (in process,
+through httpx's WSGI transport) and a local recording model endpoint on 127.0.0.1 that streams its
+answers: no Discord, no network, and discord.py is not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+
+from memory.models import StmEntry
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "discord_bot.py"
+PORT = 18147
+CHANNEL = "1234567890123456789"  # past 2^53, as discord.py gives it
+USER = "987654321098765432"
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("discord_bot_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+bot = load_example()
+
+
+def sse(events) -> bytes:
+    return b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
+
+
+STREAMS = {
+    "openai": lambda text, summary: sse(
+        [{"choices": [{"delta": {"content": piece}}]} for piece in (text[:5], text[5:])]
+        + [
+            {
+                "choices": [
+                    {
+                        "delta": {
+                            "tool_calls": [{"function": {"name": "update_short_term_memory", "arguments": a}}]
+                        }
+                    }
+                ]
+            }
+            for a in (json.dumps({"summary": summary})[:9], json.dumps({"summary": summary})[9:])
+        ]
+    ),
+    "anthropic": lambda text, summary: sse(
+        [
+            {"type": "content_block_delta", "delta": {"type": "text_delta", "text": text}},
+            {
+                "type": "content_block_delta",
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"summary": summary})},
+            },
+        ]
+    ),
+    "gemini": lambda text, summary: sse(
+        [
+            {"candidates": [{"content": {"parts": [{"text": text}]}}]},
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "parts": [
+                                {
+                                    "functionCall": {
+                                        "name": "update_short_term_memory",
+                                        "args": {"summary": summary},
+                                    }
+                                }
+                            ]
+                        }
+                    }
+                ]
+            },
+        ]
+    ),
+}
+
+
+class Recorder:
+    """A model endpoint on 127.0.0.1 that records each request body and streams a set answer."""
+
+    def __init__(self, provider: str, text: str, summary: str) -> None:
+        self.requests: list[dict] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers["Content-Length"])
+                recorder.requests.append(json.loads(self.rfile.read(length)))
+                body = STREAMS[provider](text, summary)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        ThreadingHTTPServer.allow_reuse_address = True
+        self.server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Recorder:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def http():
+    """One httpx client: Tavernkeep at http://testserver (the real app, in process), the rest on the wire.
+    Like Django's test client, requests keep the test's database connection open."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    client = httpx.Client(mounts={"http://testserver": httpx.WSGITransport(app=get_wsgi_application())})
+    yield client
+    client.close()
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def core_for(provider, http, api_token):
+    model = bot.Model(provider, f"http://127.0.0.1:{PORT}/v1/chat", "test-key", "test-model")
+    return bot.BotCore(bot.Tavernkeep("http://testserver", api_token, http), model, http, bot_name="Lantern")
+
+
+def mira_says(text: str) -> object:
+    return bot.Incoming(guild_id="1001", channel_id=CHANNEL, author_id=USER, author_name="Mira", content=text)
+
+
+def test_the_core_imports_without_discord_py():
+    with pytest.raises(ImportError):
+        import discord  # noqa: F401
+    assert callable(bot.BotCore)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_one_message_runs_the_whole_loop_for_each_provider(provider, http, api_token):
+    core = core_for(provider, http, api_token)
+    with Recorder(provider, "<think>ale math</think>Plenty of ale, Mira.", "Mira asked for ale.") as model:
+        pieces = core.handle(mira_says("Any ale left?"))
+    assert pieces == ["Plenty of ale, Mira."]
+    sent = model.requests[0]
+    assert "update_short_term_memory" in json.dumps(sent["tools"])
+    assert "Any ale left?" in json.dumps(sent)
+    entry = StmEntry.objects.get(channel_id=int(CHANNEL))
+    assert entry.summary == "Mira asked for ale."
+    assert [m["content"] for m in entry.messages] == ["Any ale left?", "Plenty of ale, Mira."]
+
+
+def test_the_second_message_carries_the_first_turn_and_its_variables(http, api_token):
+    core = core_for("openai", http, api_token)
+    with Recorder("openai", "Plenty.", "Ale talk.") as model:
+        core.handle(mira_says("Any ale left?"))
+        core.handle(mira_says("Then pour one."))
+    second = json.dumps(model.requests[1])
+    assert "Any ale left?" in second and "Plenty." in second and "Then pour one." in second
+
+
+def test_a_long_reply_is_posted_in_pieces_under_discords_limit(http, api_token):
+    core = core_for("anthropic", http, api_token)
+    long_reply = " ".join(["The lantern swings over the bar."] * 200)
+    with Recorder("anthropic", long_reply, "Long story."):
+        pieces = core.handle(mira_says("Tell me everything."))
+    assert len(pieces) > 1 and all(len(p) <= 2000 for p in pieces)
+    assert " ".join(pieces) == long_reply
+
+
+def test_joining_a_guild_pushes_its_directory(http, api_token):
+    tavernkeep = bot.Tavernkeep("http://testserver", api_token, http)
+    tavernkeep.push_directory(
+        "1001",
+        [{"id": CHANNEL, "name": "general", "parent": None, "private": False}],
+        [{"id": USER, "display_name": "Mira"}],
+    )
+    answer = http.get(
+        "http://testserver/api/v1/servers/1001/directory", headers={"Authorization": f"Bearer {api_token}"}
+    ).json()
+    assert answer["members"] == [{"id": USER, "display_name": "Mira"}]

@@ -1,0 +1,116 @@
+"""The server directory the bot pushes: names for the pages, the private flag for memory, audited,
+bounded, read back with GET; ids in either spelling, answered as strings."""
+
+from __future__ import annotations
+
+import json
+
+from django.urls import reverse
+
+from memory.models import Channel
+from servers.models import AuditEvent
+
+from .conftest import LANTERN, MIRA
+
+DIRECTORY = f"/api/v1/servers/{LANTERN}/directory"
+GENERAL = "1234567890123456789"
+CELLAR = "1234567890123456790"
+
+
+def push(client, token, body, url=DIRECTORY):
+    return client.post(
+        url, data=json.dumps(body), content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
+
+
+def tavern(**extra):
+    return {
+        "channels": [
+            {"id": GENERAL, "name": "general", "parent": None, "private": False},
+            {"id": int(CELLAR), "name": "cellar", "parent": GENERAL, "private": True},
+        ],
+        "members": [{"id": str(MIRA), "display_name": "Mira Ashdown"}],
+        **extra,
+    }
+
+
+def test_the_bot_pushes_the_directory_and_reads_it_back_with_ids_as_strings(client, api_token):
+    assert push(client, api_token, tavern()).status_code == 200
+    answer = client.get(DIRECTORY, HTTP_AUTHORIZATION=f"Bearer {api_token}").json()
+    assert answer["channels"] == [
+        {"id": GENERAL, "name": "general", "parent": None, "private": False},
+        {"id": CELLAR, "name": "cellar", "parent": GENERAL, "private": True},
+    ]
+    assert answer["members"] == [{"id": str(MIRA), "display_name": "Mira Ashdown"}]
+
+
+def test_a_new_push_replaces_the_previous_directory(client, api_token):
+    push(client, api_token, tavern())
+    push(client, api_token, {"channels": [{"id": "77", "name": "taproom"}], "members": []})
+    answer = client.get(DIRECTORY, HTTP_AUTHORIZATION=f"Bearer {api_token}").json()
+    assert [c["name"] for c in answer["channels"]] == ["taproom"]
+    assert answer["members"] == []
+
+
+def test_a_pushed_private_flag_keeps_that_channels_memories_private(client, api_token):
+    push(client, api_token, tavern())
+    cellar = Channel.objects.get(pk=int(CELLAR))
+    assert (cellar.is_private, cellar.parent_id, cellar.name) == (True, int(GENERAL), "cellar")
+    push(client, api_token, tavern(channels=[{"id": CELLAR, "name": "cellar", "private": False}]))
+    assert not Channel.objects.get(pk=int(CELLAR)).is_private
+
+
+def test_each_push_is_audited_with_its_counts(client, api_token):
+    push(client, api_token, tavern())
+    event = AuditEvent.objects.get(action="server.directory")
+    assert (event.server_id, event.detail) == (LANTERN, {"channels": 2, "members": 1})
+
+
+def test_a_directory_cannot_claim_another_servers_channel(client, api_token, harbor_token):
+    push(
+        client,
+        harbor_token,
+        {"channels": [{"id": "55", "name": "harbor-secret", "private": True}]},
+        url="/api/v1/servers/2002/directory",
+    )
+    answer = push(client, api_token, {"channels": [{"id": 55, "name": "mine", "private": False}]}).json()
+    assert answer["skipped_channels"] == ["55"]
+    assert Channel.objects.get(pk=55).is_private
+
+
+def test_a_directory_over_the_bound_is_refused(client, api_token):
+    channels = [{"id": i, "name": f"c{i}"} for i in range(1, 1002)]
+    response = push(client, api_token, {"channels": channels})
+    assert response.status_code == 400
+    assert "at most 1000" in response.json()["error"]
+
+
+def test_a_malformed_id_in_the_directory_gets_a_400_naming_it(client, api_token):
+    response = push(client, api_token, {"members": [{"id": "12x", "display_name": "Ann"}]})
+    assert response.status_code == 400
+    assert "`members[0].id`" in response.json()["error"]
+
+
+def test_the_directory_needs_the_servers_token(client, harbor_token):
+    assert push(client, harbor_token, tavern()).status_code == 404
+
+
+def test_bob_sees_pushed_names_on_the_memory_review(client, api_token, bob, store):
+    store(int(GENERAL), user=MIRA, summary="Mira ordered ale.")
+    push(client, api_token, tavern())
+    client.force_login(bob)
+    url = reverse("memory:review", args=[LANTERN]) + f"?channel={GENERAL}&user={MIRA}"
+    body = client.get(url).content.decode()
+    assert "What the bot remembers in #general for user Mira Ashdown" in body
+
+
+def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, api_token, alice, lantern):
+    from memory import services as memory_services
+    from memory.models import Channel as StmChannel
+
+    push(client, api_token, tavern())
+    cellar = StmChannel.objects.get(pk=int(CELLAR))
+    memory_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
+    client.force_login(alice)
+    body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()
+    assert f"channel: {CELLAR} (#cellar)" in body
