@@ -786,11 +786,11 @@ def _to_messages(
         return out
 
     start, stop = history
-    return (
-        finish(items[:start])
-        + _history_messages(tuple(items[start:stop]), history_run(doc, names), finish)
-        + finish(items[stop:])
-    )
+    run = history_run(doc, names)
+    chat = _history_messages(tuple(items[start:stop]), run, finish)
+    if run.blank or not run.items:  # emptied messages counted for depth; never sent (SPEC §11.1 item 4)
+        chat = [m for m in chat if not m.history or m.content.strip()]
+    return finish(items[:start]) + chat + finish(items[stop:])
 
 
 _CHUNK = 32

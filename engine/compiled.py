@@ -15,7 +15,6 @@ from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
 INJECTION_STYLES = ("merge", "standalone")
-OVERRIDABLE = ("main", "jailbreak")  # the nodes a character card's prompts replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +53,10 @@ def compile_preset(
 ) -> CompiledPreset:
     """The preset with every content node's text compiled by the macro engine, order kept.
 
-    A `main` or `jailbreak` node holding only comments is compiled as content: it sends nothing of
-    its own, but a character card's override still finds it (SPEC §11.2)."""
-    nodes = [
-        replace(n, kind="content") if n.kind == "comment" and n.identifier in OVERRIDABLE else n
-        for n in nodes
-    ]
+    A node holding only comments is compiled as content, as SillyTavern renders it (SPEC §11.2): what
+    is left (newlines, or nothing) joins a squashed message, and a character card's override still
+    finds a comment-only `main` or `jailbreak`."""
+    nodes = [replace(n, kind="content") if n.kind == "comment" else n for n in nodes]
     compiled = tuple(
         CompiledNode(node=n, template=compile_text(n.content) if n.kind == "content" else None) for n in nodes
     )

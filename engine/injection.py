@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .parts import Item, Part, assembler_source
 from .rearrange import Arrangement, Injection
-from .worldinfo import CARD_DEPTH_INDEX
+from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 
 STYLES = ("merge", "standalone")
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
@@ -84,6 +84,14 @@ def _joined(same: list[Injection]) -> str:
     pieces: dict[object, list[str]] = {}
     for inj in same:  # sorted by index: the preset's, Author's Note, card, @depth, tail directives
         pieces.setdefault(_piece_of(inj), []).append(inj.text)
+    if "an_top" in pieces or "an_bottom" in pieces:  # the note between them is empty: a blank line
+        top, bottom = "\n".join(pieces.pop("an_top", ())), "\n".join(pieces.pop("an_bottom", ()))
+        note = f"{top}\n\n{bottom}" if top and bottom else top or bottom
+        pieces = (
+            {"authors_note": [note], **pieces}
+            if "preset" not in pieces
+            else {"preset": pieces.pop("preset"), "authors_note": [note], **pieces}
+        )
     return "\n".join(text for text in ("\n".join(texts).strip() for texts in pieces.values()) if text)
 
 
@@ -92,7 +100,9 @@ def _piece_of(inj: Injection) -> object:
     if kind == "node":
         return "preset"
     if kind == "world_info":
-        return "authors_note" if inj.index < CARD_DEPTH_INDEX else "at_depth"
+        if inj.index >= CARD_DEPTH_INDEX:
+            return "at_depth"
+        return "an_bottom" if inj.index >= AN_BOTTOM_INDEX else "an_top"
     return kind if kind == "card" else inj  # the server's own: each apart
 
 

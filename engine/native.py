@@ -150,6 +150,7 @@ class HistoryRun:
     last_message: str
     last_char_message: str
     user_message_times: tuple[datetime, ...]
+    blank: bool = False  # some message has nothing to say: kept for depth counting, never sent
 
 
 def history_run(doc: BucketDocument, names: int = NAMES_DEFAULT) -> HistoryRun:
@@ -182,43 +183,48 @@ def _history_run(
     for index, message in enumerate(history):
         role, content = message.role, message.content
         content, transforms = rewritten.get(index, (content, ())) if rewritten else (content, ())
-        if not content.strip():  # nothing to say (a script may have emptied it): no "Name: " alone
-            continue
         speaker = message.name or (char_name if role == "assistant" else "")
         field = speaker_name(speaker) if names == NAMES_IN_FIELD and speaker else ""
-        prefix = (role == "user" or names == NAMES_IN_CONTENT) and names != NAMES_IN_FIELD and speaker
+        # A message with nothing to say (a script may have emptied it) gets no bare "Name: "; it stays
+        # an item, so it still counts for depth injections as in SillyTavern, and is never sent.
+        prefix = (
+            (role == "user" or names == NAMES_IN_CONTENT)
+            and names != NAMES_IN_FIELD
+            and speaker
+            and content.strip()
+        )
         text = f"{speaker}: {content}" if prefix else content
-        if text.strip():
-            original = None
-            if transforms:
-                before = message.content
-                original = f"{speaker}: {before}" if prefix else before
-            item = Item(
-                "DIALOGUE_HISTORY",
-                role,
-                (Part(text, sources, False, transforms, original),),
-                False,
-                -1,
-                True,
-                False,
-                field,
-            )
-            items.append(item)
-            messages[id(item)] = Message(
-                role,
-                text,
-                sources,
-                "DIALOGUE_HISTORY",
-                True,
-                ((source, text),),
-                transforms,
-                (original,) if original is not None else (),
-                field,
-            )
+        original = None
+        if transforms:
+            before = message.content
+            original = f"{speaker}: {before}" if prefix else before
+        item = Item(
+            "DIALOGUE_HISTORY",
+            role,
+            (Part(text, sources, False, transforms, original),),
+            False,
+            -1,
+            True,
+            False,
+            field,
+        )
+        items.append(item)
+        messages[id(item)] = Message(
+            role,
+            text,
+            sources,
+            "DIALOGUE_HISTORY",
+            True,
+            ((source, text),),
+            transforms,
+            (original,) if original is not None else (),
+            field,
+        )
     return HistoryRun(
         items=tuple(items),
         messages=messages,
         ordered=tuple(messages.values()),
+        blank=any(not item.parts[0].text.strip() for item in items),
         last_user_message=next((m.content for m in reversed(history) if m.role == "user"), ""),
         last_message=history[-1].content if history else "",
         last_char_message=next((m.content for m in reversed(history) if m.role == "assistant"), ""),

@@ -3,6 +3,7 @@
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
 from engine.worldinfo.contribution import (
+    AN_BOTTOM_INDEX,
     CARD_DEPTH_INDEX,
     EntryRewrite,
     Replay,
@@ -32,6 +33,7 @@ from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
 
 __all__ = [
+    "AN_BOTTOM_INDEX",
     "CARD_DEPTH_INDEX",
     "POSITIONS",
     "STRATEGIES",

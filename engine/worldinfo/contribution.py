@@ -20,6 +20,7 @@ from engine.rearrange import Injection
 from engine.worldinfo.activate import Activation, ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry
 from engine.worldinfo.placement import (
+    AN_BOTTOM_RANKS,
     DEPTH_RANKS,
     Change,
     EntrySource,
@@ -37,9 +38,9 @@ BEFORE_TAG = "KNOWLEDGE_WORLD_INFO_BEFORE"
 AFTER_TAG = "KNOWLEDGE_WORLD_INFO_AFTER"
 INJECTION_ORDER = 100  # SillyTavern's default: World Info depth entries group with the preset's at 100
 INJECTION_INDEX = 1 << 30  # after every preset node of the same depth and order, before tail directives
-CARD_DEPTH_INDEX = (
-    INJECTION_INDEX + DEPTH_RANKS - 1
-)  # the card's depth prompt: after the Author's Note entries
+# The card's depth prompt sits after the Author's Note entries; the note's bottom entries after its top ones.
+CARD_DEPTH_INDEX = INJECTION_INDEX + DEPTH_RANKS - 1
+AN_BOTTOM_INDEX = INJECTION_INDEX + AN_BOTTOM_RANKS
 
 # The entries' texts after the World Info regex scripts, and the scripts that changed each (by index).
 EntryRewrite = Callable[[list[tuple[str, int | None]]], tuple[list[str], Mapping[int, tuple[Transform, ...]]]]

@@ -20,6 +20,7 @@ AUTHORS_NOTE_DEPTH = 4  # SillyTavern's default Author's Note depth
 # @depth entries rank after every Author's Note entry with a slot between them: at one depth and role
 # SillyTavern sends the Author's Note, then the card's depth prompt, then the @depth entries.
 DEPTH_RANKS = 1 << 20
+AN_BOTTOM_RANKS = 1 << 19  # the Author's Note's bottom entries, after its top ones
 BEFORE, AFTER, AN_TOP, AN_BOTTOM, AT_DEPTH, EXAMPLES_TOP, EXAMPLES_BOTTOM, OUTLET = range(8)
 _TURN = re.compile(r"^\s*(\{\{user\}\}|\{\{char\}\}|<USER>|<BOT>)\s*:\s?", re.IGNORECASE)
 
@@ -145,7 +146,8 @@ def place(
             outlets.setdefault(e.outlet_name, []).append((-e.order, index, piece))
     # Author's Note entries: one system injection at depth 4, top entries before bottom ones.
     notes = [
-        DepthPiece(p.text, p.depth, p.role, k, p.source, p.change) for k, p in enumerate([*top, *bottom])
+        DepthPiece(p.text, p.depth, p.role, (AN_BOTTOM_RANKS if k >= len(top) else 0) + k, p.source, p.change)
+        for k, p in enumerate([*top, *bottom])
     ]
     return Placement(
         before=tuple(before),

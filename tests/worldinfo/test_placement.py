@@ -151,7 +151,8 @@ def test_authors_note_positions_become_one_system_injection_at_depth_4_top_befor
     )
     index = next(i for i, m in enumerate(result.messages) if "Top note." in m.content)
     message = result.messages[index]
-    assert message.role == "system" and message.content == "Top note.\nBottom note."
+    # SillyTavern 1.18 puts the (empty) note between them: a blank line (SPEC §11.2)
+    assert message.role == "system" and message.content == "Top note.\n\nBottom note."
     assert sum(1 for m in result.messages[index + 1 :] if m.history) == 4
 
 
