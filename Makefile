@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run dev test setup browser lint format bench worker beat clean
+.PHONY: run dev test setup browser lint format bench worker beat clean fidelity fidelity-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,15 @@ lint:
 
 format:
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+# The differential harness against SillyTavern 1.18 (docs/fidelity.md): installs it from the npm
+# registry into ~/.cache/tavernkeep (never the repository), captures every case afresh, compares.
+# CASES=a,b limits the run. fidelity-check compares with the captures kept in fidelity/expected/.
+fidelity: setup browser
+	$(BIN)/python -u -m fidelity run $(if $(CASES),--cases $(CASES))
+
+fidelity-check: setup
+	$(BIN)/python -u -m fidelity check $(if $(CASES),--cases $(CASES))
 
 bench: setup
 	$(BIN)/python bench/run_all.py

@@ -114,7 +114,10 @@ def compare_case(case: Case, *, server_id: int) -> tuple[str | None, list[str]]:
     expected = json.loads(case.expected_path().read_text(encoding="utf-8"))
     theirs = _local_capture(case) if expected["kept"] == "digests" else None
     speakers = {case.user, *(m.get("name", "") for m in case.chat if m["role"] == "user")}
-    ours = fold_ours(our_messages(case, server_id=server_id), speakers=sorted(speakers))
+    names_behavior = case.preset_data().get("names_behavior", 0)
+    ours = fold_ours(
+        our_messages(case, server_id=server_id), speakers=sorted(speakers), names_behavior=names_behavior
+    )
     difference = first_difference(expected["messages"], ours.messages, digests=expected["kept"] == "digests")
     if difference is not None and theirs is not None:  # the text itself, where this machine captured it
         folded = fold_sillytavern(theirs).messages

@@ -40,15 +40,17 @@ def fold_sillytavern(messages: Iterable[Message]) -> Folded:
     return out
 
 
-def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str]) -> Folded:
+def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str], names_behavior: int = 0) -> Folded:
+    """Our messages with §11.1's differences folded; `names_behavior` is the preset's (with 2,
+    SillyTavern writes the names into the text itself, so nothing is folded)."""
     out = Folded([])
-    prefixes = tuple(f"{name}: " for name in speakers if name)
+    prefixes = tuple(f"{name}: " for name in speakers if name) if names_behavior in (-1, 0) else ()
     for message in messages:
         content = message["content"]
         if content == SAMPLE_NOTE:
             out.note("§11.1 item 5: our note after the sample dialogues is left out")
             continue
-        if message["role"] == "user" and "name" not in message and content.startswith(prefixes):
+        if prefixes and message["role"] == "user" and "name" not in message and content.startswith(prefixes):
             content = content.split(": ", 1)[1]
             out.note("§11.1 item 1: the speaker's name in our user messages is left out")
         out.messages.append({**message, "content": content})
