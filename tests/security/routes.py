@@ -117,6 +117,7 @@ API: dict[str, tuple[str, ...]] = {
     "memory:api-summary": ("POST", "PUT"),
     "memory:api-entries": ("GET",),
     "memory:api-opt-in": ("POST",),
+    "memory:api-directory": ("GET", "POST"),
     "assembly:api-assemble": ("POST",),
     "regex_scripts:api-clean": ("POST",),
 }
@@ -253,6 +254,10 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         "memory:api-turns": (turn, ""),
         "memory:api-summary": ({**turn, "summary": "walked"}, ""),
         "memory:api-opt-in": ({"opt_in": True}, ""),
+        "memory:api-directory": (
+            {"channels": [{"id": str(world.channel_id), "name": "walk"}], "members": []},
+            "",
+        ),
         "assembly:api-assemble": (json.loads(_bucket_text()), ""),
         "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
     }
