@@ -13,19 +13,9 @@ from .buckets import BucketDocument
 from .compiled import CompiledPreset
 from .macros import CompiledText, Macro, Scoped, has_angle_form
 from .parts import Message
+from .rearrange import ANCHORED_BLOCKS, PRE_HISTORY_BLOCKS
 
-SERVER_ONLY_TAGS = frozenset(
-    {
-        "KNOWLEDGE_SERVER_INFO",
-        "KNOWLEDGE_SERVER_MEMORIES",
-        "KNOWLEDGE_SERVER_EMOJIS",
-        "KNOWLEDGE_SERVER_STICKERS",
-        "KNOWLEDGE_USERS_IN_CONVERSATION",
-        "KNOWLEDGE_SHORT_TERM_MEMORY",
-        "KNOWLEDGE_SERVER_DOCUMENTS",
-        "KNOWLEDGE_SERVER_CONDITIONING",
-    }
-)
+SERVER_ONLY_TAGS = frozenset((*ANCHORED_BLOCKS, *PRE_HISTORY_BLOCKS))  # no SillyTavern marker places them
 RANDOM_MACROS = frozenset({"random", "roll", "pick"})
 _NAMES_IN_TEXT = (-1, 0)  # names_behavior values under which SillyTavern sends user text bare
 _SHOWN = 3  # macros quoted per sentence
