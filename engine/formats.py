@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from .macros import CompiledText, MacroEnv, RenderOutput, Segment, compile_text, render_segments
+from .macros import MacroEnv, RenderOutput, render_texts
 from .parts import Notes
 from .st_format import PromptSettings
 
@@ -73,8 +72,8 @@ def render_formats(
     wanted.extend((key, text) for key, text in openers.items() if not _identity_only(text))
     if not wanted:
         return Formats({}, openers["new_chat_prompt"], openers["new_example_chat_prompt"])
-    render = render_segments(
-        [Segment(key, _compiled(text)) for key, text in wanted],
+    render = render_texts(
+        wanted,
         env=env,
         seed=seed,
         variables=variables,
@@ -90,8 +89,3 @@ def render_formats(
         texts.get("new_example_chat_prompt", openers["new_example_chat_prompt"]),
         render,
     )
-
-
-@lru_cache(maxsize=512)
-def _compiled(text: str) -> CompiledText:
-    return compile_text(text)

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 from .buckets import BucketDocument
-from .macros import CompiledText, MacroEnv, RenderOutput, Segment, compile_text, render_segments
+from .macros import MacroEnv, RenderOutput, render_texts
 from .parts import Item, Notes, Part, Source, native_source, setting_source
 from .st_format import PromptSettings
 
@@ -106,8 +105,8 @@ def closing_items(
     if prompts:
         if continued is not None:  # {{lastChatMessage}} is the text being continued
             env = replace(env, last_user_message=continued.text)
-        render = render_segments(
-            [Segment(key, _compiled(text)) for key, text in prompts],
+        render = render_texts(
+            prompts,
             env=env,
             seed=seed,
             variables=variables,
@@ -142,9 +141,3 @@ def _items(prefill_on: bool, continued: Item | None, texts: dict[str, str], pref
 
 def _part(text: str, source: Source) -> Part:
     return Part(text=text, sources=(source,), trusted=True)
-
-
-@lru_cache(maxsize=512)
-def _compiled(text: str) -> CompiledText:
-    """Preset settings are a handful of short texts: each is parsed once per process."""
-    return compile_text(text)

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from functools import lru_cache
 from typing import Any
 
 from engine.buckets import BucketDocument, SampleDialogue
-from engine.macros import CompiledText, MacroEnv, RenderOutput, Segment, compile_text, render_segments
+from engine.macros import CompiledText, MacroEnv, RenderOutput, compiled_once, render_texts
 
 from .card import Card
 
@@ -53,8 +52,8 @@ def prepared_card(
     ]
     render = None
     if wanted:
-        render = render_segments(
-            [Segment(name, _compiled(text)) for name, text in wanted],
+        render = render_texts(
+            wanted,
             env=env,
             seed=seed,
             variables=variables,
@@ -114,9 +113,4 @@ def node_override(identifier: str, original: str, card: Card, *, forbidden: bool
     if not text.strip():
         return None
     text = _ORIGINAL.sub(lambda _: original, text, count=1)
-    return NodeOverride(field=field, template=_compiled(text))
-
-
-@lru_cache(maxsize=512)
-def _compiled(text: str) -> CompiledText:
-    return compile_text(text)
+    return NodeOverride(field=field, template=compiled_once(text))

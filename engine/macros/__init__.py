@@ -15,7 +15,7 @@ from .identity import has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
 from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
-from .render import render_segments, render_text
+from .render import compiled_once, render_segments, render_text, render_texts
 
 __all__ = [
     "CONTENT_BLOCKS",
@@ -29,10 +29,12 @@ __all__ = [
     "Segment",
     "SegmentOutput",
     "compile_text",
+    "compiled_once",
     "find_unsupported_macros",
     "has_angle_form",
     "render_segments",
     "render_text",
+    "render_texts",
     "resolve_identity",
     "unescape_braces",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from .catalog import IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
@@ -28,6 +29,31 @@ MAX_WARNINGS = 200
 _CLOCK_MACROS = frozenset({"time", "date", "weekday", "isotime", "isodate", "datetimeformat"})
 _WRITES = VARIABLE_MACROS - {"getvar", "getglobalvar"}
 _WRITES |= {SHORTHAND_WRITE, *(flagged for flagged, name in PRESERVING.items() if name in _WRITES)}
+
+
+def render_texts(
+    texts: Sequence[tuple[str, str]],
+    *,
+    env: MacroEnv,
+    seed: int,
+    variables: Mapping[str, Any] | None = None,
+    global_variables: Mapping[str, Any] | None = None,
+) -> RenderOutput:
+    """Render a few short (key, text) pairs in order, such as a preset's settings or a card's fields:
+    each text is parsed once per process (`compiled_once`), the variables flow from one to the next."""
+    return render_segments(
+        [Segment(key, compiled_once(text)) for key, text in texts],
+        env=env,
+        seed=seed,
+        variables=variables,
+        global_variables=global_variables,
+    )
+
+
+@lru_cache(maxsize=1024)
+def compiled_once(text: str) -> CompiledText:
+    """`compile_text(text)`, kept per process: settings and card texts recur on every assembly."""
+    return compile_text(text)
 
 
 def render_text(
