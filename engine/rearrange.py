@@ -15,14 +15,16 @@ from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
 from .macros import RenderMemo, Segment, SegmentOutput
 from .parts import Item, Notes, Omission, Part, Source, native_source, node_source, setting_source
-from .st_format import PresetNode
+from .st_format import PresetNode, PromptSettings
 
 DEPTH_BLOCK_TAG = ""
 WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
 SYSTEM_SLOTS = ("main", "nsfw", "jailbreak", "enhanceDefinitions")
 SILENT_MARKERS = ("nsfw", "jailbreak", "enhanceDefinitions")
-SCENARIO_TAG = "SYSTEM_SCENARIO"  # only the scenario marker places it: never a leftover
-PERSONA_TAG = "USER_PERSONA"  # the document's user_persona; only the personaDescription marker places it
+SCENARIO_TAG = (
+    "SYSTEM_SCENARIO"  # its marker places it, or (no marker) the end of the order: never a leftover
+)
+PERSONA_TAG = "USER_PERSONA"  # the document's user_persona; placed like the scenario
 MARKER_TAG = {
     "scenario": SCENARIO_TAG,
     "personaDescription": PERSONA_TAG,
@@ -48,13 +50,22 @@ PRE_HISTORY_BLOCKS = (
     "KNOWLEDGE_SERVER_DOCUMENTS",  # only the documents no worldInfo marker takes
     "KNOWLEDGE_SERVER_CONDITIONING",
 )
-# A content macro a node expanded with non-empty text -> the native block it duplicates.
+# A content macro a node expanded with non-empty text -> the native block it duplicates. Only our own
+# summary: SillyTavern 1.18 sends a card's description, personality and examples at their markers even
+# when a node also brings them in through {{description}} / {{personality}} / {{mesExamples}} (§11.2).
 DEDUP_BLOCKS = {
-    "description": "SYSTEM_PERSONA_PROMPT",
-    "personality": "SYSTEM_PERSONALITY",
-    "mesExamples": "DIALOGUE_SAMPLE",
     "summary": "KNOWLEDGE_SHORT_TERM_MEMORY",
 }
+# The blocks SillyTavern 1.18 appends after every node when the preset's order has no marker for them,
+# in the order it appends them (its list of system prompts, then the persona description).
+APPENDED_WHEN_ABSENT = (
+    ("worldInfoBefore", "KNOWLEDGE_WORLD_INFO_BEFORE"),
+    ("worldInfoAfter", "KNOWLEDGE_WORLD_INFO_AFTER"),
+    ("charDescription", "SYSTEM_PERSONA_PROMPT"),
+    ("charPersonality", "SYSTEM_PERSONALITY"),
+    ("scenario", SCENARIO_TAG),
+    ("personaDescription", PERSONA_TAG),
+)
 BLOCK_NAMES = {
     SCENARIO_TAG: "the scenario",
     PERSONA_TAG: "the user's persona description",
@@ -163,6 +174,7 @@ class Plan:
     pre_at: int | None
     wi_at: int | None
     claimed_after: frozenset[str]
+    appended: tuple[str, ...]  # blocks whose marker the order lacks: sent after every node (§11.2)
     render_at: tuple[int, ...]  # the active content nodes with a template, in order
     segments: tuple[Segment, ...]  # their templates, keyed by identifier
     sources: tuple[tuple[Source], ...]  # per node: its source, as a part's sources
@@ -176,7 +188,7 @@ def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
     key = "plan" if generation_type == "normal" else f"plan:{generation_type}"
     plan = preset.memo.get(key)
     if plan is None:
-        plan = preset.memo[key] = _plan(preset.nodes, generation_type)
+        plan = preset.memo[key] = _plan(preset.nodes, preset.settings, generation_type)
     return plan
 
 
@@ -189,13 +201,18 @@ def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> Rend
     return memo
 
 
-def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:
+def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_type: str) -> Plan:
     notes = Notes()
     active = [node_is_active(node, notes, generation_type=generation_type) for node in nodes]
     ids = [cn.node.identifier for cn in nodes]
     active_ids = [i for i in range(len(ids)) if active[i]]
     history_at = ids.index("chatHistory") if "chatHistory" in ids else None
     limit = len(ids) if history_at is None else history_at
+    appended = (
+        ()
+        if history_at is None or settings.converted
+        else tuple(tag for identifier, tag in APPENDED_WHEN_ABSENT if identifier not in ids)
+    )
     render_at = tuple(
         i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
     )
@@ -221,7 +238,8 @@ def _plan(nodes: tuple[CompiledNode, ...], generation_type: str) -> Plan:
         # leftovers (all in native order) include these blocks anyway.
         pre_at=next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None),
         wi_at=next((i for i in active_ids if ids[i] in WORLD_INFO), None),
-        claimed_after=frozenset(_claimed_after(nodes, active, history_at)),
+        claimed_after=frozenset(_claimed_after(nodes, active, history_at)).union(appended),
+        appended=appended,
         render_at=render_at,
         segments=segments,
         sources=tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes),
@@ -275,16 +293,14 @@ class _Walk:
             for tag in TAGS[:-1]:
                 self.take(tag)
             self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        for tag in self.plan.appended:  # SillyTavern 1.18 appends these after every node of the order
+            self.out.after.extend(self.block(tag))
         if SCENARIO_TAG in self.pending:
             self.notes.omit(
                 "The scenario.",
                 "The preset has no enabled scenario marker.",
                 self.pending[SCENARIO_TAG][0].parts[0].sources[0],
             )
-        if PERSONA_TAG in self.pending and not any(
-            cn.node.identifier == "personaDescription" for cn in self.nodes
-        ):  # SillyTavern 1.18 sends it after everything when the preset has no such marker at all
-            self.out.after.extend(self.block(PERSONA_TAG))
         if PERSONA_TAG in self.pending:
             self.notes.omit(
                 "The user's persona description.",

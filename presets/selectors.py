@@ -13,6 +13,9 @@ from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
 
+# Shapes whose nodes the importer made from text (SPEC §1.4), not a Prompt Manager order.
+CONVERTED_SHAPES = ("text_completion", "system_prompt")
+
 # What the node list can be narrowed to, besides the three node kinds.
 NODE_FILTERS = ("marker", "content", "comment", "depth", "enabled", "disabled")
 ST_NODE_FIELDS = (
@@ -116,7 +119,8 @@ def regex_scripts(preset_id: int) -> PresetScripts:
 
 def prompt_settings(preset: Preset) -> PromptSettings:
     """The preset's prompt-shaping settings as the importer's dataclass."""
-    return PromptSettings.from_dict(preset.settings)
+    converted = preset.shape in CONVERTED_SHAPES  # also for presets stored before the setting existed
+    return PromptSettings.from_dict({**(preset.settings or {}), "converted": converted})
 
 
 def enabled_tokens(preset: Preset, encoding: str | None = None) -> int:

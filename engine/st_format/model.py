@@ -89,6 +89,9 @@ class PromptSettings:
     # Where speaker names go (SillyTavern's names_behavior): -1 none, 0 default, 1 the `name` field
     # ("completion"), 2 "Name: " in every history message's content.
     names_behavior: int = 0
+    # Nodes made from a text-completion or lone system-prompt preset: a block the nodes have no marker for
+    # stays a leftover before the history (SPEC §3.3) instead of SillyTavern's Prompt Manager tail (§11.2).
+    converted: bool = False
     # Generation types and prefill (SPEC §10.1–10.2).
     assistant_prefill: str = ""
     assistant_impersonation: str = ""
@@ -97,8 +100,11 @@ class PromptSettings:
     impersonation_prompt: str = DEFAULT_IMPERSONATION
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as a plain dict."""
-        return asdict(self)
+        """The settings as a plain dict (without `converted`: the stored shape says it, see
+        presets.selectors.prompt_settings)."""
+        d = asdict(self)
+        del d["converted"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> PromptSettings:

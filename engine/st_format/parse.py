@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from engine.regex import MAX_PRESET_SCRIPTS, preset_scripts_refused
@@ -214,6 +215,7 @@ def _parse(raw: bytes, *, filename: str, max_bytes: int) -> ParsedPreset:
         else []
     )
     settings, setting_warnings = _settings(data)
+    settings = replace(settings, converted=legacy)
     secrets = _blank_secrets(data)
     script_warnings = _cap_regex_scripts(data)
     stored_text = _stored_text(

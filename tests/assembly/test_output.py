@@ -163,6 +163,6 @@ def test_pre_built_tagged_items_feed_the_content_macros():
         [make_node("d", content="About: {{description}}"), marker("charDescription"), marker("chatHistory")]
     )
     result = assemble(doc, preset=preset)
-    assert [m.content for m in result.messages] == ["About: PERSONA", "hello"]
+    assert [m.content for m in result.messages] == ["About: PERSONA", "PERSONA", "hello"]
     native = assemble(doc)
     assert [m.content for m in native.messages] == ["FALLBACK", "PERSONA", "hello"]

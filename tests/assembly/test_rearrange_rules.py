@@ -134,7 +134,7 @@ def test_char_description_and_personality_markers_pull_persona_and_personality()
     assert order.index("SYSTEM_PERSONALITY") < order.index("x") < order.index("SYSTEM_PERSONA_PROMPT")
 
 
-def test_a_node_expanding_description_drops_the_persona_block_everywhere_with_the_reason():
+def test_a_node_expanding_description_keeps_the_description_at_its_marker_as_sillytavern_does():
     preset = build_preset(
         [
             make_node("desc", content="About: {{description}}"),
@@ -143,24 +143,25 @@ def test_a_node_expanding_description_drops_the_persona_block_everywhere_with_th
         ]
     )
     result = assemble(small(), preset=preset)
-    assert "SYSTEM_PERSONA_PROMPT" not in tags(result)
-    assert "About: PERSONA" in contents(result)
-    assert any("{{description}}" in o.reason for o in result.omitted)
+    texts = contents(result)
+    assert texts.index("About: PERSONA") < texts.index("PERSONA")  # SillyTavern 1.18 sends both (§11.2)
+    assert not any("{{description}}" in o.reason for o in result.omitted)
 
 
-def test_a_node_expanding_personality_drops_the_personality_block_even_as_a_leftover():
-    preset = build_preset([make_node("p", content="Traits: {{personality}}"), marker("chatHistory")])
-    result = assemble(small(), preset=preset)
-    assert "SYSTEM_PERSONALITY" not in tags(result)
-    assert "Traits: calm\nwry" in contents(result)
+def test_a_node_expanding_personality_keeps_the_personality_block_too():
+    preset = build_preset(
+        [make_node("p", content="Traits: {{personality}}"), marker("charPersonality"), marker("chatHistory")]
+    )
+    texts = contents(assemble(small(), preset=preset))
+    assert texts.index("Traits: calm\nwry") < texts.index("calm\nwry")
 
 
-def test_a_node_expanding_mes_examples_drops_the_sample_block():
+def test_a_node_expanding_mes_examples_keeps_the_sample_block_too():
     preset = build_preset(
         [make_node("ex", content="{{mesExamples}}"), marker("dialogueExamples"), marker("chatHistory")]
     )
     result = assemble(small(), preset=preset)
-    assert "DIALOGUE_SAMPLE" not in tags(result)
+    assert "DIALOGUE_SAMPLE" in tags(result)
     # SillyTavern's {{mesExamples}}: each block opens with <START> and ends with a newline
     assert "<START>\nMira: hi\nTomori: hello\n" in contents(result)
 
@@ -236,11 +237,28 @@ def test_a_disabled_persona_description_marker_leaves_the_persona_out_and_says_s
 
 
 def test_without_any_persona_description_marker_the_persona_comes_last_as_in_sillytavern():
-    preset = build_preset([marker("chatHistory"), make_node("post", content="POST")])
+    preset = build_preset(
+        [
+            marker("charDescription"),
+            marker("charPersonality"),
+            marker("chatHistory"),
+            make_node("post", content="POST"),
+        ]
+    )
     assert contents(assemble(small(user_persona="Mira likes tea."), preset=preset))[-2:] == [
         "POST",
         "Mira likes tea.",
     ]
+
+
+def test_card_blocks_without_a_marker_in_the_order_follow_every_node_in_sillytaverns_order():
+    # SillyTavern 1.18 appends the description, personality and persona it has no marker for after the
+    # last prompt of the order, whatever that is (§11.2); the server's own blocks stay before the history.
+    preset = build_preset(
+        [make_node("a", content="A"), marker("chatHistory"), make_node("post", content="POST")]
+    )
+    order = tags(assemble(small(user_persona="Mira likes tea."), preset=preset))
+    assert order[-4:] == ["post", "SYSTEM_PERSONA_PROMPT", "SYSTEM_PERSONALITY", "USER_PERSONA"]
 
 
 def test_scenario_and_persona_description_markers_emit_nothing_silently():
@@ -338,7 +356,13 @@ def test_users_memory_and_conditioning_come_right_before_the_first_dialogue_exam
 
 def test_leftovers_come_before_the_history_in_native_order_and_never_after_it():
     preset = build_preset(
-        [make_node("a", content="A"), marker("chatHistory"), make_node("post", content="POST")]
+        [
+            make_node("a", content="A"),
+            marker("charDescription"),
+            marker("charPersonality"),
+            marker("chatHistory"),
+            make_node("post", content="POST"),
+        ]
     )
     order = tags(assemble(small(), preset=preset))
     first_history = order.index("DIALOGUE_HISTORY")
@@ -377,7 +401,15 @@ def test_a_preset_without_chat_history_ends_with_the_leftovers_then_the_history(
 
 
 def test_a_sample_dialogue_at_the_very_end_gets_the_reference_only_note():
-    preset = build_preset([marker("main"), marker("chatHistory"), marker("dialogueExamples")])
+    preset = build_preset(
+        [
+            marker("main"),
+            marker("charDescription"),
+            marker("charPersonality"),
+            marker("chatHistory"),
+            marker("dialogueExamples"),
+        ]
+    )
     result = assemble(small(), preset=preset)
     last = result.messages[-1]
     assert last.role == "user" and last.content == SAMPLE_NOTE
@@ -447,6 +479,8 @@ def test_a_separator_that_renders_empty_sends_only_the_turns():
 def test_squash_system_messages_merges_consecutive_system_items_but_not_across_the_history():
     nodes = [
         marker("main"),
+        marker("charDescription"),
+        marker("charPersonality"),
         make_node("a", content="A"),
         make_node("b", content="B"),
         marker("chatHistory"),
@@ -459,7 +493,7 @@ def test_squash_system_messages_merges_consecutive_system_items_but_not_across_t
     )
     roles = [m.role for m in result.messages]
     assert roles == ["system", "user", "assistant", "user", "system"]
-    assert result.messages[0].content.startswith("SYSTEM by Tomori\nCHANNEL\nINFO")
+    assert result.messages[0].content.startswith("SYSTEM by Tomori\nCHANNEL\nPERSONA\ncalm\nwry\nINFO")
     assert "\nA\nB\n" in result.messages[0].content
     assert result.messages[-1].content == "P1\nP2"
 

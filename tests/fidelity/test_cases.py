@@ -29,9 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "corpus-nemoengine-6.0": "SillyTavern ends one node's text where we go on (not found yet)",
     "corpus-nemoengine-8.2": "a squashed run differs further in (not found yet)",
     "corpus-mom-ivory-tower-2.0b": "a squashed message differs further in (not found yet)",
-    "own-examples-after-history": "SillyTavern sends blocks whose marker is absent from the preset after everything",
-    "own-card-macros": "SillyTavern sends the personality block even when a node expands {{personality}}",
-    "own-angles": "SillyTavern sends the personality block even when a node expands {{personality}}",
     "own-regex-prompt": "SillyTavern scans World Info on the history after prompt-only regex scripts",
     "own-budget-trim": "SillyTavern trims the history to its own token counts",
 }

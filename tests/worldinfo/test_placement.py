@@ -98,12 +98,13 @@ def test_the_world_info_markers_take_the_texts_inside_a_preset_wrapped_by_wi_for
     assert joined.index("[Lore: Before text.]") < joined.index("MIDDLE") < joined.index("[Lore: After text.]")
 
 
-def test_a_preset_without_world_info_markers_gets_the_text_as_a_leftover_before_the_history() -> None:
-    preset = build_preset([marker("main"), marker("chatHistory")])
+def test_a_preset_without_world_info_markers_sends_the_text_after_every_node_as_sillytavern_does() -> None:
+    # SillyTavern 1.18 appends worldInfoBefore/After after the last prompt of an order lacking them (§11.2)
+    preset = build_preset([marker("main"), marker("chatHistory"), make_node("post", content="POST")])
     result = run([{"key": ["dragon"], "content": "Leftover lore.", "position": 0}], preset=preset)
-    lore = next(i for i, m in enumerate(result.messages) if "Leftover lore." in m.content)
-    first_history = next(i for i, m in enumerate(result.messages) if m.history)
-    assert lore < first_history
+    texts = [m.content for m in result.messages]
+    lore = next(i for i, text in enumerate(texts) if "Leftover lore." in text)
+    assert lore > texts.index("POST") > max(i for i, m in enumerate(result.messages) if m.history)
 
 
 def test_a_disabled_world_info_marker_omits_its_text_and_says_so() -> None:
