@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .buckets import BucketDocument, Budget, StmLine
-from .cards import Card, fill_document, node_override, prepared_card
+from .cards import Card, card_env, fill_document, node_override, prepared_card
 from .compiled import CompiledPreset
 from .differences import differences
 from .examples import example_items
@@ -552,7 +552,9 @@ def _preset_env(inputs: _Inputs) -> MacroEnv:
     """What the preset's macros read: the native blocks, and World Info's outlets when it took part."""
     env = macro_env(inputs.doc, inputs.items, server_id=inputs.server_id)
     wi = inputs.world_info
-    return env if wi is None else replace(env, outlets=wi.outlets)
+    if wi is not None:
+        env = replace(env, outlets=wi.outlets)
+    return env if inputs.card is None else card_env(env, inputs.card)
 
 
 def _card_overrides(

@@ -2,7 +2,7 @@
 PNG that SillyTavern imports. Pure: no Django; only a PNG's text chunks are read, never its pixels.
 """
 
-from .apply import NodeOverride, example_blocks, fill_document, node_override, prepared_card
+from .apply import NodeOverride, card_env, example_blocks, fill_document, node_override, prepared_card
 from .book import book_entry_count, card_book
 from .card import TEXT_FIELDS, Card, DepthPrompt
 from .read import MAX_CARD_BYTES, ReadCard, card_png, read_card
@@ -16,6 +16,7 @@ __all__ = [
     "ReadCard",
     "book_entry_count",
     "card_book",
+    "card_env",
     "card_png",
     "example_blocks",
     "fill_document",

@@ -69,6 +69,22 @@ def prepared_card(
     return (replace(card, **changes) if changes else card), render
 
 
+def card_env(env: MacroEnv, card: Card) -> MacroEnv:
+    """`env` with the card's fields for SillyTavern 1.18's character macros ({{charInstruction}}, …);
+    `card` is the prepared card (its system prompt and instructions already trimmed)."""
+    depth = card.depth_prompt
+    return replace(
+        env,
+        char_prompt=card.system_prompt,
+        char_instruction=card.post_history_instructions,
+        char_depth_prompt=depth.prompt if depth is not None else "",
+        creator_notes=card.creator_notes.strip().replace("\r", ""),
+        first_message=card.first_mes.strip().replace("\r", ""),
+        alternate_greetings=tuple(g.strip().replace("\r", "") for g in card.alternate_greetings),
+        char_version=card.character_version,
+    )
+
+
 def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
     """`doc` with its empty fields taken from the card (names.char, persona, personality, samples)."""
     changes: dict[str, object] = {}

@@ -47,7 +47,26 @@ LOOP_MACROS = frozenset({"each", "/each", "loop_key", "loop_value"})
 OTHER_MACROS = frozenset({"//", "random", "pick", "roll", "trim", "newline", "noop"})
 
 # Macros 2.0 (SPEC §10.3). `{{char…}}` aliases read the same text as the macro they alias.
-ALIASES = {"chardescription": "description", "charpersonality": "personality", "charscenario": "scenario"}
+ALIASES = {
+    "chardescription": "description",
+    "charpersonality": "personality",
+    "charscenario": "scenario",
+    "creatornotes": "charcreatornotes",
+    "greeting": "charfirstmessage",
+    "version": "charversion",
+    "char_version": "charversion",
+}
+# The active card's fields beyond the content macros (SillyTavern 1.18's character macros).
+CARD_MACROS = frozenset(
+    {
+        "charprompt",
+        "charinstruction",
+        "chardepthprompt",
+        "charcreatornotes",
+        "charfirstmessage",
+        "charversion",
+    }
+)
 MACROS_2 = frozenset(
     {
         "if",
@@ -58,6 +77,7 @@ MACROS_2 = frozenset(
         "space",
         "reasoningprefix",
         "reasoningsuffix",
+        *CARD_MACROS,
         *ALIASES,
     }
 )

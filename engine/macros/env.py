@@ -27,6 +27,14 @@ class MacroEnv:
     summary: str = ""  # {{summary}}
     scenario: str = ""  # {{scenario}}: the document's, else the active card's
     persona: str = ""  # {{persona}}: the document's user_persona
+    # The active card's other fields, as SillyTavern 1.18's character macros read them (trimmed):
+    char_prompt: str = ""  # {{charPrompt}}: its system prompt
+    char_instruction: str = ""  # {{charInstruction}}: its post-history instructions
+    char_depth_prompt: str = ""  # {{charDepthPrompt}}
+    creator_notes: str = ""  # {{charCreatorNotes}} / {{creatorNotes}}
+    first_message: str = ""  # {{charFirstMessage}} / {{greeting}}; {{greeting::n}} an alternate greeting
+    alternate_greetings: tuple[str, ...] = ()
+    char_version: str = ""  # {{charVersion}} / {{version}} / {{char_version}}
     now: datetime | None = None  # aware; None = the real time at render
     timezone: str = "UTC"
     user_message_times: tuple[datetime, ...] = ()  # for {{idle_duration}}

@@ -139,6 +139,15 @@ def _content(field: str, label: str | None = None) -> Callable[[MacroState, Macr
     return handler
 
 
+def _greeting(state: MacroState, macro: Macro) -> str:
+    """{{greeting}} / {{charFirstMessage}}: the first message; {{greeting::n}} the n-th alternate one."""
+    index = state.arg(macro, 0).strip() if macro.args else "0"
+    if not index.isdigit() or int(index) == 0:
+        return state.env.first_message
+    greetings = state.env.alternate_greetings
+    return greetings[int(index) - 1] if int(index) <= len(greetings) else ""
+
+
 def _clock(state: MacroState, macro: Macro) -> str:
     moment = state.moment
     if macro.name == "time" and macro.args:  # {{time::UTC+2}} (and the old {{time_UTC+2}})
@@ -260,6 +269,12 @@ HANDLERS: dict[str, Callable[[MacroState, Macro], str]] = {
     "mesexamples": _content("mes_examples", "mesExamples"),
     "mesexamplesraw": _content("mes_examples_raw", "mesExamples"),
     "summary": _content("summary", "summary"),
+    "charprompt": _content("char_prompt"),
+    "charinstruction": _content("char_instruction"),
+    "chardepthprompt": _content("char_depth_prompt"),
+    "charcreatornotes": _content("creator_notes"),
+    "charfirstmessage": _greeting,
+    "charversion": _content("char_version"),
     "lastchatmessage": _content("last_user_message"),
     "lastusermessage": _content("last_user_message"),
     "lastmessage": _content("last_message"),

@@ -108,10 +108,35 @@ def test_the_scenario_fills_the_scenario_marker_through_scenario_format():
     assert text_from(result, "card", "scenario") == "A storm rolls over the harbour."
 
 
-def test_without_a_scenario_marker_the_scenario_is_reported_as_omitted():
+def test_without_a_scenario_marker_the_scenario_comes_after_the_last_node_as_in_sillytavern():
     no_marker = build_preset([make_node("main", content="Main."), marker("chatHistory")])
     result = assemble(doc(), preset=no_marker, card=CARD, seed=1)
-    assert any(o.what == "The scenario." for o in result.omitted)
+    assert result.messages[-1].content == "A storm rolls over the harbour."
+    assert not any(o.what == "The scenario." for o in result.omitted)
+
+
+def test_the_character_macros_read_the_cards_other_fields():
+    card = Card(
+        spec="chara_card_v3",
+        name="Mira",
+        system_prompt="  Keep the lamp.  ",
+        post_history_instructions="Answer in one line.\r",
+        creator_notes=" Made for the harbour server. ",
+        first_mes="The lamp is lit.",
+        alternate_greetings=("The fog is thick.", "Ships tonight."),
+        character_version="2.1",
+        depth_prompt=DepthPrompt(prompt="Hums.", depth=2),
+    )
+    node = make_node(
+        "rules",
+        content="[{{charPrompt}}|{{charInstruction}}|{{creatorNotes}}|{{greeting}}|{{greeting::2}}"
+        "|{{greeting::5}}|{{charVersion}}|{{charDepthPrompt}}]",
+    )
+    result = assemble(doc(), preset=build_preset([node, marker("chatHistory")]), card=card, seed=1)
+    assert (
+        "[Keep the lamp.|Answer in one line.|Made for the harbour server.|The lamp is lit.|Ships tonight."
+        "||2.1|Hums.]"
+    ) in [m.content for m in result.messages]
 
 
 def test_without_a_card_nothing_changes():

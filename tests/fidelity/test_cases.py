@@ -25,7 +25,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "corpus-nemoengine-v10": "§11.1 item 6: setvar with '|' in its value (not folded yet)",
     # Differences the harness found that are not fixed yet
     "corpus-sla-claude-4.5-ar": "SillyTavern leaves {{getvar::key:: }} (an extra argument) as written",
-    "corpus-atelier-v4": "{{charInstruction}} (the card's post-history instructions) is not a macro of ours",
     "corpus-nemoengine-6.0": "SillyTavern ends one node's text where we go on (not found yet)",
     "corpus-nemoengine-8.2": "a squashed run differs further in (not found yet)",
     "corpus-mom-ivory-tower-2.0b": "a squashed message differs further in (not found yet)",
