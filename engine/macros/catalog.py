@@ -124,3 +124,29 @@ KNOWN_MACROS = (
     | frozenset(PRESERVING)
     | {SHORTHAND_READ, SHORTHAND_WRITE}
 )
+
+# How many `::` arguments SillyTavern 1.18 accepts for the macros both engines know (a scope's content
+# counts as one). Called with any other number, it sends the macro as written (§11.2); so do we. The
+# list macros (`random`, `pick`, `roll`) and our own extensions are not checked.
+ARITY: dict[str, tuple[int, int]] = {
+    **dict.fromkeys(("setvar", "addvar", "setglobalvar", "addglobalvar"), (2, 2)),
+    **dict.fromkeys(
+        (
+            "incvar", "decvar", "getvar", "deletevar", "hasvar",
+            "incglobalvar", "decglobalvar", "getglobalvar", "deleteglobalvar", "hasglobalvar",
+            "reverse", "outlet", "datetimeformat",
+        ),
+        (1, 1),
+    ),
+    **dict.fromkeys(("time", "newline", "space", "trim", "charfirstmessage", "greeting"), (0, 1)),
+    **dict.fromkeys(
+        (
+            "noop", "date", "weekday", "isotime", "isodate",
+            "personality", "description", "scenario", "persona", "mesexamples", "mesexamplesraw",
+            "lastmessage", "lastusermessage", "lastcharmessage",
+            "chardescription", "charpersonality", "charscenario", "creatornotes", "version", "char_version",
+            *CARD_MACROS - {"charfirstmessage"},
+        ),
+        (0, 0),
+    ),
+}  # fmt: skip

@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from .catalog import IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
+from .catalog import ARITY, IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
 from .clock import local_now
 from .dice import base_seed
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
@@ -374,6 +374,9 @@ class _Pass:
                 return self.raw(macro)
         handler = HANDLERS.get(macro.name)
         if handler is not None:
+            arity = ARITY.get(macro.name)
+            if arity is not None and not arity[0] <= len(macro.args) <= arity[1]:
+                return self.wrong_arity(macro, arity)
             return handler(self, macro)
         if macro.name in IDENTITY_MACROS:
             return self.raw(macro)
@@ -382,6 +385,15 @@ class _Pass:
         if macro.single:
             return "{" + self.parts(macro.body) + "}"
         return "{{" + self.parts(macro.body) + "}}"
+
+    def wrong_arity(self, macro: Macro, arity: tuple[int, int]) -> str:
+        low, high = arity
+        takes = f"{low}" if low == high else f"{low} or {high}"
+        self.warn(
+            f"{{{{{macro.name}}}}} with {len(macro.args)} argument(s) (it takes {takes}) was left as written, "
+            "as SillyTavern 1.18 leaves it."
+        )
+        return self.raw(macro)
 
     def block(self, node: EachBlock | Scoped | IfBlock | Variable) -> str:
         """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (SPEC §10.3)."""

@@ -21,7 +21,8 @@ from .conftest import render
         ('{{setvar::x::{"k":"a}}b"}}}[{{getvar::x}}]', 'b"}}}[{"k":"a]'),
         ('{{setvar::x::{"a":{"b":1} } }}<{{getvar::x}}>', '<{"a":{"b":1} }>'),
         ("{{setvar::x::a}}}}", "}}"),
-        ("{{setvar::x::one::two}}{{getvar::x}}", "one::two"),
+        # three arguments where setvar takes two: SillyTavern 1.18 sends it as written and sets nothing
+        ("{{setvar::x::one::two}}{{getvar::x}}", "{{setvar::x::one::two}}"),
         ("{{SetVar::x::v}}{{GETVAR::x}}", "v"),
         ("{{setvar:: spaced key ::v}}{{getvar::spaced key}}", "v"),
     ],
