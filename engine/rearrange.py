@@ -328,7 +328,9 @@ class _Walk:
             self.take("SYSTEM_CHANNEL_PROMPT")
         elif node.kind == "marker":
             self.marker(node)
-        if node.kind == "content" and text:  # whitespace counts where SillyTavern squashes it in
+        # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt is never
+        # sent (§11.1 item 4) but, as in SillyTavern, it ends a run of system messages to squash.
+        if node.kind == "content" and (text or node.role != "system"):
             part = Part(text, self.sources.get(index) or self.plan.sources[index], True)
             self.current.append(Item(DEPTH_BLOCK_TAG, node.role, (part,)))
         if index == self.anchor_at:

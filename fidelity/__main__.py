@@ -1,5 +1,7 @@
 """`python -m fidelity run [--cases a,b]`: capture SillyTavern 1.18 afresh and compare;
-`python -m fidelity check [--cases a,b]`: compare our output with the captured expectations.
+`python -m fidelity check [--cases a,b]`: compare our output with the captured expectations;
+`python -m fidelity record [--cases a,b]`: write the expectations again from this machine's last
+captures (after a change to the folds), without running SillyTavern.
 
 Both print one line per case (identical, or the first difference) and end with the line
 `N/M cases identical to SillyTavern 1.18`. Our side runs in a scratch SQLite database under the
@@ -12,20 +14,30 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import drive, endpoint, sillytavern
 from .cases import Case, load_cases
-from .compare import digest, first_difference, fold_ours, fold_sillytavern
-from .ours import OursFailed, our_messages
+from .compare import (
+    DRAW_FOLD,
+    Mask,
+    apply_masks,
+    digest,
+    draw_masks,
+    first_difference,
+    fold_ours,
+    fold_sillytavern,
+)
+from .ours import SEEDS, OursFailed, our_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fidelity", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("run", "check"))
+    parser.add_argument("command", choices=("run", "check", "record"))
     parser.add_argument("--cases", help="Comma-separated case ids (default: every case).")
     args = parser.parse_args(argv)
     try:
@@ -36,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     _django()
     if args.command == "run":
         return _run(cases)
+    if args.command == "record":
+        return _record_again(cases)
     return _check(cases)
 
 
@@ -70,8 +84,16 @@ def _run(cases: list[Case]) -> int:
                 print(f"{case.id}: SillyTavern failed: {exc}")
                 results.append(False)
                 continue
-            changed = record(case, captured)
-            results.append(_compare(case, number, note=" (SillyTavern's side changed)" if changed else ""))
+            try:
+                ours = our_side(case, server_id=900_000 + number)
+            except OursFailed as exc:
+                record(case, captured, [])
+                print(f"{case.id}: our side refused the input: {exc}")
+                results.append(False)
+                continue
+            changed = record(case, captured, ours.masks)
+            note = " (SillyTavern's side changed)" if changed else ""
+            results.append(_report(case, *compare_case(case, server_id=0, ours=ours), note=note))
     finally:
         recorder.shutdown()
     return _summary(results)
@@ -85,17 +107,43 @@ def _check(cases: list[Case]) -> int:
                 f"{case.id}: skipped, {'no capture yet' if case.available() else 'an input file is missing'}"
             )
             continue
-        results.append(_compare(case, number))
+        try:
+            difference, folds = compare_case(case, server_id=900_000 + number)
+        except OursFailed as exc:
+            print(f"{case.id}: our side refused the input: {exc}")
+            results.append(False)
+            continue
+        results.append(_report(case, difference, folds))
     return _summary(results)
 
 
-def record(case: Case, captured: list[dict[str, Any]]) -> bool:
-    """Write the case's expectation from what SillyTavern sent; True when it differs from the last."""
+def _record_again(cases: list[Case]) -> int:
+    results = []
+    for number, case in enumerate(cases):
+        captured = _local_capture(case)
+        if captured is None or not case.available():
+            print(f"{case.id}: skipped, no capture on this machine")
+            continue
+        try:
+            ours = our_side(case, server_id=900_000 + number)
+        except OursFailed as exc:
+            print(f"{case.id}: our side refused the input: {exc}")
+            results.append(False)
+            continue
+        note = " (expectation changed)" if record(case, captured, ours.masks) else ""
+        results.append(_report(case, *compare_case(case, server_id=0, ours=ours), note=note))
+    return _summary(results)
+
+
+def record(case: Case, captured: list[dict[str, Any]], masks: list[Mask | None]) -> bool:
+    """Write the case's expectation from what SillyTavern sent (its draws masked where our side's
+    masks fit); True when it differs from the last."""
     local = sillytavern.HOME / "captures" / f"{case.id}.json"  # outside the repository: for reading
     local.parent.mkdir(parents=True, exist_ok=True)
     local.write_text(json.dumps(captured, ensure_ascii=False, indent=1), encoding="utf-8")
     folded = fold_sillytavern(captured)
-    kept = [digest(m) for m in folded.messages] if case.third_party else folded.messages
+    messages, _count = apply_masks(folded.messages, masks)
+    kept = [digest(m) for m in messages] if case.third_party else messages
     data = {
         "case": case.id,
         "sillytavern": "1.18.0",
@@ -109,18 +157,36 @@ def record(case: Case, captured: list[dict[str, Any]]) -> bool:
     return before is not None and before["messages"] != kept
 
 
-def compare_case(case: Case, *, server_id: int) -> tuple[str | None, list[str]]:
+@dataclass
+class OurSide:
+    messages: list[dict[str, Any]]  # the first seed's, folded, draws masked
+    masks: list[Mask | None]
+    folds: list[str]
+
+
+def our_side(case: Case, *, server_id: int) -> OurSide:
+    """Our messages for the case with §11.1's folds, assembled with several seeds to mask the draws."""
+    runs, folds = our_messages(case, server_id=server_id, seeds=SEEDS)
+    speakers = sorted({case.user, *(m.get("name", "") for m in case.chat if m["role"] == "user")})
+    names_behavior = case.preset_data().get("names_behavior", 0)
+    folded = [fold_ours(run, speakers=speakers, names_behavior=names_behavior) for run in runs]
+    masks = draw_masks([f.messages for f in folded]) if len(folded) > 1 else []
+    messages, count = apply_masks(folded[0].messages, masks)
+    if count:
+        folds.append(DRAW_FOLD.format(count=count))
+    return OurSide(messages, masks, [*folds, *folded[0].folds])
+
+
+def compare_case(case: Case, *, server_id: int, ours: OurSide | None = None) -> tuple[str | None, list[str]]:
     """(the first difference or None, the folds applied) for our output against the expectation."""
     expected = json.loads(case.expected_path().read_text(encoding="utf-8"))
-    theirs = _local_capture(case) if expected["kept"] == "digests" else None
-    speakers = {case.user, *(m.get("name", "") for m in case.chat if m["role"] == "user")}
-    names_behavior = case.preset_data().get("names_behavior", 0)
-    ours = fold_ours(
-        our_messages(case, server_id=server_id), speakers=sorted(speakers), names_behavior=names_behavior
-    )
-    difference = first_difference(expected["messages"], ours.messages, digests=expected["kept"] == "digests")
+    digests = expected["kept"] == "digests"
+    if ours is None:
+        ours = our_side(case, server_id=server_id)
+    difference = first_difference(expected["messages"], ours.messages, digests=digests)
+    theirs = _local_capture(case) if digests else None
     if difference is not None and theirs is not None:  # the text itself, where this machine captured it
-        folded = fold_sillytavern(theirs).messages
+        folded, _count = apply_masks(fold_sillytavern(theirs).messages, ours.masks)
         if [digest(m) for m in folded] == expected["messages"]:
             difference = first_difference(folded, ours.messages, digests=False)
     return difference, [*expected["folds"], *ours.folds]
@@ -131,12 +197,7 @@ def _local_capture(case: Case) -> list[dict[str, Any]] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def _compare(case: Case, number: int, note: str = "") -> bool:
-    try:
-        difference, folds = compare_case(case, server_id=900_000 + number)
-    except OursFailed as exc:
-        print(f"{case.id}: our side refused the input: {exc}")
-        return False
+def _report(case: Case, difference: str | None, folds: list[str], note: str = "") -> bool:
     folded = f" [folded: {'; '.join(folds)}]" if folds else ""
     print(f"{case.id}: {'identical' if difference is None else difference}{note}{folded}")
     return difference is None

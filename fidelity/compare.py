@@ -3,7 +3,9 @@
 The deliberate differences of SPEC §11.1 that a case can show are folded first, each naming its item:
 - item 1: our user history messages carry "Name: " in their text where SillyTavern's do not;
 - item 4: SillyTavern sends whitespace-only messages, we do not;
-- item 5: our note after trailing sample dialogues has no SillyTavern counterpart.
+- item 5: our note after trailing sample dialogues has no SillyTavern counterpart;
+- item 9: `{{random}}`, `{{roll}}` and `{{pick}}` draw other values: our side is assembled with several
+  seeds, and what changes between them is masked on both sides, everything around it compared.
 SillyTavern's side is kept either in full (cases of our own text) or as one digest per message
 (role, name, length and SHA-256 of the text), so a corpus file's text never enters the repository.
 """
@@ -11,8 +13,10 @@ SillyTavern's side is kept either in full (cases of our own text) or as one dige
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from engine import SAMPLE_NOTE
@@ -46,11 +50,18 @@ def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str], names_beh
     out = Folded([])
     prefixes = tuple(f"{name}: " for name in speakers if name) if names_behavior in (-1, 0) else ()
     for message in messages:
+        history = message.pop("_history", True)  # our_messages marks them; a bare list: every message
         content = message["content"]
         if content == SAMPLE_NOTE:
             out.note("§11.1 item 5: our note after the sample dialogues is left out")
             continue
-        if prefixes and message["role"] == "user" and "name" not in message and content.startswith(prefixes):
+        if (
+            history
+            and prefixes
+            and message["role"] == "user"
+            and "name" not in message
+            and content.startswith(prefixes)
+        ):
             content = content.split(": ", 1)[1]
             out.note("§11.1 item 1: the speaker's name in our user messages is left out")
         out.messages.append({**message, "content": content})
@@ -107,3 +118,88 @@ def _snippet(text: Any, at: int) -> str:
     text = str(text)
     start = max(0, at - 40)
     return repr(("…" if start else "") + text[start : at + 60] + ("…" if len(text) > at + 60 else ""))
+
+
+DRAW = "⟨drawn⟩"
+DRAW_FOLD = "§11.1 item 9: {count} drawn value(s) masked on both sides"
+Mask = list[str]  # the text that stays put across seeds, in order; a draw between each two pieces
+
+
+def draw_masks(runs: Sequence[Sequence[Message]]) -> list[Mask | None]:
+    """Per message of `runs[0]`: the pieces every run (one per seed) agrees on, or None where all runs
+    sent the same text. Runs that differ in shape (count, roles, names) give no masks."""
+    first = runs[0]
+    shapes = {
+        tuple((m["role"], m.get("name", ""), isinstance(m["content"], str)) for m in run) for run in runs
+    }
+    if len(shapes) != 1:
+        return [None] * len(first)
+    masks: list[Mask | None] = []
+    for index in range(len(first)):
+        texts = [run[index]["content"] for run in runs]
+        if not isinstance(texts[0], str) or all(text == texts[0] for text in texts):
+            masks.append(None)
+            continue
+        masks.append(_stable_pieces(texts[0], texts[1:]))
+    return masks
+
+
+_TOKEN = re.compile(r"\w+|\W")
+
+
+def _stable_pieces(base: str, others: Sequence[str]) -> Mask:
+    """The runs of `base` every other text shares in place (compared word by word, after the common
+    beginning and end are set aside), with a draw wherever one of them differs."""
+    head = min(len(_common_prefix(base, other)) for other in others)
+    tail = min(len(_common_prefix(base[head:][::-1], other[head:][::-1])) for other in others)
+    middle = _TOKEN.findall(base[head : len(base) - tail])
+    stable = [True] * len(middle)
+    gaps: set[int] = set()  # token positions before which some text has something else
+    for other in others:
+        theirs = _TOKEN.findall(other[head : len(other) - tail])
+        for op, i1, i2, _j1, _j2 in SequenceMatcher(None, middle, theirs, autojunk=False).get_opcodes():
+            if op == "insert":
+                gaps.add(i1)
+            elif op != "equal":
+                stable[i1:i2] = [False] * (i2 - i1)
+    pieces, current, drawn = [], [base[:head]], False
+    for at, token in enumerate(middle):
+        if at in gaps or not stable[at]:
+            if not drawn:
+                pieces.append("".join(current))
+                current, drawn = [], True
+            if not stable[at]:
+                continue
+        current.append(token)
+        drawn = False
+    if len(middle) in gaps and not drawn:
+        pieces.append("".join(current))
+        current = []
+    current.append(base[len(base) - tail :])
+    pieces.append("".join(current))
+    return pieces
+
+
+def _common_prefix(a: str, b: str) -> str:
+    return a[: next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))]
+
+
+def masked_text(text: str, pieces: Mask) -> str | None:
+    """`text` with each draw replaced by DRAW when the pieces around the draws match it, else None."""
+    pattern = "[\\s\\S]*?".join(re.escape(piece) for piece in pieces)
+    return DRAW.join(pieces) if re.fullmatch(pattern, text) else None
+
+
+def apply_masks(messages: Sequence[Message], masks: Sequence[Mask | None]) -> tuple[list[Message], int]:
+    """The messages with their draws masked where a mask fits; and how many draws were masked."""
+    out, count = [], 0
+    for index, message in enumerate(messages):
+        mask = masks[index] if index < len(masks) else None
+        content = message["content"]
+        text = masked_text(content, mask) if mask is not None and isinstance(content, str) else None
+        if text is None:
+            out.append(message)
+            continue
+        out.append({**message, "content": text})
+        count += len(mask) - 1
+    return out, count

@@ -7,27 +7,43 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from django.core.management import call_command
 
+from engine.macros import Macro, Scoped, compile_text
+
 from .cases import Case
 
 SEED = 1
+SEEDS = (1, 2, 3, 4, 5, 6)  # what a draw changes between them is masked (SPEC §11.1 item 9)
+HISTORY_TAG = "DIALOGUE_HISTORY"
+# SPEC §11.1 item 6: SillyTavern 1.18 sends a macro whose arguments hold a `|` as written. To compare
+# everything around such macros, our side gets them with their braces swapped for private-use
+# characters (so our engine leaves them as written too), swapped back in what it sends.
+OPEN, CLOSE = "\ue000", "\ue001"
+PIPE_FOLD = "§11.1 item 6: {count} macro(s) with a “|” in their arguments sent as written on both sides"
 
 
 class OursFailed(Exception):
     """A command refused the case's input; the message is its error line."""
 
 
-def our_messages(case: Case, *, server_id: int) -> list[dict[str, Any]]:
-    """The messages our `assemble` sends to OpenAI for the case, on a server of its own."""
+def our_messages(
+    case: Case, *, server_id: int, seeds: Sequence[int] = (SEED,)
+) -> tuple[list[list[dict[str, Any]]], list[str]]:
+    """The messages our `assemble` sends to OpenAI for the case, on a server of its own, once per seed
+    (the imports run once), and the folds applied to get them. With several seeds, the first two
+    decide: when they agree nothing was drawn and the rest are not run."""
     server = str(server_id)
+    data, piped = as_written_pipes(case.preset_data())
+    runs = []
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         preset = folder / "preset.json"
-        preset.write_text(json.dumps(case.preset_data(), ensure_ascii=False), encoding="utf-8")
+        preset.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
         _run(
             "card", "import", str(case.path(case.card)), "--server", server, "--name", "fidelity", "--replace"
         )
@@ -36,23 +52,81 @@ def our_messages(case: Case, *, server_id: int) -> list[dict[str, Any]]:
             _run("lorebook", "import", book, "--server", server, "--name", "fidelity-book", "--replace")
         _run("preset", "import", str(preset), "--server", server, "--name", "fidelity", "--replace")
         _run("lorebook", "settings", "--server", server, *_world_info_options(case))
-        document = folder / "document.json"
-        document.write_text(json.dumps(bucket_document(case), ensure_ascii=False), encoding="utf-8")
-        result = _run(
-            "assemble",
-            "--server",
-            server,
-            "--buckets",
-            str(document),
-            "--style",
-            "standalone",
-            "--provider",
-            "openai",
-        )
-    return result["provider_payload"]["messages"]
+        for number, seed in enumerate(seeds):
+            runs.append(_assemble(case, folder, server, seed))
+            if number == 1 and runs[1] == runs[0]:
+                break
+    return runs, ([PIPE_FOLD.format(count=piped)] if piped else [])
 
 
-def bucket_document(case: Case) -> dict[str, Any]:
+def _assemble(case: Case, folder: Path, server: str, seed: int) -> list[dict[str, Any]]:
+    document = folder / "document.json"
+    document.write_text(json.dumps(bucket_document(case, seed=seed), ensure_ascii=False), encoding="utf-8")
+    result = _run(
+        "assemble",
+        "--server",
+        server,
+        "--buckets",
+        str(document),
+        "--style",
+        "standalone",
+        "--provider",
+        "openai",
+    )
+    messages = result["provider_payload"]["messages"]
+    neutral = result["messages"]
+    if len(neutral) == len(messages):  # OpenAI's body keeps one message per message: mark the history's
+        for message, source in zip(messages, neutral, strict=True):
+            message["_history"] = any(s.get("tag") == HISTORY_TAG for s in source["sources"])
+    for message in messages:
+        if isinstance(message.get("content"), str) and OPEN in message["content"]:
+            message["content"] = message["content"].replace(OPEN, "{{").replace(CLOSE, "}}")
+    return messages
+
+
+def as_written_pipes(data: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The preset with every macro whose arguments hold a `|` made inert (braces swapped), and how
+    many there were."""
+    count = 0
+    prompts = data.get("prompts")
+    if not isinstance(prompts, list):
+        return data, 0
+    changed = []
+    for prompt in prompts:
+        content = prompt.get("content") if isinstance(prompt, dict) else None
+        if not isinstance(content, str) or "|" not in content or "{{" not in content:
+            changed.append(prompt)
+            continue
+        spans = _piped_spans(content)
+        count += len(spans)
+        for start, end in reversed(spans):
+            inert = content[start:end].replace("{{", OPEN).replace("}}", CLOSE)
+            content = content[:start] + inert + content[end:]
+        changed.append({**prompt, "content": content})
+    return {**data, "prompts": changed}, count
+
+
+def _piped_spans(text: str) -> list[tuple[int, int]]:
+    """The outermost macros of `text` whose arguments hold a `|` (comments aside), as spans."""
+    spans: list[tuple[int, int]] = []
+
+    def walk(parts: Any) -> None:
+        for part in parts:
+            if isinstance(part, Macro):
+                if part.args and part.name != "//" and "|" in text[part.start : part.end]:
+                    spans.append((part.start, part.end))
+                    continue
+                for arg in part.args:
+                    walk(arg)
+                walk(part.body)
+            elif isinstance(part, Scoped):
+                walk(part.parts)
+
+    walk(compile_text(text).parts)
+    return spans
+
+
+def bucket_document(case: Case, *, seed: int = SEED) -> dict[str, Any]:
     """The bucket document for the case: names, seed, history and persona, as acceptance sends them."""
     char = case.char_name()
     history = [
@@ -66,7 +140,7 @@ def bucket_document(case: Case) -> dict[str, Any]:
     document: dict[str, Any] = {
         "version": 1,
         "names": {"user": case.user, "char": char},
-        "seed": SEED,
+        "seed": seed,
         "history": history,
     }
     if case.persona:

@@ -550,3 +550,21 @@ def test_every_part_knows_its_source():
     assert {"kind": "node", "identifier": "n1", "name": "Node one"} in [
         s.to_dict() for m in result.messages for s in m.sources
     ]
+
+
+def test_an_empty_assistant_node_ends_a_squashed_run_and_is_not_sent():
+    # SillyTavern 1.18 keeps an empty user/assistant prompt through its squash (so it separates the
+    # system prompts around it) and our harness sees it send nothing there (§11.1 item 4)
+    nodes = [
+        make_node("a", content="A"),
+        make_node("sever", content="", role="assistant"),
+        make_node("b", content="B"),
+        marker("chatHistory"),
+    ]
+    result = assemble(
+        small(sample_dialogues=[], short_term_memory=[]),
+        preset=build_preset(nodes, settings={"squash_system_messages": True}),
+    )
+    texts = contents(result)
+    assert texts[0].endswith("\nA") and texts[1].startswith("B\n")  # two system messages, not one
+    assert all(text.strip() for text in texts)

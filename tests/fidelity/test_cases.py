@@ -16,18 +16,9 @@ from fidelity.__main__ import compare_case
 from fidelity.cases import CORPUS, load_cases
 
 KNOWN_DIFFERENCES: dict[str, str] = {
-    # SPEC §11.1 item 9: the preset draws with {{random}} / {{roll}} / {{pick}}; not masked yet
-    "corpus-little-library-2.1": "§11.1 item 9: random draws (not masked yet)",
-    "corpus-lucid-loom-v3.0": "§11.1 item 9: {{roll}} draws (not masked yet)",
-    "corpus-lucid-loom-v3.4-beta1": "§11.1 item 9: {{roll}} draws (not masked yet)",
-    "corpus-mom-1.8": "§11.1 item 9: random draws (not masked yet)",
-    # SPEC §11.1 item 6: SillyTavern sends a macro with a '|' in its arguments as written
-    "corpus-nemoengine-v10": "§11.1 item 6: setvar with '|' in its value (not folded yet)",
-    # Differences the harness found that are not fixed yet
-    "corpus-sla-claude-4.5-ar": "SillyTavern leaves {{getvar::key:: }} (an extra argument) as written",
-    "corpus-nemoengine-6.0": "SillyTavern ends one node's text where we go on (not found yet)",
-    "corpus-nemoengine-8.2": "a squashed run differs further in (not found yet)",
-    "corpus-mom-ivory-tower-2.0b": "a squashed message differs further in (not found yet)",
+    # SPEC §2.2 renders a read of a variable a later node writes with that write (SillyTavern from the
+    # second generation on); the harness captures a fresh chat's first generation.
+    "corpus-nemoengine-8.2": "§2.2: {{getvar::AntiEcho}} before the node that sets it (second-generation value)",
     "own-regex-prompt": "SillyTavern scans World Info on the history after prompt-only regex scripts",
     "own-budget-trim": "SillyTavern trims the history to its own token counts",
 }

@@ -59,3 +59,35 @@ def test_digests_compare_role_name_length_and_text():
 def test_a_missing_message_is_reported():
     said = first_difference([{"role": "user", "content": "x"}], [], digests=False)
     assert said is not None and "we sent nothing" in said
+
+
+def test_what_a_draw_changes_between_seeds_is_masked_and_the_rest_still_compared():
+    from fidelity.compare import DRAW, apply_masks, draw_masks
+
+    runs = [
+        [{"role": "system", "content": "Roll: 4 of 20. Keep going."}],
+        [{"role": "system", "content": "Roll: 17 of 20. Keep going."}],
+        [{"role": "system", "content": "Roll: 9 of 20. Keep going."}],
+    ]
+    masks = draw_masks(runs)
+    theirs, count = apply_masks([{"role": "system", "content": "Roll: 12 of 20. Keep going."}], masks)
+    assert theirs[0]["content"] == f"Roll: {DRAW} of 20. Keep going." and count == 1
+    # SillyTavern's text around the draw must still match: here it does not, so nothing is masked
+    other, count = apply_masks([{"role": "system", "content": "Roll: 12 of 6. Keep going."}], masks)
+    assert other[0]["content"] == "Roll: 12 of 6. Keep going." and count == 0
+
+
+def test_messages_every_seed_agrees_on_get_no_mask():
+    from fidelity.compare import draw_masks
+
+    same = [{"role": "user", "content": "hello"}]
+    assert draw_masks([same, same]) == [None]
+
+
+def test_a_macro_with_a_pipe_is_made_inert_on_our_side_as_sillytavern_sends_it_as_written():
+    from fidelity.ours import CLOSE, OPEN, as_written_pipes
+
+    data = {"prompts": [{"identifier": "a", "content": "x {{setvar::k::a|b}} {{getvar::k}} {{// a|b }}"}]}
+    changed, count = as_written_pipes(data)
+    assert count == 1
+    assert changed["prompts"][0]["content"] == f"x {OPEN}setvar::k::a|b{CLOSE} {{{{getvar::k}}}} {{{{// a|b }}}}"
