@@ -90,4 +90,6 @@ def test_a_macro_with_a_pipe_is_made_inert_on_our_side_as_sillytavern_sends_it_a
     data = {"prompts": [{"identifier": "a", "content": "x {{setvar::k::a|b}} {{getvar::k}} {{// a|b }}"}]}
     changed, count = as_written_pipes(data)
     assert count == 1
-    assert changed["prompts"][0]["content"] == f"x {OPEN}setvar::k::a|b{CLOSE} {{{{getvar::k}}}} {{{{// a|b }}}}"
+    assert (
+        changed["prompts"][0]["content"] == f"x {OPEN}setvar::k::a|b{CLOSE} {{{{getvar::k}}}} {{{{// a|b }}}}"
+    )
