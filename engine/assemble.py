@@ -230,6 +230,7 @@ class _Inputs:
     regex_scripts: Sequence[CompiledScript] = ()
     names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
     regex_budget: RegexBudget = field(default_factory=RegexBudget)
+    rewritten: dict[int, str] = field(default_factory=dict)  # history texts the promptOnly scripts changed
 
 
 def _check_choices(style: str | None, provider: str | None, encoding: str) -> None:
@@ -278,6 +279,7 @@ def _inputs(
         regex_scripts=tuple(regex_scripts),
         names=names,
         regex_budget=budget,
+        rewritten={index: text for index, (text, _by) in rewritten.items()},
     )
 
 
@@ -359,6 +361,7 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
         count_tokens=lambda text: count_text(text, encoding),
         sample_header=header,
         rewrite_entries=_entry_scripts(inputs),
+        rewritten_history=inputs.rewritten,
     )
     for warning in contribution.warnings:
         inputs.notes.warn(warning)

@@ -117,11 +117,19 @@ class WorldInfoContribution:
         return item.with_parts(tuple(parts)) if touched else item
 
 
-def scan_texts(doc: BucketDocument) -> ScanTexts:
-    """The history and server texts the keys are tested against (built once per document)."""
+def scan_texts(doc: BucketDocument, rewritten: Mapping[int, str] | None = None) -> ScanTexts:
+    """The history and server texts the keys are tested against (built once per document); with
+    `rewritten`, the history messages the promptOnly regex scripts changed read as changed, since
+    SillyTavern 1.18 scans the chat it is about to send (SPEC §11.2)."""
     texts = doc.memo.get("world_info_scan")
     if texts is None:
         texts = doc.memo["world_info_scan"] = _scan_texts(doc)
+    if rewritten:
+        history = tuple(
+            replace(m, text=rewritten[index]) if index in rewritten else m
+            for index, m in enumerate(texts.history)
+        )
+        texts = replace(texts, history=history)
     return texts
 
 
@@ -152,18 +160,20 @@ def contribute(
     count_tokens: Callable[[str], int],
     sample_header: str,
     rewrite_entries: EntryRewrite | None = None,
+    rewritten_history: Mapping[int, str] | None = None,
 ) -> WorldInfoContribution:
     """Activate, render and place the server's World Info for `doc` (SPEC §7).
 
     `rewrite_entries` takes the rendered entries as `(text, depth)` — the depth of an @depth entry,
     None for the others — and gives their texts back after the World Info regex scripts (§9.2), with
-    the scripts that changed each; the parts of a changed entry carry them and its text before them."""
+    the scripts that changed each; the parts of a changed entry carry them and its text before them.
+    `rewritten_history` holds the history texts the promptOnly scripts changed, by position."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
     if not world_info.books and world_info.replay is None:
         return _without_books(world_info, doc, items, max(0, chat_length))
     request = ActivationRequest(
         books=world_info.books,
-        texts=scan_texts(doc),
+        texts=scan_texts(doc, rewritten_history),
         settings=world_info.settings,
         names={"user": doc.user_name, "char": doc.char_name},
         chat_length=max(0, chat_length),

@@ -19,7 +19,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     # SPEC §2.2 renders a read of a variable a later node writes with that write (SillyTavern from the
     # second generation on); the harness captures a fresh chat's first generation.
     "corpus-nemoengine-8.2": "§2.2: {{getvar::AntiEcho}} before the node that sets it (second-generation value)",
-    "own-regex-prompt": "SillyTavern scans World Info on the history after prompt-only regex scripts",
     "own-budget-trim": "SillyTavern trims the history to its own token counts",
 }
 

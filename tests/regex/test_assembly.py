@@ -131,3 +131,21 @@ def test_the_preview_shows_which_script_changed_a_world_info_entry(
     ).content.decode()
     assert "Changed by regex: Lore tidy" in page
     assert "Lore: the [tracker] glows." in page  # the entry before the script, on demand
+
+
+def test_world_info_scans_the_history_the_prompt_scripts_rewrote(tmp_path, lantern, alice, import_preset):
+    # SillyTavern 1.18 scans the chat it is about to send: a keyword a promptOnly script removed from
+    # every message no longer activates its entry (SPEC §11.2)
+    _lore(lantern, alice)
+    import_preset(
+        "Tracker hider", script("/ ?\\[tracker\\]/g", "", id="hide", promptOnly=True, placement=[1, 2])
+    )
+    out = assemble_json(tmp_path, lantern.id, document(*HISTORY))
+    assert not any("glows" in m["content"] for m in out["messages"])
+
+
+def test_an_entry_whose_keyword_survives_the_scripts_still_activates(tmp_path, lantern, alice, import_preset):
+    _lore(lantern, alice)
+    import_preset("User side only", script("/\\[tracker\\]/g", "", id="u", promptOnly=True, placement=[1]))
+    out = assemble_json(tmp_path, lantern.id, document(*HISTORY))
+    assert any("Lore: the [tracker] glows." in m["content"] for m in out["messages"])

@@ -84,7 +84,8 @@ def test_an_entry_the_script_does_not_match_carries_none() -> None:
 
 def test_a_script_with_another_placement_does_not_touch_entries() -> None:
     user_input = script("user only", "/dragon/g", "WYRM", placement=[1], script_id="s-user")
-    result = run([{"key": ["dragon"], "content": "The dragon sleeps.", "position": 0}], (user_input,))
+    # keyed on a word the script leaves alone: World Info scans the rewritten history (SPEC §11.2)
+    result = run([{"key": ["about"], "content": "The dragon sleeps.", "position": 0}], (user_input,))
     lore = holding(result, "The dragon sleeps.")
     assert lore.transforms == ()
     history = holding(result, "tell me about the WYRM")  # the history message is its to change
