@@ -19,7 +19,9 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     # SPEC §2.2 renders a read of a variable a later node writes with that write (SillyTavern from the
     # second generation on); the harness captures a fresh chat's first generation.
     "corpus-nemoengine-8.2": "§2.2: {{getvar::AntiEcho}} before the node that sets it (second-generation value)",
-    "own-budget-trim": "SillyTavern trims the history to its own token counts",
+    # §11.1 item 1: our user messages carry "Name: " (about 2 tokens each), so a tight budget keeps one
+    # message fewer than SillyTavern keeps of the same history
+    "own-budget-trim": "§11.1 item 1: the names in our user messages cost tokens; one more message trimmed",
 }
 
 CASES = load_cases()
