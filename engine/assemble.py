@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .authors_note import place_authors_note
 from .buckets import BucketDocument, Budget, StmLine
 from .cards import Card, card_env, fill_document, node_override, prepared_card
 from .compiled import CompiledPreset
@@ -20,7 +21,7 @@ from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
-from .macros import MacroEnv, RenderOutput, Segment, render_segments, resolve_identity
+from .macros import MacroEnv, RenderOutput, Segment, render_segments, render_texts, resolve_identity
 from .native import (
     NAMES_DEFAULT,
     SAMPLE_HEADER,
@@ -442,6 +443,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
 
     if wi is not None:
         arrangement.injections.extend(wi.injections)
+    place_authors_note(arrangement, doc, _authors_note_text(inputs, arranged), notes)
     # A continued message moves to the very end (SPEC §10.1): out of the history before injections land.
     continued = None
     if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
@@ -696,6 +698,22 @@ def _count(
     else:
         total = sum(per_message) + REPLY_PRIMING
     return TokenReport(encoding, exact, per_message, total, provider)
+
+
+def _authors_note_text(inputs: _Inputs, arranged: _Arranged) -> str:
+    """The document's Author's Note with its macros rendered (after the preset's, with their variables)."""
+    text = inputs.doc.authors_note.text
+    if "{{" not in text:  # identity macros are resolved with the rest of the message
+        return text
+    env = _preset_env(inputs) if inputs.preset is not None else macro_env(inputs.doc, inputs.items)
+    render = render_texts(
+        [("authors_note", text)],
+        env=env,
+        seed=inputs.seed,
+        variables=arranged.variables,
+        global_variables=arranged.global_variables,
+    )
+    return render.segments[0].text
 
 
 def _squash(items: list[Item], history: tuple[int, int]) -> tuple[list[Item], tuple[int, int]]:

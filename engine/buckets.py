@@ -105,6 +105,21 @@ class Budget:
         return self.context - self.reply
 
 
+AUTHORS_NOTE_POSITIONS = ("in_chat", "after_main", "before_main")
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorsNote:
+    """SillyTavern's Author's Note for the chat (SPEC §11.2): its text, where it goes (in the chat at
+    `depth` as `role`, or right after / before the main prompt), and every how many user messages."""
+
+    text: str = ""
+    position: str = "in_chat"
+    depth: int = 4
+    role: str = "system"
+    interval: int = 1
+
+
 @dataclass(frozen=True, slots=True)
 class BucketDocument:
     """A validated bucket document; every field has the empty default of SPEC §3.2."""
@@ -140,6 +155,7 @@ class BucketDocument:
     quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
     scenario: str = ""
     user_persona: str = ""  # the speaking user's persona description (SillyTavern's personaDescription)
+    authors_note: AuthorsNote = AuthorsNote()
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
     # What the engine derives from the document once and shares between its assemblies (the
@@ -213,6 +229,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         quiet_prompt=_text(data, "quiet_prompt"),
         scenario=_text(data, "scenario"),
         user_persona=_text(data, "user_persona"),
+        authors_note=_authors_note(data.get("authors_note")),
         chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
         world_info_state=_object(data, "world_info_state") or {},
     )
@@ -391,6 +408,26 @@ def _stm_inputs(value: Any) -> StmContext | None:
         has_tools=_bool(entry, "has_tools"),
         provider=provider,
         long_term_intent=_bool(entry, "long_term_intent"),
+    )
+
+
+def _authors_note(value: Any) -> AuthorsNote:
+    if value is None:
+        return AuthorsNote()
+    entry = _entry(value, "authors_note")
+    position = entry.get("position", "in_chat")
+    if position not in AUTHORS_NOTE_POSITIONS:
+        raise BucketError("`authors_note.position` must be one of " + ", ".join(AUTHORS_NOTE_POSITIONS) + ".")
+    depth = _int(entry.get("depth", 4), "authors_note.depth")
+    interval = _int(entry.get("interval", 1), "authors_note.interval")
+    if not 0 <= depth <= 10_000 or not 0 <= interval <= 10_000:
+        raise BucketError("`authors_note.depth` and `authors_note.interval` must be between 0 and 10000.")
+    return AuthorsNote(
+        text=_text(entry, "text", "authors_note.text"),
+        position=position,
+        depth=depth,
+        role=_role(entry, "authors_note", ("system", "user", "assistant")) if "role" in entry else "system",
+        interval=interval,
     )
 
 

@@ -84,9 +84,10 @@ def _joined(same: list[Injection]) -> str:
     pieces: dict[object, list[str]] = {}
     for inj in same:  # sorted by index: the preset's, Author's Note, card, @depth, tail directives
         pieces.setdefault(_piece_of(inj), []).append(inj.text)
-    if "an_top" in pieces or "an_bottom" in pieces:  # the note between them is empty: a blank line
-        top, bottom = "\n".join(pieces.pop("an_top", ())), "\n".join(pieces.pop("an_bottom", ()))
-        note = f"{top}\n\n{bottom}" if top and bottom else top or bottom
+    if (
+        "an_top" in pieces or "an_text" in pieces or "an_bottom" in pieces
+    ):  # SillyTavern's note: top, text, bottom
+        note = "\n".join("\n".join(pieces.pop(key, ())) for key in ("an_top", "an_text", "an_bottom"))
         pieces = (
             {"authors_note": [note], **pieces}
             if "preset" not in pieces
@@ -103,6 +104,8 @@ def _piece_of(inj: Injection) -> object:
         if inj.index >= CARD_DEPTH_INDEX:
             return "at_depth"
         return "an_bottom" if inj.index >= AN_BOTTOM_INDEX else "an_top"
+    if kind == "assembler" and inj.source.name == "authors_note":
+        return "an_text"
     return kind if kind == "card" else inj  # the server's own: each apart
 
 

@@ -49,6 +49,8 @@ class Case:
     context: int | None = None  # a context window small enough to trim (tokens); None: unlocked
     reply: int = 300  # the reply's reserve, with `context`
     world_info: dict[str, Any] = field(default_factory=dict)
+    # the chat's Author's Note, as our bucket document takes it (text, position, depth, role, interval)
+    authors_note: dict[str, Any] = field(default_factory=dict)
 
     @property
     def third_party(self) -> bool:

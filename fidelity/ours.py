@@ -149,6 +149,8 @@ def bucket_document(case: Case, *, seed: int = SEED) -> dict[str, Any]:
         document["generation_type"] = case.generation
     if case.quiet_prompt:
         document["quiet_prompt"] = case.quiet_prompt
+    if case.authors_note:
+        document["authors_note"] = case.authors_note
     if case.context:
         document["budget"] = {"context": case.context, "reply": case.reply}
     return document

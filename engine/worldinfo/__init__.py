@@ -5,6 +5,8 @@ from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
 from engine.worldinfo.contribution import (
     AN_BOTTOM_INDEX,
     CARD_DEPTH_INDEX,
+    INJECTION_INDEX,
+    INJECTION_ORDER,
     EntryRewrite,
     Replay,
     WorldInfoContribution,
@@ -35,6 +37,8 @@ from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
 __all__ = [
     "AN_BOTTOM_INDEX",
     "CARD_DEPTH_INDEX",
+    "INJECTION_INDEX",
+    "INJECTION_ORDER",
     "POSITIONS",
     "STRATEGIES",
     "Activated",
