@@ -56,6 +56,8 @@ class Source:
             return f"card: {self.name}"
         if self.kind == "world_info":
             return f"World Info: {self.book} #{self.uid}" + (f" ({self.name})" if self.name else "")
+        if self.kind == "assembler" and self.name == "authors_note":
+            return "Author's Note"
         return f"{self.kind.replace('_', ' ')}: {self.name}"
 
 
