@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine import GENERATION_TYPES
+from engine import AUTHORS_NOTE_POSITIONS, GENERATION_TYPES
 
 PREFIX = "b-"
 
@@ -81,6 +81,25 @@ SAMPLE_FIELDS: tuple[Field, ...] = (
     Field("persona_prompt", "Persona", TEXT, "prompts", "{{description}}"),
     Field("personality", "Personality", LINES, "prompts", "one trait per line"),
     Field("scenario", "Scenario", TEXT, "prompts", "the scenario marker; World Info may scan it"),
+    Field("user_persona", "User's persona", TEXT, "prompts", "{{persona}}: the speaking user's description"),
+    Field("authors_note.text", "Author's Note", TEXT, "prompts", drops_parent=True),
+    Field(
+        "authors_note.position",
+        "Author's Note goes",
+        CHOICE,
+        "prompts",
+        "in the chat (default), or beside the main prompt",
+        choices=("", *AUTHORS_NOTE_POSITIONS),
+    ),
+    Field("authors_note.depth", "Author's Note depth", NUMBER, "prompts", "in the chat; 4 when blank"),
+    Field(
+        "authors_note.role",
+        "Author's Note role",
+        CHOICE,
+        "prompts",
+        choices=("", "system", "user", "assistant"),
+    ),
+    Field("authors_note.interval", "Author's Note every N user messages", NUMBER, "prompts", "1 when blank"),
     Field("server_info", "Server info", TEXT, "knowledge"),
     Field("server_memories", "Server memories", BLOCKS, "knowledge"),
     Field("emojis", "Emojis", LINES, "knowledge", "one per line"),

@@ -9,7 +9,15 @@ Callers outside the engine import from this package or from a sub-package's own 
 """
 
 from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
-from .buckets import GENERATION_TYPES, BucketDocument, BucketError, StmLine, decode_json, parse_buckets
+from .buckets import (
+    AUTHORS_NOTE_POSITIONS,
+    GENERATION_TYPES,
+    BucketDocument,
+    BucketError,
+    StmLine,
+    decode_json,
+    parse_buckets,
+)
 from .compiled import CompiledNode, CompiledPreset, compile_preset
 from .injection import STYLES
 from .parts import Item, Message, Part, Source, native_source
@@ -35,6 +43,7 @@ from .stm import (
 from .tokens import ENCODINGS, count_text
 
 __all__ = [
+    "AUTHORS_NOTE_POSITIONS",
     "CONVERSATION_START",
     "CUT_BY_CAP",
     "EMPTY",

@@ -190,3 +190,27 @@ def test_the_world_info_fields_from_the_form_reach_the_document():
     parsed = parse_buckets(document_from_form(data, DEFAULT))
     assert (parsed.scenario, parsed.chat_length) == ("A storm rolls over the harbour.", 42)
     assert parsed.world_info_state == {"sticky": {}}
+
+
+def test_the_authors_note_and_the_users_persona_round_trip_through_the_form():
+    document = {
+        **DEFAULT,
+        "user_persona": "Ann mends nets.",
+        "authors_note": {
+            "text": "Be brief.",
+            "position": "after_main",
+            "depth": 2,
+            "role": "user",
+            "interval": 3,
+        },
+    }
+    rebuilt = document_from_form(_posted(document), None)
+    assert rebuilt["authors_note"] == document["authors_note"]
+    assert rebuilt["user_persona"] == "Ann mends nets."
+    assert parse_buckets(rebuilt).authors_note.position == "after_main"
+
+
+def test_a_blank_authors_note_leaves_the_whole_note_out():
+    posted = _posted({**DEFAULT, "authors_note": {"text": "x", "depth": 2}})
+    posted["b-authors_note.text"] = ""
+    assert "authors_note" not in document_from_form(posted, None)
