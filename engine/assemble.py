@@ -21,7 +21,15 @@ from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
 from .injection import STYLES, place_injections, tail_injections
-from .macros import MacroEnv, RenderOutput, Segment, render_segments, render_texts, resolve_identity
+from .macros import (
+    MacroEnv,
+    RenderOutput,
+    Segment,
+    depends_on_seed,
+    render_segments,
+    render_texts,
+    resolve_identity,
+)
 from .native import (
     NAMES_DEFAULT,
     SAMPLE_HEADER,
@@ -789,14 +797,14 @@ def _to_messages(
     names: int = 0,
     blank: list[Item] | None = None,
 ) -> list[Message]:
-    ready, kept = ready_messages(doc, seed, names)
+    ready, per_seed, kept = ready_messages(doc, seed, names)
 
     def finish(run: Sequence[Item]) -> list[Message]:
         """The run's messages: the document's items have theirs already; the others (the preset's,
         the wrapped and the changed ones) are built here, and blank ones left out."""
         out = []
         for item in run:
-            message = ready.get(id(item))
+            message = ready.get(id(item)) or per_seed.get(id(item))
             if message is None:
                 message = _message(item, doc, seed)
                 if message is None:
@@ -804,7 +812,8 @@ def _to_messages(
                         blank.append(item)
                     continue
                 if id(item) in kept:  # a native item as the document gave it
-                    ready[id(item)] = message
+                    seeded = any(p.trusted and depends_on_seed(p.text) for p in item.parts)
+                    (per_seed if seeded else ready)[id(item)] = message
             out.append(message)
         return out
 

@@ -83,15 +83,20 @@ def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[I
     return blocks
 
 
-def ready_messages(doc: BucketDocument, seed: int, names: int = 0) -> tuple[dict[int, Message], set[int]]:
-    """(messages already made for this document's native items, keyed by id(item); the ids of the
-    items `doc.memo` keeps alive, whose messages may be added). History messages hold for any seed;
-    the others are kept per seed (identity macros and `{random}` forms depend on it)."""
-    key = ("messages", seed, names)
+def ready_messages(
+    doc: BucketDocument, seed: int, names: int = 0
+) -> tuple[dict[int, Message], dict[int, Message], set[int]]:
+    """(messages already made for this document's native items that hold for any seed, keyed by
+    id(item) — the history's and those without a `{random}` form —; those made for this seed; the ids
+    of the items `doc.memo` keeps alive, whose messages may be added)."""
+    key = ("messages", names)
     ready = doc.memo.get(key)
     if ready is None:
         ready = doc.memo[key] = dict(history_run(doc, names).messages)
-    return ready, doc.memo.setdefault("kept", set())
+    seeded = doc.memo.get(("seeded messages", names))  # the last seed's only: a seed rarely recurs
+    if seeded is None or seeded[0] != seed:
+        seeded = doc.memo[("seeded messages", names)] = (seed, {})
+    return ready, seeded[1], doc.memo.setdefault("kept", set())
 
 
 def _native_items(

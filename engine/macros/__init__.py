@@ -11,7 +11,7 @@ Pure Python (no Django). Entry points:
 
 from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
-from .identity import has_angle_form, resolve_identity, unescape_braces
+from .identity import depends_on_seed, has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
 from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
@@ -30,6 +30,7 @@ __all__ = [
     "SegmentOutput",
     "compile_text",
     "compiled_once",
+    "depends_on_seed",
     "find_unsupported_macros",
     "has_angle_form",
     "render_segments",

@@ -27,6 +27,12 @@ def has_angle_form(text: str) -> bool:
 _SINGLE_RANDOM = re.compile(r"\{[rR][aA][nN][dD][oO][mM](?:\s*::?|\s+)")
 
 
+def depends_on_seed(text: str) -> bool:
+    """True when resolving `text` draws (it holds a single-brace `{random…}` form): its result then
+    depends on the seed; every other text resolves the same for any seed."""
+    return "{" in text and _SINGLE_RANDOM.search(text) is not None
+
+
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     """Return `text` with each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item,
     then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> <CHAR> replaced by the display
