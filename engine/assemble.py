@@ -728,24 +728,33 @@ def _squash(items: list[Item], history: tuple[int, int]) -> tuple[list[Item], tu
     """SillyTavern's squash on the final list (SPEC §11.2): consecutive unnamed system items joined
     with "\n" (its separators never), empty system items dropped; the history's range moved along."""
     out: list[Item] = []
-    where: list[int] = []  # where each item went in `out`
+    start, stop = history
+    first = last = -1  # where the history's first and last items went in `out`
     joinable = False  # whether the last item out may take the next one
-    for item in items:
-        if item.role == "system" and not any(part.text for part in item.parts):
-            where.append(len(out))
+    append = out.append
+    for index, item in enumerate(items):
+        if item.role != "system":  # most items (the history's): kept as they are
+            append(item)
+            joinable = False
+        elif not any(part.text for part in item.parts):
+            if index == start:
+                first = len(out)
+            if index == stop - 1:
+                last = len(out)
             continue
-        can = item.role == "system" and item.squash and not item.name
-        if can and joinable:
+        elif joinable and item.squash and not item.name:
             out[-1] = out[-1].with_parts((*out[-1].parts, Part("\n", (), False), *item.parts))
         else:
-            out.append(item)
-        where.append(len(out) - 1)
-        joinable = can
-    start, stop = history
+            append(item)
+            joinable = item.squash and not item.name
+        if index == start:
+            first = len(out) - 1
+        if index == stop - 1:
+            last = len(out) - 1
     if stop <= start:
-        at = where[start] if start < len(where) else len(out)
+        at = first if first >= 0 else len(out)
         return out, (at, at)
-    return out, (where[start], where[stop - 1] + 1)
+    return out, (first, last + 1)
 
 
 def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Notes) -> None:
