@@ -2,7 +2,7 @@
 
 Pure Python (no Django). Entry points:
 - `compile_text(text)` parses once into a picklable `CompiledText`;
-- `render_segments(...)` / `render_text(...)` apply SPEC §2 (two passes, variables, limits); a
+- `render_segments(...)` / `render_text(...)` apply SPEC §2 (one pass as SillyTavern 1.18 renders, §11.2; variables, limits); a
   `RenderMemo` lets one set of segments reuse a render whose inputs have not changed;
 - `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms,
   then unescaping `\\{` `\\}` (`unescape_braces` alone for text that keeps its identity macros);

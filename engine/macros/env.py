@@ -63,7 +63,7 @@ class SegmentOutput:
 
 @dataclass(frozen=True, slots=True)
 class RenderOutput:
-    """The result of a two-pass render: segment texts, variable state after pass 2, warnings."""
+    """The result of a render: segment texts, the variable state after it, warnings."""
 
     segments: tuple[SegmentOutput, ...]
     variables: dict[str, Any] = field(default_factory=dict)

@@ -126,8 +126,6 @@ def render_variable(state: MacroState, var: Variable) -> str:
         if is_falsy(text) if op == "||=" else not found:
             value = _value(state, var)
             return value if store(state, namespace, key, value, what) else state.raw(var)
-        if key not in namespace.values:  # pass 1's value (SPEC §2.2) is kept, as SillyTavern keeps it
-            namespace.write(key, current)
         return text
     if op in ("==", "!="):
         return "true" if (text == _value(state, var)) == (op == "==") else "false"

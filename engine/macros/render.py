@@ -1,9 +1,8 @@
-"""Evaluate compiled texts: SPEC §2.2's two passes over the segments, in order, with the §2.3 limits."""
+"""Evaluate compiled texts: one pass over the segments, in order, as SillyTavern 1.18 renders (SPEC §11.2), with the §2.3 limits."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -18,7 +17,6 @@ from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
-from .reuse import Recording, WatchedValues, finish_recording, replay, still_holds
 from .state import Namespace
 from .values import as_collection
 
@@ -86,14 +84,12 @@ def render_segments(
     label_warnings: bool = True,
     memo: RenderMemo | None = None,
 ) -> RenderOutput:
-    """Render `segments` in order from the variable state S0 (`variables`, `global_variables`).
-
-    Pass 1 runs from S0 to find S1; pass 2 runs from S0 again and gives the output, where a read of
-    a key that S0 lacks and pass 2 has not written yet sees its S1 value. (Pass 2 only re-renders
-    from the first segment where such a read happened: before it, it would repeat pass 1.) Random,
-    roll and pick draw the same values in both passes. Deferred identity macros stay in the texts. Each warning
-    names its segment (`In "main": …`) unless `label_warnings` is False. With a `memo` (one per
-    set of segments), a render that would read the same inputs as a kept one is that one (memo.py).
+    """Render `segments` in order from the variable state S0 (`variables`, `global_variables`), in one
+    pass, as SillyTavern 1.18 renders a prompt's parts (SPEC §11.2): a write takes effect at once, and a
+    read of a key nothing has given a value yet is empty. Deferred identity macros stay in the texts.
+    Each warning names its segment (`In "main": …`) unless `label_warnings` is False. With a `memo`
+    (one per set of segments), a render that would read the same inputs as a kept one is that one
+    (memo.py).
     """
     start_local = dict(variables or {})
     start_global = dict(global_variables or {})
@@ -110,64 +106,14 @@ def render_segments(
         names |= segment.template.macro_names
     if names & _CLOCK_MACROS:
         read.add(CLOCK)  # the time zone's warning depends on the clock's settings
-    draws: dict[tuple, int] = {}  # shared by both passes: the same macro draws the same value
-    first = _Pass(
-        seen_env, seed, moment, start_local, start_global, None, None, draws, label=label_warnings, read=read
-    )
+    final = _Pass(seen_env, seed, moment, start_local, start_global, {}, label=label_warnings, read=read)
     outputs: list[SegmentOutput] = []
-    resume_at, checkpoint = len(segments), None
-    recorded: dict[int, Recording] = {}
-    watched: tuple[WatchedValues, WatchedValues] | None = None
-    for index, segment in enumerate(segments):
-        if checkpoint is None:
-            template = segment.template
-            if not template.has_macros:  # plain text: nothing to read, nothing to undo
-                outputs.append(
-                    first.render(segment)
-                    if template.warnings
-                    else SegmentOutput(segment.key, template.source)
-                )
-                continue
-            before = first.checkpoint()
-            outputs.append(first.render(segment))
-            if first.local.missed or first.global_.missed:
-                resume_at, checkpoint = index, before
-                watched = (WatchedValues(first.local.values), WatchedValues(first.global_.values))
-                first.local.values, first.global_.values = watched
-        elif watched is not None and segment.template.macro_names & _WRITES:
-            # The rest of pass 1 only needs to find S1; what it renders is kept for pass 2.
-            warnings_at, unknown_at, evaluations = len(first.warnings), len(first.unknown), first.evaluations
-            output = first.render(segment)
-            recording = finish_recording(
-                output,
-                watched,
-                warnings=first.warnings[warnings_at:],
-                unknown=list(first.unknown)[unknown_at:],
-                evaluations=evaluations,
-                spent=first.evaluations - evaluations,
-            )
-            if recording is not None:
-                recorded[index] = recording
-    final = first
-    if checkpoint is not None and watched is not None:
-        # A key was read before anything gave it a value, so pass 2 may differ from pass 1. Up to
-        # that segment both passes are identical: pass 2 resumes there, with S1 for such reads, and
-        # renders again only the segments whose inputs changed (reuse.py).
-        final = first.resume(checkpoint, forward_local=watched[0].plain(), forward_global=watched[1].plain())
-        del outputs[resume_at:]
-        namespaces = (final.local, final.global_)
-        for index in range(resume_at, len(segments)):
-            recording = recorded.get(index)
-            if recording is None or not still_holds(
-                recording, namespaces, final.evaluations, MAX_EVALUATIONS
-            ):
-                outputs.append(final.render(segments[index]))
-                continue
-            replay(recording, namespaces)
-            final.warnings.extend(recording.warnings)
-            final.unknown.update(dict.fromkeys(recording.unknown))
-            final.evaluations += recording.spent
-            outputs.append(recording.output)
+    for segment in segments:
+        template = segment.template
+        if not template.has_macros and not template.warnings:  # plain text: nothing to read or write
+            outputs.append(SegmentOutput(segment.key, template.source))
+        else:
+            outputs.append(final.render(segment))
     if zone_warning and names & _CLOCK_MACROS:
         final.warnings.append(zone_warning)
     warnings = tuple(dict.fromkeys(final.warnings))
@@ -206,16 +152,6 @@ class _TooLarge(Exception):
     """Raised when the text being built passes MAX_TEXT_CHARS; the enclosing loop or node stays verbatim."""
 
 
-@dataclass(slots=True)  # not frozen: one is made per segment, and frozen instances cost twice as much
-class _Checkpoint:
-    local: tuple[int, dict[str, Any], set[str]]
-    global_: tuple[int, dict[str, Any], set[str]]
-    warnings: int
-    unknown: int
-    evaluations: int
-    exhausted: bool
-
-
 class _Pass:
     """One walk over the segments; holds the variables, the draw counters and what was reported."""
 
@@ -226,8 +162,6 @@ class _Pass:
         moment: datetime,
         start_local: dict[str, Any],
         start_global: dict[str, Any],
-        forward_local: dict[str, Any] | None,
-        forward_global: dict[str, Any] | None,
         drawn: dict[tuple, int],
         *,
         label: bool,
@@ -237,12 +171,11 @@ class _Pass:
         self.seed = seed
         self._moment = moment
         self.read = set() if read is None else read  # besides the env's fields: the clock, the seed
-        self.local = Namespace(start_local, forward_local)
-        self.global_ = Namespace(start_global, forward_global)
+        self.local = Namespace(start_local)
+        self.global_ = Namespace(start_global)
         self.label = label
         self.warnings: list[str] = []
-        self.unknown: dict[str, None] = {}  # an ordered set, so a checkpoint can keep a prefix
-        self._last_checkpoint: _Checkpoint | None = None
+        self.unknown: dict[str, None] = {}  # an ordered set: reported in the order first met
         self.evaluations = 0
         self.exhausted = False
         self.loops: list[tuple[Any, Any]] = []
@@ -256,44 +189,6 @@ class _Pass:
         self.expanded: set[str] = set()
 
     # -- driving ---------------------------------------------------------------------------------
-
-    def checkpoint(self) -> _Checkpoint:
-        """The pass's state between two segments (namespaces are copied only when they changed)."""
-        last = self._last_checkpoint
-        local = self.local.copy_state() if last is None or last.local[0] != self.local.version else last.local
-        global_ = (
-            self.global_.copy_state()
-            if last is None or last.global_[0] != self.global_.version
-            else last.global_
-        )
-        self._last_checkpoint = _Checkpoint(
-            local, global_, len(self.warnings), len(self.unknown), self.evaluations, self.exhausted
-        )
-        return self._last_checkpoint
-
-    def resume(
-        self, at: _Checkpoint, *, forward_local: dict[str, Any], forward_global: dict[str, Any]
-    ) -> _Pass:
-        """A second pass starting from checkpoint `at` of this one, reading S1 for keys not known yet."""
-        second = _Pass(
-            self.env,
-            self.seed,
-            self._moment,
-            {},
-            {},
-            None,
-            None,
-            self.drawn,
-            label=self.label,
-            read=self.read,
-        )
-        second.local.initial, second.global_.initial = self.local.initial, self.global_.initial
-        second.local.restore(at.local, forward_local)
-        second.global_.restore(at.global_, forward_global)
-        second.warnings = self.warnings[: at.warnings]
-        second.unknown = dict.fromkeys(list(self.unknown)[: at.unknown])
-        second.evaluations, second.exhausted = at.evaluations, at.exhausted
-        return second
 
     def render(self, segment: Segment) -> SegmentOutput:
         template: CompiledText = segment.template

@@ -16,9 +16,6 @@ from fidelity.__main__ import compare_case
 from fidelity.cases import CORPUS, load_cases
 
 KNOWN_DIFFERENCES: dict[str, str] = {
-    # SPEC §2.2 renders a read of a variable a later node writes with that write (SillyTavern from the
-    # second generation on); the harness captures a fresh chat's first generation.
-    "corpus-nemoengine-8.2": "§2.2: {{getvar::AntiEcho}} before the node that sets it (second-generation value)",
     # §11.1 item 1: our user messages carry "Name: " (about 2 tokens each), so a tight budget keeps one
     # message fewer than SillyTavern keeps of the same history
     "own-budget-trim": "§11.1 item 1: the names in our user messages cost tokens; one more message trimmed",

@@ -200,9 +200,10 @@ def test_the_shorthand_value_may_hold_nested_macros() -> None:
     assert output.text == "hi!"
 
 
-def test_a_shorthand_write_in_a_later_node_is_seen_by_an_earlier_read() -> None:
-    output = render_nodes("Level: {{.level}}", "{{.level = 3}}")
-    assert output.segments[0].text == "Level: 3"
+def test_a_shorthand_write_in_a_later_node_is_not_seen_by_an_earlier_read() -> None:
+    output = render_nodes("Level: [{{.level}}]", "{{.level = 3}}")
+    assert output.segments[0].text == "Level: []"
+    assert output.variables == {"level": "3"}
 
 
 # -- the new macros ------------------------------------------------------------------------------

@@ -11,13 +11,25 @@ def test_a_later_read_sees_an_earlier_write() -> None:
     assert render("{{setvar::mood::calm}}Mood: {{getvar::mood}}").text == "Mood: calm"
 
 
-def test_a_forward_getvar_sees_the_final_value_of_pass_one() -> None:
-    assert render("Mood: {{getvar::mood}}{{setvar::mood::calm}}").text == "Mood: calm"
+# SillyTavern 1.18 renders a prompt in one pass (SPEC §11.2): a read before the write is empty. What
+# it shows from a chat's second generation on comes from the variables its first one left, which the
+# bot passes back as the document's `variables`.
+def test_a_getvar_before_the_setvar_reads_nothing() -> None:
+    assert render("Mood: [{{getvar::mood}}]{{setvar::mood::calm}}").text == "Mood: []"
 
 
-def test_a_forward_read_in_an_earlier_node_sees_a_later_nodes_write() -> None:
-    output = render_nodes("Style: {{getvar::style}}", "{{setvar::style::narrative}}")
-    assert [segment.text for segment in output.segments] == ["Style: narrative", ""]
+def test_a_read_in_an_earlier_node_does_not_see_a_later_nodes_write() -> None:
+    output = render_nodes("Style: [{{getvar::style}}]", "{{setvar::style::narrative}}")
+    assert [segment.text for segment in output.segments] == ["Style: []", ""]
+    assert output.variables == {"style": "narrative"}
+
+
+def test_the_variables_a_render_leaves_make_the_next_turns_early_read_see_the_value() -> None:
+    first = render_nodes("Style: [{{getvar::style}}]", "{{setvar::style::narrative}}")
+    second = render_nodes(
+        "Style: [{{getvar::style}}]", "{{setvar::style::narrative}}", variables=first.variables
+    )
+    assert second.segments[0].text == "Style: [narrative]"
 
 
 def test_a_variable_reassigned_between_two_reads_gives_each_read_its_current_value() -> None:
@@ -25,9 +37,9 @@ def test_a_variable_reassigned_between_two_reads_gives_each_read_its_current_val
     assert render(text).text == "ab"
 
 
-def test_a_forward_read_then_a_reassigned_read() -> None:
+def test_an_early_read_then_a_reassigned_read() -> None:
     text = "{{getvar::x}}|{{setvar::x::a}}{{getvar::x}}|{{setvar::x::b}}"
-    assert render(text).text == "b|a|"
+    assert render(text).text == "|a|"
 
 
 def test_a_key_the_starting_state_has_reads_its_current_value_not_the_forward_one() -> None:
@@ -135,11 +147,11 @@ def test_every_global_form_writes_the_global_namespace() -> None:
     assert output.variables == {}
 
 
-def test_a_forward_globalvar_read_sees_the_final_value() -> None:
-    assert render("{{getglobalvar::g}}{{setglobalvar::g::late}}").text == "late"
+def test_an_early_globalvar_read_reads_nothing() -> None:
+    assert render("[{{getglobalvar::g}}]{{setglobalvar::g::late}}").text == "[]"
 
 
-def test_the_output_reports_the_state_after_the_second_pass() -> None:
+def test_the_output_reports_the_state_after_the_render() -> None:
     output = render("{{incvar::n}}{{getvar::n}}", variables={"n": "1"})
     assert output.variables == {"n": 2}
 
