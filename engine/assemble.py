@@ -81,6 +81,7 @@ from .tokens import (
 )
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
+ROLE_TOKENS = 1  # "system", "user" and "assistant" are one token each in every encoding we count with
 AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (SPEC §7.7)
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -466,7 +467,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         source = card_source("depth_prompt")
         arrangement.injections.append(Injection(depth.prompt, depth.depth, 100, index, depth.role, source))
     if doc.budget is not None:
-        _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes)
+        _trim_to_budget(arrangement, doc.budget, inputs.encoding, notes, doc=doc, seed=inputs.seed)
     arranged.injected = bool(arrangement.injections)
     arrangement = place_injections(arrangement, arranged.style)
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
@@ -757,13 +758,26 @@ def _squash(items: list[Item], history: tuple[int, int]) -> tuple[list[Item], tu
     return out, (first, last + 1)
 
 
-def _trim_to_budget(arr: Arrangement, budget: Budget, encoding: str, notes: Notes) -> None:
+def _trim_to_budget(
+    arr: Arrangement, budget: Budget, encoding: str, notes: Notes, *, doc: BucketDocument, seed: int
+) -> None:
     """Drop whole sample pairs (last first), then the oldest history items, until the prompt fits."""
+    user, char = doc.user_name, doc.char_name
 
     def cost(item: Item) -> int:
-        return message_tokens(item.text, encoding)
+        # what the message will hold (names in place of the identity macros), counted as SillyTavern
+        # counts a message when it fits the context: the role and the name count too
+        text = "".join(
+            resolve_identity(p.text, user=user, char=char, seed=seed) if p.trusted else p.text
+            for p in item.parts
+        )
+        named = count_text(item.name, encoding) + 1 if item.name else 0
+        return message_tokens(text, encoding) + ROLE_TOKENS + named
 
-    injected = sum(message_tokens(inj.text, encoding) for inj in arr.injections)
+    injected = sum(
+        message_tokens(resolve_identity(inj.text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
+        for inj in arr.injections
+    )
     total = sum(cost(i) for i in (*arr.before, *arr.history, *arr.after)) + injected + REPLY_PRIMING
     limit = budget.prompt
     if total <= limit:

@@ -72,6 +72,9 @@ def _assemble(case: Case, folder: Path, server: str, seed: int) -> list[dict[str
         "standalone",
         "--provider",
         "openai",
+        # SillyTavern counts a Custom (OpenAI-compatible) source with gpt-3.5-turbo's tokenizer
+        "--encoding",
+        "cl100k_base",
     )
     messages = result["provider_payload"]["messages"]
     neutral = result["messages"]

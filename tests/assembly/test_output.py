@@ -166,3 +166,24 @@ def test_pre_built_tagged_items_feed_the_content_macros():
     assert [m.content for m in result.messages] == ["About: PERSONA", "PERSONA", "hello"]
     native = assemble(doc)
     assert [m.content for m in native.messages] == ["FALLBACK", "PERSONA", "hello"]
+
+
+def test_the_budget_counts_messages_as_they_are_sent_names_in_place_of_the_macros(doc_with):
+    # SillyTavern counts the message it sends: "{{char}}" written 300 times is 300 short names, and
+    # a budget that fits them keeps the whole history (each message's role counts too)
+    preset = build_preset([make_node("who", content="{{char}} " * 300), marker("chatHistory")])
+    doc = doc_with(sample_dialogues=[], names={"user": "Mira", "char": "Jo"})
+    full = assemble(doc, preset=preset, encoding="cl100k_base")
+    roles = len(full.messages)  # one token each
+    fitting = doc_with(
+        sample_dialogues=[],
+        names={"user": "Mira", "char": "Jo"},
+        budget={"context": full.tokens.total + roles + 1},
+    )
+    kept = assemble(fitting, preset=preset, encoding="cl100k_base")
+    assert sum(1 for m in kept.messages if m.history) == len(doc.history)
+    tight = doc_with(
+        sample_dialogues=[], names={"user": "Mira", "char": "Jo"}, budget={"context": full.tokens.total}
+    )
+    trimmed = assemble(tight, preset=preset, encoding="cl100k_base")
+    assert sum(1 for m in trimmed.messages if m.history) < len(doc.history)
