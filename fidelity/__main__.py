@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.tokens import count_text
+
 from . import drive, endpoint, sillytavern
 from .cases import Case, load_cases
 from .compare import (
@@ -29,6 +31,7 @@ from .compare import (
     first_difference,
     fold_ours,
     fold_sillytavern,
+    fold_trimmed,
 )
 from .ours import SEEDS, OursFailed, our_messages
 
@@ -162,6 +165,16 @@ class OurSide:
     messages: list[dict[str, Any]]  # the first seed's, folded, draws masked
     masks: list[Mask | None]
     folds: list[str]
+    name_tokens: int = 0  # what the names folded out of our user messages cost
+
+
+ENCODING = "cl100k_base"  # SillyTavern's tokenizer for a Custom (OpenAI-compatible) source
+
+
+def _cost(message: dict[str, Any]) -> int:
+    """A message's tokens as SillyTavern counts them (its per-message formula)."""
+    named = count_text(message["name"], ENCODING) + 1 if message.get("name") else 0
+    return 3 + count_text(message["role"], ENCODING) + count_text(str(message["content"]), ENCODING) + named
 
 
 def our_side(case: Case, *, server_id: int) -> OurSide:
@@ -174,7 +187,8 @@ def our_side(case: Case, *, server_id: int) -> OurSide:
     messages, count = apply_masks(folded[0].messages, masks)
     if count:
         folds.append(DRAW_FOLD.format(count=count))
-    return OurSide(messages, masks, [*folds, *folded[0].folds])
+    names = sum(count_text(a, ENCODING) - count_text(b, ENCODING) for a, b in folded[0].renamed)
+    return OurSide(messages, masks, [*folds, *folded[0].folds], names)
 
 
 def compare_case(case: Case, *, server_id: int, ours: OurSide | None = None) -> tuple[str | None, list[str]]:
@@ -184,12 +198,18 @@ def compare_case(case: Case, *, server_id: int, ours: OurSide | None = None) -> 
     if ours is None:
         ours = our_side(case, server_id=server_id)
     difference = first_difference(expected["messages"], ours.messages, digests=digests)
+    trim_fold = None
+    if difference is not None and not digests and case.context and ours.name_tokens:
+        trimmed = fold_trimmed(expected["messages"], ours.messages, name_tokens=ours.name_tokens, cost=_cost)
+        if trimmed is not None:
+            difference = first_difference(trimmed[0], ours.messages, digests=False)
+            trim_fold = trimmed[1] if difference is None else None
     theirs = _local_capture(case) if digests else None
     if difference is not None and theirs is not None:  # the text itself, where this machine captured it
         folded, _count = apply_masks(fold_sillytavern(theirs).messages, ours.masks)
         if [digest(m) for m in folded] == expected["messages"]:
             difference = first_difference(folded, ours.messages, digests=False)
-    return difference, [*expected["folds"], *ours.folds]
+    return difference, [*expected["folds"], *ours.folds, *([trim_fold] if trim_fold else [])]
 
 
 def _local_capture(case: Case) -> list[dict[str, Any]] | None:

@@ -4,6 +4,9 @@ The deliberate differences of SPEC §11.1 that a case can show are folded first,
 - item 1: our user history messages carry "Name: " in their text where SillyTavern's do not;
 - item 4: SillyTavern sends whitespace-only messages, we do not;
 - item 5: our note after trailing sample dialogues has no SillyTavern counterpart;
+- item 1 again, under a tight budget: the names our user messages carry cost tokens, so the budget may
+  keep fewer of the oldest history messages; folded when the messages SillyTavern kept beyond ours
+  cost no more than our names did, and everything else is identical;
 - item 9: `{{random}}`, `{{roll}}` and `{{pick}}` draw other values: our side is assembled with several
   seeds, and what changes between them is masked on both sides, everything around it compared.
 SillyTavern's side is kept either in full (cases of our own text) or as one digest per message
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -28,6 +31,7 @@ Message = dict[str, Any]
 class Folded:
     messages: list[Message]
     folds: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (our text, folded) per named message
 
     def note(self, fold: str) -> None:
         if fold not in self.folds:
@@ -62,7 +66,8 @@ def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str], names_beh
             and "name" not in message
             and content.startswith(prefixes)
         ):
-            content = content.split(": ", 1)[1]
+            out.renamed.append((content, content.split(": ", 1)[1]))
+            content = out.renamed[-1][1]
             out.note("§11.1 item 1: the speaker's name in our user messages is left out")
         out.messages.append({**message, "content": content})
     return out
@@ -203,3 +208,28 @@ def apply_masks(messages: Sequence[Message], masks: Sequence[Mask | None]) -> tu
         out.append({**message, "content": text})
         count += len(mask) - 1
     return out, count
+
+
+TRIM_FOLD = (
+    "§11.1 item 1: our user messages' names cost {names} tokens, so the budget kept {count} fewer of the "
+    "oldest messages ({cost} tokens)"
+)
+
+
+def fold_trimmed(
+    theirs: Sequence[Message], ours: Sequence[Message], *, name_tokens: int, cost: Callable[[Message], int]
+) -> tuple[list[Message], str] | None:
+    """SillyTavern's messages without the oldest history messages our budget left out because of the
+    names (§11.1 item 1), and the fold's note; None when that is not what differs."""
+    extra = len(theirs) - len(ours)
+    if extra <= 0:
+        return None
+    for at in range(len(ours) + 1):
+        if list(theirs[:at]) == list(ours[:at]) and list(theirs[at + extra :]) == list(ours[at:]):
+            left_out = theirs[at : at + extra]
+            spent = sum(cost(m) for m in left_out)
+            if all(m["role"] in ("user", "assistant") for m in left_out) and spent <= name_tokens:
+                note = TRIM_FOLD.format(names=name_tokens, count=extra, cost=spent)
+                return [*theirs[:at], *theirs[at + extra :]], note
+            return None
+    return None

@@ -93,3 +93,19 @@ def test_a_macro_with_a_pipe_is_made_inert_on_our_side_as_sillytavern_sends_it_a
     assert (
         changed["prompts"][0]["content"] == f"x {OPEN}setvar::k::a|b{CLOSE} {{{{getvar::k}}}} {{{{// a|b }}}}"
     )
+
+
+def test_history_our_names_crowded_out_is_folded_only_when_the_names_cost_as_much():
+    from fidelity.compare import fold_trimmed
+
+    theirs = [
+        {"role": "system", "content": "main"},
+        {"role": "user", "content": "old one"},
+        {"role": "user", "content": "kept"},
+    ]
+    ours = [{"role": "system", "content": "main"}, {"role": "user", "content": "kept"}]
+    folded = fold_trimmed(theirs, ours, name_tokens=10, cost=lambda m: 8)
+    assert folded is not None and folded[0] == ours and "1 fewer" in folded[1]
+    assert fold_trimmed(theirs, ours, name_tokens=5, cost=lambda m: 8) is None  # names do not explain it
+    other = [{"role": "system", "content": "main"}, {"role": "user", "content": "changed"}]
+    assert fold_trimmed(theirs, other, name_tokens=99, cost=lambda m: 8) is None
