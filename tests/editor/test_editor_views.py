@@ -261,7 +261,7 @@ def test_with_htmx_copy_and_delete_answer_only_the_rows_they_changed(client, ali
     greet = node(tavern, "greet")
     copied = client.post(url("node-duplicate", tavern, greet.pk), {"version": "1"}, **HX).content.decode()
     copy = PresetNode.objects.get(preset=tavern, name=f"{greet.name} (copy)")
-    assert copied.count("<tr class=\"node") == 2  # the original and its copy, nothing else of the list
+    assert copied.count('<tr class="node') == 2  # the original and its copy, nothing else of the list
     assert copied.index(f'id="node-{greet.pk}"') < copied.index(f'id="node-{copy.pk}"')
     assert 'id="preset-version"' in copied and 'hx-swap-oob="true"' in copied
 
