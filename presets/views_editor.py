@@ -306,7 +306,12 @@ def channel_set(request: HttpRequest, server_id: int) -> HttpResponse:
     preset_id = request.POST.get("preset", "")
     try:
         if channel_id is None:
-            raise ValueError("Give the channel's id (a Discord snowflake).")
+            typed = request.POST.get("channel", "").strip()[:100]
+            raise ValueError(
+                f"“{typed}” is not a channel id: give the channel's id (digits only)."
+                if typed
+                else "Choose a channel."
+            )
         preset = None
         if preset_id:
             preset = selectors.preset_of(server, _number(preset_id) or 0)
