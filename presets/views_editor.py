@@ -502,6 +502,7 @@ def _open_context(
     preset.refresh_from_db(fields=["version"])
     return {
         **context,
+        "label": (node.name or node.identifier) if node is not None else "New prompt",
         "values": values,
         "roles": ROLES,
         "generation_types": editing.GENERATION_TYPES,
