@@ -295,3 +295,23 @@ def test_an_in_place_save_over_edith_s_change_keeps_the_node_open_with_her_chang
     assert "Alice&#x27;s rules." in answer and "<textarea" in answer  # her text is kept, still open
     node_now = node(tavern, "rules")
     assert node_now.content == "Edith's rules."
+
+
+def test_with_htmx_alice_adds_a_node_and_gets_its_row_alone(client, alice, tavern):
+    client.force_login(alice)
+    form = client.get(url("node-add", tavern), **HX).content.decode()
+    assert form.startswith('<tr class="node is-open') and 'id="node-new"' in form
+    answer = client.post(
+        url("node-add", tavern),
+        {
+            "name": "Closing time",
+            "content": "The bell rings at two.",
+            "role": "system",
+            "injection_position": "0",
+        },
+        **HX,
+    ).content.decode()
+    added = PresetNode.objects.get(preset=tavern, name="Closing time")
+    assert answer.count("<tr") == 1 and f'id="node-{added.pk}"' in answer
+    assert order(tavern)[-1] == added.identifier  # at the end, where the in-place row was opened
+    assert client.get(url("node-add", tavern), {"cancel": "1"}, **HX).content == b""
