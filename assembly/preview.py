@@ -126,7 +126,7 @@ def preview_assembly(
     `error` is one sentence (bad document, unknown preset). A replaced `history` (a sample
     conversation) also replaces the World Info timed state: the one its messages reach (SPEC §7.6)."""
     if not isinstance(document, dict):
-        return Preview(error="The bucket document must be a JSON object.")
+        return Preview(error="The sample must be a JSON object.")
     try:
         doc = parse_buckets(with_conversation(document, history=history, variables=variables))
         if options.generation_type:

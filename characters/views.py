@@ -13,9 +13,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
@@ -28,7 +30,7 @@ from .models import Card as CardRow
 
 # Which prompt block each field feeds (SPEC §8), as the card page explains it.
 FEEDS = {
-    "name": "{{char}} and the bucket document's names.char when the bot sends none",
+    "name": "{{char}}, and the sample's character name when the bot sends none",
     "description": "the persona prompt (charDescription) when the bot sends none",
     "personality": "the personality block (charPersonality) when the bot sends none",
     "scenario": "the scenario marker, through the preset's scenario_format",
@@ -108,8 +110,9 @@ def card_detail(request: AuthenticatedHttpRequest, server_id: int, card_id: int)
 @require_POST
 def card_activate(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    services.card_activate(card=_card_or_404(server, card_id), by=request.user)
-    return _after_action(request, server)
+    row = _card_or_404(server, card_id)
+    services.card_activate(card=row, by=request.user)
+    return _after_action(request, server, row=row)
 
 
 @login_required
@@ -117,8 +120,9 @@ def card_activate(request: AuthenticatedHttpRequest, server_id: int, card_id: in
 @require_POST
 def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    services.card_deactivate(card=_card_or_404(server, card_id), by=request.user)
-    return _after_action(request, server)
+    row = _card_or_404(server, card_id)
+    services.card_deactivate(card=row, by=request.user)
+    return _after_action(request, server, row=row)
 
 
 @login_required
@@ -181,7 +185,14 @@ def _list(
     return render(request, "characters/list.html", context, status=status)
 
 
-def _after_action(request: AuthenticatedHttpRequest, server: Server) -> HttpResponse:
+def _after_action(
+    request: AuthenticatedHttpRequest, server: Server, *, row: CardRow | None = None
+) -> HttpResponse:
+    """Back to the card's own page when its buttons were pressed there, else the list (or its table)."""
+    if row is not None and request.POST.get("next") == "detail":
+        return redirect("characters:detail", server_id=server.pk, card_id=row.pk)
+    if request.htmx and request.POST.get("next") == "list":  # deleted from its own page: go to the list
+        return HttpResponseClientRedirect(reverse("characters:list", args=[server.pk]))
     if request.htmx:
         return _list(request, server)
     return redirect("characters:list", server_id=server.pk)

@@ -1,7 +1,8 @@
-"""Retake the README's screenshots: the preview, the upload summary, the memory review and the
-presets list, at 1366 px and 390 px, into docs/img/.
+"""Retake the README's screenshots: the preview, the upload summary, the memory review, the
+presets list, the preset editor and a lorebook's entries, at 1366 px and 390 px, into docs/img/.
 
     .venv/bin/python docs/screenshots.py
+    .venv/bin/python docs/screenshots.py --width 390 --suffix=-before   # e.g. docs/img/editor-390-before.png
 
 Builds a throwaway demo (SQLite in a temporary folder, `demo_data`, nemoengine-v10 from the shared
 corpus as the active preset), serves it as `make run` does (config.serve, DEBUG=0) on a free port, and
@@ -10,6 +11,7 @@ drives Debian's Chromium through Playwright as alice.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import socket
@@ -55,7 +57,7 @@ def wait_until_up(url: str) -> None:
     raise SystemExit(f"The demo server did not answer at {url}.")
 
 
-def shoot(base: str, review: str) -> list[Path]:
+def shoot(base: str, review: str, *, widths: dict[int, int], suffix: str, only: set[str]) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     pages = {
@@ -63,11 +65,15 @@ def shoot(base: str, review: str) -> list[Path]:
         "upload-summary": "/servers/1001/presets/{nemo}/?imported=1",
         "memory-review": f"/servers/1001/memory/?{review}",
         "presets": "/servers/1001/presets/",
+        "editor": "/servers/1001/presets/{nemo}/",
+        "lorebook-entries": "{lorebook}",
     }
+    if only:
+        pages = {name: path for name, path in pages.items() if name in only}
     taken = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox"])
-        for width, height in WIDTHS.items():
+        for width, height in widths.items():
             page = browser.new_page(base_url=base, viewport={"width": width, "height": height})
             page.goto("/login/")
             page.fill("input[name=username]", "alice")
@@ -81,14 +87,18 @@ def shoot(base: str, review: str) -> list[Path]:
                 .rstrip("/")
                 .split("/")[-1]
             )
+            page.goto("/servers/1001/lorebooks/")
+            lorebook = page.get_by_role("link", name="Eldoria").first.get_attribute("href")
             for name, path in pages.items():
-                page.goto(path.format(nemo=nemo))
+                page.goto(path.format(nemo=nemo, lorebook=lorebook))
                 page.wait_for_load_state("networkidle")
                 if name == "upload-summary":
                     page.locator("#summary").scroll_into_view_if_needed()
                 if name == "preview":
                     page.locator("#result").scroll_into_view_if_needed()
-                target = OUT / f"{name}-{width}.png"
+                if name in ("editor", "lorebook-entries"):
+                    page.evaluate("() => document.querySelector('#nodes, #entries').scrollIntoView()")
+                target = OUT / f"{name}-{width}{suffix}.png"
                 page.screenshot(path=str(target))
                 taken.append(target)
             page.close()
@@ -97,6 +107,13 @@ def shoot(base: str, review: str) -> list[Path]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Retake the README's screenshots into docs/img/.")
+    parser.add_argument("--width", type=int, choices=sorted(WIDTHS), help="Only this viewport width.")
+    parser.add_argument("--suffix", default="", help="Appended to each file name, e.g. -before.")
+    parser.add_argument("--only", default="", help="Comma-separated page names, e.g. presets,editor.")
+    args = parser.parse_args()
+    widths = {args.width: WIDTHS[args.width]} if args.width else WIDTHS
+    only = {name for name in args.only.split(",") if name}
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tk-shots-") as tmp:
         env = {
@@ -110,6 +127,8 @@ def main() -> None:
         manage(env, "demo_data")
         preset = CORPUS / "pm" / "nemoengine-v10.json"
         manage(env, "preset", "import", str(preset), "--server", "1001", "--json")
+        lorebook = CORPUS / "worldinfo" / "st-Eldoria-newer.json"
+        manage(env, "lorebook", "import", str(lorebook), "--server", "1001", "--name", "Eldoria", "--json")
         channel, user = manage(env, "shell", "-c", FIND_REVIEW).split()[-2:]
         port = free_port()
         server = subprocess.Popen(
@@ -129,7 +148,8 @@ def main() -> None:
         try:
             base = f"http://127.0.0.1:{port}"
             wait_until_up(base + "/login/")
-            for path in shoot(base, f"channel={channel}&user={user}"):
+            review = f"channel={channel}&user={user}"
+            for path in shoot(base, review, widths=widths, suffix=args.suffix, only=only):
                 print(path.relative_to(ROOT))
         finally:
             server.terminate()

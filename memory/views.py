@@ -121,19 +121,23 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
     now = timezone.now()
     form = {
         "channel": (params.get("channel") or "").strip(),
-        "user": (params.get("user") or "").strip(),
+        "user": (params.get("user_id") or params.get("user") or "").strip(),
         "tools": "no" if params.get("tools") == "no" else "yes",
         "provider": (params.get("provider") or "").strip()[:40],
         "lineage": (params.get("lineage") or "").strip()[:100],
     }
+    users = selectors.users_seen_in(server)
+    member_names = server_selectors.directory_names(server.pk).members
     context: dict[str, Any] = {
         "server": server,
         "form": form,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
         "channels": selectors.channels_for(server),
-        "users": selectors.users_seen_in(server),
-        "member_names": server_selectors.directory_names(server.pk).members,
+        "users": users,
+        "members": _member_choices(users, member_names),
+        "has_directory": bool(member_names),
+        "member_names": member_names,
         "reviewed": False,
         "error": "",
     }
@@ -159,7 +163,9 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
         server_id=server.pk, context=stm_context, now=now, include_expired=True, with_rows=True
     )
     person = selectors.discord_user(user_id)
+    seen = {user.id for user in users}
     context.update(
+        unknown_user=user_id not in seen and user_id not in member_names,
         reviewed=True,
         current=current,
         person=person,
@@ -170,6 +176,20 @@ def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> 
         rows=[_row(v.verdict, loaded.entries[v.entry_id], server, now) for v in loaded.contribution.verdicts],
     )
     return context
+
+
+MAX_MEMBER_CHOICES = 1000
+
+
+def _member_choices(users: list[Any], member_names: dict[int, str]) -> list[tuple[int, str]]:
+    """The member picker: who has memories here first, then the directory's other members, by name."""
+    choices = [(user.id, member_names.get(user.id) or str(user)) for user in users]
+    listed = {user.id for user in users}
+    others = sorted(
+        ((member_id, name) for member_id, name in member_names.items() if member_id not in listed),
+        key=lambda pair: pair[1].casefold(),
+    )
+    return (choices + others)[:MAX_MEMBER_CHOICES]
 
 
 def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> ReviewRow:

@@ -85,9 +85,24 @@ def channel_uses(server: Server) -> list[ChannelUse]:
     ]
 
 
-def known_channels(server: Server) -> list[Any]:
-    """The server's channels the bot has reported (for the channel picker)."""
-    return list(Channel.objects.filter(server=server).order_by("name", "id"))
+def known_channels(server: Server) -> list[tuple[int, str]]:
+    """The server's channels the bot has reported, for the channel picker: (id, label), each
+    channel by name followed by its threads, indented under it."""
+    rows = list(Channel.objects.filter(server=server).only("id", "name", "parent_id").order_by("name", "id"))
+    known = {row.id for row in rows}
+    threads: dict[int, list[Any]] = {}
+    for row in rows:
+        if row.parent_id in known:
+            threads.setdefault(row.parent_id, []).append(row)
+    choices = []
+    for row in rows:
+        if row.parent_id in known:
+            continue
+        choices.append((row.id, f"#{row.name}" if row.name else f"channel {row.id}"))
+        for thread in threads.get(row.id, []):
+            label = f"#{thread.name}" if thread.name else f"thread {thread.id}"
+            choices.append((thread.id, f"\u00a0\u00a0\u21b3 {label} (thread)"))
+    return choices
 
 
 def thread_parent(channel_id: int) -> int | None:

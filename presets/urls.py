@@ -22,6 +22,7 @@ urlpatterns = [
     # The editor, versions and channel presets (presets/views_editor.py).
     path(_preset + "nodes/add/", views_editor.node_add, name="node-add"),
     path(_preset + "nodes/reorder/", views_editor.nodes_reorder, name="nodes-reorder"),
+    path(_preset + "nodes/<int:node_id>/", views_editor.node_view, name="node"),
     path(_preset + "nodes/<int:node_id>/edit/", views_editor.node_edit, name="node-edit"),
     path(_preset + "nodes/<int:node_id>/duplicate/", views_editor.node_duplicate, name="node-duplicate"),
     path(_preset + "nodes/<int:node_id>/delete/", views_editor.node_delete, name="node-delete"),

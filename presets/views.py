@@ -278,14 +278,16 @@ def node_toggle(
             return HttpResponse(exc.message, status=400)
         messages.error(request, exc.message)
     if request.htmx:
+        filters = _filters(request.POST)
         context = {
             "server": server,
             "preset": preset,
             "node": node,
             "can_manage": True,
-            **_filters(request.POST),
+            "filtered": bool(filters["q"] or filters["kind"]),
+            **filters,
         }
-        return _with_counts(request, render(request, "presets/detail.html#node-row", context), preset)
+        return _with_counts(request, render(request, "presets/_node_row.html", context), preset)
     return _back_to_nodes(server, preset, request.POST)
 
 

@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -32,6 +33,8 @@ from .version_display import diff_view
 from .views import _detail_context, _preset_or_404
 
 ROLES = ("system", "user", "assistant")
+NODE_ROW = "presets/_node_row.html"
+NODE_OPEN = "presets/_node_open.html"
 
 
 # --- versions ---------------------------------------------------------------------------------
@@ -113,6 +116,23 @@ def preset_rollback(request: HttpRequest, server_id: int, preset_id: int) -> Htt
 
 
 # --- node edits -------------------------------------------------------------------------------
+# With htmx the editor works row by row: a node opens in place (its text, or its form for admins),
+# a save, toggle, move, copy or delete answers only the rows it changed plus the page's counts out
+# of band. Without JavaScript every form posts and redirects back to the editor, as before.
+
+
+@login_required
+@vary_on_headers("HX-Request")
+@require_GET
+def node_view(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    preset = _preset_or_404(server, preset_id)
+    node = _node_or_404(preset, node_id)
+    if request.htmx:
+        if request.GET.get("fold"):
+            return render(request, NODE_ROW, _row_context(request, server, preset, node))
+        return render(request, NODE_OPEN, _open_context(request, server, preset, node, _node_values(node)))
+    return _node_form(request, server, preset, node, _node_values(node))
 
 
 @login_required
@@ -133,10 +153,23 @@ def node_edit(request: HttpRequest, server_id: int, preset_id: int, node_id: int
                 by=request.user,
             )
         except edit_services.PresetConflict as exc:
+            if request.htmx:
+                context = _open_context(
+                    request, server, preset, node, values, error=exc.message, conflict=exc
+                )
+                return _in_place(
+                    request, server, preset, render_to_string(NODE_OPEN, context, request=request)
+                )
             return _conflict(request, server, preset, exc, form_node=node, values=values)
         except PresetError as exc:
+            if request.htmx:  # htmx swaps only 2xx answers: the error shows in the open node
+                context = _open_context(request, server, preset, node, values, error=exc.message)
+                return render(request, NODE_OPEN, context)
             return _node_form(request, server, preset, node, values, error=exc.message, status=400)
-        _report(request, f"Saved “{values.get('name') or node.name}” as version {result.version}.", result)
+        text = f"Saved “{values.get('name') or node.name}” as version {result.version}."
+        if request.htmx:
+            return _in_place(request, server, preset, _rows(request, server, preset, [node.pk]), text, result)
+        _report(request, text, result)
         return _back_to_node(server, preset, node.pk)
     return _node_form(request, server, preset, node, values)
 
@@ -146,16 +179,12 @@ def node_edit(request: HttpRequest, server_id: int, preset_id: int, node_id: int
 def node_add(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
+    if request.htmx and request.method == "GET":
+        if request.GET.get("cancel"):
+            return HttpResponse("")
+        return render(request, NODE_OPEN, _open_context(request, server, preset, None, _new_values()))
     after = _number(request.POST.get("after") or request.GET.get("after"))
-    values: dict[str, Any] = {
-        "name": "",
-        "content": "",
-        "role": "system",
-        "injection_position": 0,
-        "injection_depth": 4,
-        "injection_order": 100,
-        "injection_trigger": [],
-    }
+    values = _new_values()
     if request.method == "POST":
         values = _posted_values(request.POST, marker=False)
         try:
@@ -167,10 +196,21 @@ def node_add(request: HttpRequest, server_id: int, preset_id: int) -> HttpRespon
                 by=request.user,
             )
         except PresetError as exc:
+            if request.htmx:
+                return render(
+                    request,
+                    NODE_OPEN,
+                    _open_context(request, server, preset, None, values, error=exc.message),
+                )
             return _node_form(
                 request, server, preset, None, values, error=exc.message, status=400, after=after
             )
-        _report(request, f"Added “{values.get('name') or 'New prompt'}” (version {result.version}).", result)
+        text = f"Added “{values.get('name') or 'New prompt'}” (version {result.version})."
+        if request.htmx and result.node_id:
+            return _in_place(
+                request, server, preset, _rows(request, server, preset, [result.node_id]), text, result
+            )
+        _report(request, text, result)
         return _back_to_node(server, preset, result.node_id)
     return _node_form(request, server, preset, None, values, after=after)
 
@@ -187,6 +227,7 @@ def node_duplicate(request: HttpRequest, server_id: int, preset_id: int, node_id
             preset=preset, node_id=node.pk, base_version=base, by=request.user
         ),
         lambda node, result: f"Duplicated “{node.name}” (version {result.version}).",
+        lambda preset, node, result: [node.pk, *([result.node_id] if result.node_id else [])],
     )
 
 
@@ -205,6 +246,7 @@ def node_delete(request: HttpRequest, server_id: int, preset_id: int, node_id: i
             f"Deleted “{node.name}” (version {result.version}); roll back to version "
             f"{result.version - 1} to bring it back."
         ),
+        lambda preset, node, result: [],
     )
 
 
@@ -222,6 +264,7 @@ def node_move(request: HttpRequest, server_id: int, preset_id: int, node_id: int
             preset=preset, node_id=node.pk, steps=steps, base_version=base, by=request.user
         ),
         lambda node, result: f"Moved “{node.name}” {'up' if steps < 0 else 'down'}.",
+        lambda preset, node, result: _swapped_pair(preset, node.pk, steps),
     )
 
 
@@ -263,7 +306,12 @@ def channel_set(request: HttpRequest, server_id: int) -> HttpResponse:
     preset_id = request.POST.get("preset", "")
     try:
         if channel_id is None:
-            raise ValueError("Give the channel's id (a Discord snowflake).")
+            typed = request.POST.get("channel", "").strip()[:100]
+            raise ValueError(
+                f"“{typed}” is not a channel id: give the channel's id (digits only)."
+                if typed
+                else "Choose a channel."
+            )
         preset = None
         if preset_id:
             preset = selectors.preset_of(server, _number(preset_id) or 0)
@@ -343,6 +391,7 @@ def _node_form(
         "generation_types": editing.GENERATION_TYPES,
         "conflict": conflict,
         "diff": diff_view(conflict.diff) if conflict is not None else None,
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
     }
     return render(request, "presets/node_edit.html", context, status=status)
 
@@ -372,6 +421,7 @@ def _node_action(
     node_id: int,
     action: Callable[[Preset, PresetNode, int | None], edit_services.EditResult],
     message: Callable[[PresetNode, edit_services.EditResult], str],
+    changed: Callable[[Preset, PresetNode, edit_services.EditResult], list[int]],
 ) -> HttpResponse:
     """The shape every one-button node edit shares: find, call one service, answer."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
@@ -387,7 +437,12 @@ def _node_action(
         messages.error(request, exc.message)
         return _back_to_node(server, preset, node.pk)
     if request.htmx:
-        return _node_list(request, server, preset)
+        # The answer replaces the node's row: the rows that now stand in its place, in order.
+        ids = changed(preset, node, result)
+        html = _rows(request, server, preset, ids)
+        moved_neighbour = [pk for pk in ids if pk != node.pk and pk != result.node_id]
+        html += "".join(f'<tr id="node-{pk}" hx-swap-oob="delete"></tr>' for pk in moved_neighbour)
+        return _in_place(request, server, preset, html, message(node, result), result)
     _report(request, message(node, result), result)
     return _back_to_node(server, preset, getattr(result, "node_id", None) or node.pk)
 
@@ -396,6 +451,110 @@ def _node_list(request: HttpRequest, server: Server, preset: Preset) -> HttpResp
     preset.refresh_from_db()
     context = _detail_context(request, server, preset, filters={"q": "", "kind": ""})
     return render(request, "presets/detail.html#node-list", context)
+
+
+def _new_values() -> dict[str, Any]:
+    return {
+        "name": "",
+        "content": "",
+        "role": "system",
+        "injection_position": 0,
+        "injection_depth": 4,
+        "injection_order": 100,
+        "injection_trigger": [],
+    }
+
+
+def _row_context(request: HttpRequest, server: Server, preset: Preset, node: PresetNode) -> dict[str, Any]:
+    node.encoding = server.token_encoding
+    return {
+        "server": server,
+        "preset": preset,
+        "node": node,
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "filtered": False,
+        "q": "",
+        "kind": "",
+    }
+
+
+def _open_context(
+    request: HttpRequest,
+    server: Server,
+    preset: Preset,
+    node: PresetNode | None,
+    values: dict[str, Any],
+    *,
+    error: str | None = None,
+    conflict: edit_services.PresetConflict | None = None,
+) -> dict[str, Any]:
+    context = (
+        _row_context(request, server, preset, node)
+        if node is not None
+        else {
+            "server": server,
+            "preset": preset,
+            "node": None,
+            "can_manage": True,
+            "filtered": False,
+        }
+    )
+    preset.refresh_from_db(fields=["version"])
+    return {
+        **context,
+        "label": (node.name or node.identifier) if node is not None else "New prompt",
+        "values": values,
+        "roles": ROLES,
+        "generation_types": editing.GENERATION_TYPES,
+        "error": error,
+        "conflict": conflict,
+        "diff": diff_view(conflict.diff) if conflict is not None else None,
+    }
+
+
+def _rows(request: HttpRequest, server: Server, preset: Preset, ids: list[int]) -> str:
+    """The folded rows of these nodes, in the order given."""
+    nodes = {node.pk: node for node in PresetNode.objects.filter(preset=preset, pk__in=ids)}
+    return "".join(
+        render_to_string(NODE_ROW, _row_context(request, server, preset, nodes[pk]), request=request)
+        for pk in ids
+        if pk in nodes
+    )
+
+
+def _swapped_pair(preset: Preset, node_id: int, steps: int) -> list[int]:
+    """After a one-step move: the moved node and the neighbour it passed, in their new order."""
+    order = list(PresetNode.objects.filter(preset=preset).order_by("position").values_list("pk", flat=True))
+    index = order.index(node_id)
+    if steps < 0:
+        return [node_id, order[index + 1]] if index + 1 < len(order) else [node_id]
+    return [order[index - 1], node_id] if index > 0 else [node_id]
+
+
+def _in_place(
+    request: HttpRequest,
+    server: Server,
+    preset: Preset,
+    html: str,
+    status: str = "",
+    result: edit_services.EditResult | None = None,
+) -> HttpResponse:
+    """Changed rows, then the page's counts, version line and status message out of band."""
+    preset.refresh_from_db()
+    context = {
+        "server": server,
+        "preset": preset,
+        "counts": selectors.node_counts(preset),
+        "enabled_tokens": selectors.enabled_tokens(preset, server.token_encoding),
+        "oob": True,
+    }
+    html += render_to_string("presets/detail.html#preset-counts", context, request=request)
+    html += render_to_string("presets/detail.html#node-meta", context, request=request)
+    notes = [status, *(result.warnings if result else ())]
+    html += render_to_string(
+        "presets/detail.html#node-status", {"notes": [n for n in notes if n], "oob": True}, request=request
+    )
+    return HttpResponse(html)
 
 
 def _report(request: HttpRequest, text: str, result: edit_services.EditResult) -> None:

@@ -75,6 +75,10 @@ class TesterForm(forms.Form):
     kind = forms.ChoiceField(
         choices=[("reply", "a model reply"), ("user_message", "a user message")], initial="reply"
     )
-    preset = forms.CharField(required=False, max_length=200, label="Preset (empty: the active one)")
+    preset = forms.ChoiceField(required=False, label="Preset", choices=[("", "the active preset")])
     impersonate = forms.BooleanField(required=False, label="Impersonation (the reply speaks as the user)")
     seed = forms.IntegerField(required=False, min_value=0, label="Seed")
+
+    def __init__(self, *args: Any, preset_names: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [("", "the active preset"), *((name, name) for name in preset_names)]

@@ -19,6 +19,7 @@ from django.views.decorators.vary import vary_on_headers
 from engine.regex import ScriptError, read_export
 from engine.regex.scripts import MAX_EXPORT_BYTES
 from presets import cache as preset_cache
+from presets import selectors as preset_selectors
 from presets.models import Preset
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -221,7 +222,8 @@ def preset_script_toggle(request: HttpRequest, server_id: int, preset_id: int) -
 @require_http_methods(["GET", "POST"])
 def tester(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
-    form = TesterForm(request.POST or None)
+    names = [preset.name for preset in preset_selectors.presets_for(server)]
+    form = TesterForm(request.POST or None, preset_names=names)
     context: dict[str, Any] = {"server": server, "form": form}
     status = 200
     if request.method == "POST":

@@ -30,6 +30,7 @@ class NavLink:
 
 SERVER_NAV: tuple[NavItem, ...] = (
     NavItem("Presets", "presets:list", Action.READ_PRESETS),
+    NavItem("Sampling", "presets:sampling", Action.READ_PRESETS),
     NavItem("Characters", "characters:list", Action.READ_PRESETS),
     NavItem("Regex", "regex_scripts:list", Action.READ_PRESETS),
     NavItem("Lorebooks", "lorebooks:list", Action.READ_PRESETS),

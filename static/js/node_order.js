@@ -35,6 +35,8 @@
   async function save(body, row) {
     const form = document.getElementById(body.dataset.reorder);
     if (!form) return;
+    const meta = document.getElementById("preset-version");
+    if (meta && form.elements.version) form.elements.version.value = meta.dataset.version;
     const data = new FormData(form);
     rowsOf(body).forEach((r) => data.append("order", r.dataset.node));
     body.classList.add("saving");

@@ -60,3 +60,17 @@
     if (form) hideProgress(form);
   });
 })();
+
+// The preset editor answers row by row; each answer carries the preset's new version in
+// #preset-version. A one-click row action (move, copy, delete) sends that version, as a reload
+// would, so a second move is not refused as a conflict with the first. An open node's form keeps
+// the version it was opened at: a change to that node meanwhile is still caught.
+(function () {
+  document.addEventListener("htmx:configRequest", (event) => {
+    const elt = event.detail.elt;
+    const form = elt && elt.closest ? elt.closest("form") : null;
+    const meta = document.getElementById("preset-version");
+    if (!form || !meta || form.classList.contains("node-form") || !form.closest("#node-list")) return;
+    if (event.detail.parameters.version !== undefined) event.detail.parameters.version = meta.dataset.version;
+  });
+})();

@@ -200,3 +200,33 @@ def test_the_active_cards_book_takes_part_in_world_info_as_the_character_book(la
     activated = result.to_dict()["world_info"]["activated"]
     assert [(a["book"], a["reason"]) for a in activated] == [("Mira (card)", 'key "lamp" in message 1')]
     assert any("The lamp is old." in m.content for m in result.messages)
+
+
+def test_alice_deactivates_and_deletes_a_card_from_its_own_page(client, lantern, alice):
+    row = services.card_import(server=lantern, raw=card_json(name="Mira"), filename="m.json", by=alice).row
+    client.force_login(alice)
+    detail = reverse("characters:detail", args=[lantern.pk, row.pk])
+    page = client.get(detail).content.decode()
+    assert ">Deactivate</button>" in page and ">Delete</button>" in page
+    response = client.post(reverse("characters:deactivate", args=[lantern.pk, row.pk]), {"next": "detail"})
+    assert response.status_code == 302 and response["Location"] == detail  # back on the card's page
+    assert ">Activate</button>" in client.get(detail).content.decode()
+    response = client.post(reverse("characters:delete", args=[lantern.pk, row.pk]), {"next": "list"})
+    assert response["Location"] == reverse("characters:list", args=[lantern.pk])
+    assert not CardRow.objects.filter(pk=row.pk).exists()
+
+
+def test_deleting_a_card_from_its_page_with_htmx_sends_the_browser_to_the_list(client, lantern, alice):
+    row = services.card_import(server=lantern, raw=card_json(name="Mira"), filename="m.json", by=alice).row
+    client.force_login(alice)
+    response = client.post(
+        reverse("characters:delete", args=[lantern.pk, row.pk]), {"next": "list"}, HTTP_HX_REQUEST="true"
+    )
+    assert response["HX-Redirect"] == reverse("characters:list", args=[lantern.pk])
+
+
+def test_bob_sees_no_card_actions_on_its_page(client, lantern, alice, bob):
+    row = services.card_import(server=lantern, raw=card_json(name="Mira"), filename="m.json", by=alice).row
+    client.force_login(bob)
+    page = client.get(reverse("characters:detail", args=[lantern.pk, row.pk])).content.decode()
+    assert "Deactivate" not in page and ">Delete</button>" not in page

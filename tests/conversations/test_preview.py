@@ -92,11 +92,12 @@ def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its
 ):
     client.force_login(carol)
     at_5 = _world_info(client, lantern.id, dungeon.pk, 5)
-    assert "<td>Lantern</td>" in at_5 and "<td>sticky</td>" in at_5
+    assert '<td data-label="Entry">Lantern</td>' in at_5 and '<td data-label="Effect">sticky</td>' in at_5
     assert 'data-testid="wi-replayed"' in at_5 and "4 earlier messages" in at_5
     at_6 = _world_info(client, lantern.id, dungeon.pk, 6)
     assert (
-        "The lantern stays lit." not in at_6 and "<td>sticky</td></tr>" not in at_6.split("Timed effects")[0]
+        "The lantern stays lit." not in at_6
+        and '<td data-label="Effect">sticky</td>' not in at_6.split("Timed effects")[0]
     )
 
 

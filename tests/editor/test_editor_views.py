@@ -251,3 +251,67 @@ def test_choosing_replace_up_front_also_shows_the_changes_first(client, alice, t
 
 def url_upload(lantern) -> str:
     return reverse("presets:upload", args=[lantern.id])
+
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def test_with_htmx_copy_and_delete_answer_only_the_rows_they_changed(client, alice, tavern):
+    client.force_login(alice)
+    greet = node(tavern, "greet")
+    copied = client.post(url("node-duplicate", tavern, greet.pk), {"version": "1"}, **HX).content.decode()
+    copy = PresetNode.objects.get(preset=tavern, name=f"{greet.name} (copy)")
+    assert copied.count('<tr class="node') == 2  # the original and its copy, nothing else of the list
+    assert copied.index(f'id="node-{greet.pk}"') < copied.index(f'id="node-{copy.pk}"')
+    assert 'id="preset-version"' in copied and 'hx-swap-oob="true"' in copied
+
+    deleted = client.post(url("node-delete", tavern, copy.pk), {"version": "2"}, **HX).content.decode()
+    assert "<tr" not in deleted  # the row goes; only the counts and the status follow
+    assert "Deleted" in deleted and not PresetNode.objects.filter(pk=copy.pk).exists()
+
+
+def test_bob_opens_a_node_to_read_its_text_but_gets_no_form(client, bob, tavern):
+    client.force_login(bob)
+    rules = node(tavern, "rules")
+    opened = client.get(url("node", tavern, rules.pk), **HX).content.decode()
+    assert "No fighting in the tavern." in opened and "<form" not in opened
+    page = client.get(url("node", tavern, rules.pk)).content.decode()  # without JavaScript: a page
+    assert "No fighting in the tavern." in page and "<textarea" not in page
+    assert client.post(url("node-edit", tavern, rules.pk), {"name": "x"}, **HX).status_code == 403
+
+
+def test_an_in_place_save_over_edith_s_change_keeps_the_node_open_with_her_change(
+    client, alice, edith, tavern
+):
+    rules = node(tavern, "rules")
+    fields = {"name": "Rules", "role": "system", "injection_position": "0"}
+    client.force_login(edith)
+    client.post(url("node-edit", tavern, rules.pk), {**fields, "version": "1", "content": "Edith's rules."})
+    client.force_login(alice)
+    answer = client.post(
+        url("node-edit", tavern, rules.pk), {**fields, "version": "1", "content": "Alice's rules."}, **HX
+    ).content.decode()
+    assert 'data-testid="edit-conflict"' in answer
+    assert "Alice&#x27;s rules." in answer and "<textarea" in answer  # her text is kept, still open
+    node_now = node(tavern, "rules")
+    assert node_now.content == "Edith's rules."
+
+
+def test_with_htmx_alice_adds_a_node_and_gets_its_row_alone(client, alice, tavern):
+    client.force_login(alice)
+    form = client.get(url("node-add", tavern), **HX).content.decode()
+    assert form.startswith('<tr class="node is-open') and 'id="node-new"' in form
+    answer = client.post(
+        url("node-add", tavern),
+        {
+            "name": "Closing time",
+            "content": "The bell rings at two.",
+            "role": "system",
+            "injection_position": "0",
+        },
+        **HX,
+    ).content.decode()
+    added = PresetNode.objects.get(preset=tavern, name="Closing time")
+    assert answer.count("<tr") == 1 and f'id="node-{added.pk}"' in answer
+    assert order(tavern)[-1] == added.identifier  # at the end, where the in-place row was opened
+    assert client.get(url("node-add", tavern), {"cancel": "1"}, **HX).content == b""

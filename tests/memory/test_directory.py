@@ -114,3 +114,43 @@ def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, ap
     client.force_login(alice)
     body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()
     assert f"channel: {CELLAR} (#cellar)" in body
+
+
+def test_with_a_directory_alice_picks_channels_and_members_by_name(
+    client, api_token, alice, lantern, django_capture_on_commit_callbacks
+):
+    from presets.services import preset_import
+    from tests.presets.conftest import make_preset
+
+    preset_import(server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice)
+    client.force_login(alice)
+    presets_page = client.get(f"/servers/{LANTERN}/presets/").content.decode()
+    assert 'data-testid="no-directory"' in presets_page and 'data-testid="channel-id"' in presets_page
+    review = client.get(f"/servers/{LANTERN}/memory/").content.decode()
+    assert 'data-testid="no-directory"' in review  # before the push: how to get names
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+    presets_page = client.get(f"/servers/{LANTERN}/presets/").content.decode()
+    picker = presets_page[presets_page.index('data-testid="channel-picker"') :]
+    picker = picker[: picker.index("</select>")]
+    general, cellar = picker.index(f'value="{GENERAL}">#general'), picker.index(f'value="{CELLAR}">')
+    assert general < cellar and "#cellar (thread)" in picker  # the thread under its channel
+    review = client.get(f"/servers/{LANTERN}/memory/").content.decode()
+    assert 'data-testid="no-directory"' not in review
+    assert f'<option value="{MIRA}">Mira Ashdown</option>' in review
+
+
+def test_a_review_of_an_unknown_id_says_so(client, api_token, bob, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+    client.force_login(bob)
+    page = client.get(f"/servers/{LANTERN}/memory/", {"channel": GENERAL, "user": "123"}).content.decode()
+    assert "No member with id 123 is known on this server" in page
+    known = client.get(f"/servers/{LANTERN}/memory/", {"channel": GENERAL, "user": MIRA}).content.decode()
+    assert "is known on this server" not in known
+
+
+def test_a_channel_name_typed_instead_of_an_id_is_answered(client, alice):
+    client.force_login(alice)
+    page = client.post(f"/servers/{LANTERN}/presets/channels/", {"channel": "general"}, follow=True)
+    assert "“general” is not a channel id" in page.content.decode()

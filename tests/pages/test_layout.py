@@ -39,6 +39,7 @@ def test_moderators_and_support_see_no_api_tokens_link(client, persona, request,
     nav = _nav(client, lantern.id)
     assert reverse("servers:tokens", args=[lantern.id]) not in nav
     assert reverse("presets:list", args=[lantern.id]) in nav
+    assert reverse("presets:sampling", args=[lantern.id]) in nav  # the sampler is one tap away too
 
 
 def test_bob_is_not_invited_to_upload_presets(client, bob, lantern):

@@ -155,3 +155,17 @@ def test_carol_tests_a_reply_and_sees_stored_display_and_reasoning(client, carol
     assert "A **bold** move" in page  # display
     assert "A &lt;b&gt;bold&lt;/b&gt; move" in page  # stored, escaped
     assert "why" in page and "Bold" in page
+
+
+def test_carol_picks_the_tester_preset_from_the_servers_presets(client, carol, lantern, import_preset):
+    import_preset("Active one", script("/x/g", "y", name="X"))
+    import_preset("Quiet one", script("/<b>(.*?)<\\/b>/g", "**$1**", markdownOnly=True), activate=False)
+    client.force_login(carol)
+    url = reverse("regex_scripts:tester", args=[lantern.id])
+    page = client.get(url).content.decode()
+    assert '<select name="preset"' in page
+    assert '<option value="Quiet one">Quiet one</option>' in page
+    chosen = client.post(url, {"text": "A <b>bold</b> x", "kind": "reply", "preset": "Quiet one"})
+    assert "A **bold** x" in chosen.content.decode()
+    unknown = client.post(url, {"text": "hi", "kind": "reply", "preset": "Nobody's"})
+    assert unknown.status_code == 400

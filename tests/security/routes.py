@@ -56,6 +56,7 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "characters:download-png": {"GET": Action.READ_PRESETS},
     "presets:node-add": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
     "presets:nodes-reorder": {"POST": Action.MANAGE_PRESETS},
+    "presets:node": {"GET": Action.READ_PRESETS},
     "presets:node-edit": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
     "presets:node-duplicate": {"POST": Action.MANAGE_PRESETS},
     "presets:node-delete": {"POST": Action.MANAGE_PRESETS},
