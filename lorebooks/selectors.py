@@ -5,9 +5,10 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from engine.worldinfo import POSITIONS, Entry, WorldInfoSettings, entry_from_st
+from engine.worldinfo.stored import FORMAT as COMPILED_FORMAT
 from servers.models import Server
 
-from .models import Lorebook, LorebookEntry, WorldInfoSettingsRow
+from .models import CompiledLorebook, Lorebook, LorebookEntry, WorldInfoSettingsRow
 
 ENTRY_FILTER_LABELS = (
     ("enabled", "enabled"),
@@ -54,13 +55,28 @@ def engine_entries(lorebook_id: int) -> tuple[Entry, ...]:
     return tuple(entry_from_st(data, uid) for uid, data in rows)
 
 
-def active_lorebooks(server_id: int) -> list[tuple[int, str]]:
-    """(id, name) of the server's active lorebooks, by name."""
-    return list(
+def compiled_bytes(lorebook_id: int) -> bytes | None:
+    """The lorebook's stored compiled form when it was written by this engine's layout, else None."""
+    data = (
+        CompiledLorebook.objects.filter(lorebook_id=lorebook_id, format=COMPILED_FORMAT)
+        .values_list("data", flat=True)
+        .first()
+    )
+    return bytes(data) if data is not None else None
+
+
+def active_compiled(server_id: int) -> list[tuple[int, str, bytes | None]]:
+    """(id, name, compiled bytes or None) of the server's active lorebooks, by name; None when the
+    book has no compiled form in this engine's layout (compile it from its entries)."""
+    rows = (
         Lorebook.objects.filter(server_id=server_id, is_active=True)
         .order_by("name", "id")
-        .values_list("id", "name")
+        .values_list("id", "name", "compiled__format", "compiled__data")
     )
+    return [
+        (pk, name, bytes(data) if data is not None and fmt == COMPILED_FORMAT else None)
+        for pk, name, fmt, data in rows
+    ]
 
 
 def world_info_settings(server: Server | int) -> WorldInfoSettings:

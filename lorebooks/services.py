@@ -6,26 +6,37 @@ server's World Info cache once the transaction has committed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from engine.worldinfo import (
     STRATEGIES,
     Entry,
     LorebookSummary,
     WorldInfoSettings,
-    entry_tokens,
+    book_from_bytes,
+    book_to_bytes,
+    compile_book,
     parse_lorebook,
 )
 from servers.models import AuditEvent, Server
 from servers.names import UserError, clean_name, free_name
 
 from . import cache as wi_cache
-from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
+from . import selectors
+from .models import (
+    NAME_MAX_LENGTH,
+    SETTING_FIELDS,
+    CompiledLorebook,
+    Lorebook,
+    LorebookEntry,
+    WorldInfoSettingsRow,
+)
 
 OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled lorebook"
@@ -102,6 +113,7 @@ def lorebook_import(
             created_by=user,
         )
         _insert_entries(lorebook, parsed.entries)
+        _store_compiled(lorebook, parsed.entries)
         AuditEvent.record(
             server=server,
             actor=by,
@@ -115,24 +127,48 @@ def lorebook_import(
 
 
 def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
+    """Store the entries; on PostgreSQL with COPY (a 10 000-entry book in a fraction of a second,
+    where a batched INSERT spends seconds quoting its arrays of JSON)."""
+    rows = (
+        (
+            lorebook,
+            index,
+            e.uid,
+            e.comment,
+            list(e.key),
+            e.position,
+            e.order,
+            e.enabled,
+            e.constant,
+            e.to_st(),
+        )
+        for index, e in enumerate(entries)
+    )
+    if connection.vendor == "postgresql":
+        table = connection.ops.quote_name(LorebookEntry._meta.db_table)
+        columns = ", ".join(
+            connection.ops.quote_name(LorebookEntry._meta.get_field(f).column) for f in _COLUMNS
+        )
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row((lorebook.pk, *row[1:4], json.dumps(row[4]), *row[5:9], json.dumps(row[9])))
+        return
     LorebookEntry.objects.bulk_create(
-        [
-            LorebookEntry(
-                lorebook=lorebook,
-                index=index,
-                uid=entry.uid,
-                comment=entry.comment,
-                keys=list(entry.key),
-                position=entry.position,
-                order=entry.order,
-                enabled=entry.enabled,
-                constant=entry.constant,
-                tokens=entry_tokens(entry.content),
-                data=entry.to_st(),
-            )
-            for index, entry in enumerate(entries)
-        ],
-        batch_size=500,
+        [LorebookEntry(**dict(zip(_COLUMNS, row, strict=True))) for row in rows], batch_size=500
+    )
+
+
+_COLUMNS = ("lorebook", "index", "uid", "comment", "keys", "position", "order", "enabled", "constant", "data")
+
+
+def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
+    """Compile the book once for this version of its entries and keep the result for every process."""
+    blob = book_to_bytes(compile_book(lorebook.name, tuple(entries)))
+    CompiledLorebook.objects.update_or_create(
+        lorebook=lorebook, defaults={"format": selectors.COMPILED_FORMAT, "data": blob}
     )
 
 
@@ -180,9 +216,10 @@ def entries_set_enabled(
         for row in rows:
             row.enabled = enabled
             row.data = {**row.data, "disable": not enabled}
-        LorebookEntry.objects.bulk_update(rows, ["enabled", "data"])
+        LorebookEntry.objects.bulk_update(rows, ["enabled", "data"], batch_size=1000)
         if rows:
             Lorebook.objects.filter(pk=lorebook.pk).update(summary=_recount(lorebook))
+            _store_compiled(lorebook, _with_enabled(lorebook, {row.uid for row in rows}, enabled))
             AuditEvent.record(
                 server=lorebook.server_id,
                 actor=by,
@@ -193,6 +230,15 @@ def entries_set_enabled(
             )
     _invalidate_on_commit(lorebook.server_id)
     return len(rows)
+
+
+def _with_enabled(lorebook: Lorebook, uids: set[int], enabled: bool) -> list[Entry]:
+    """The book's engine entries with `uids` switched: from its stored compiled form when it has one
+    (no 10 000 entries read and normalised again), else from the rows already updated."""
+    book = book_from_bytes(selectors.compiled_bytes(lorebook.pk))
+    if book is None:
+        return list(selectors.engine_entries(lorebook.pk))
+    return [replace(c.entry, disable=not enabled) if c.entry.uid in uids else c.entry for c in book.entries]
 
 
 def _recount(lorebook: Lorebook) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from engine.worldinfo.model import (
 from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
+from engine.worldinfo.stored import book_from_bytes, book_to_bytes
 
 __all__ = [
     "AN_BOTTOM_INDEX",
@@ -56,6 +57,8 @@ __all__ = [
     "WorldInfoInput",
     "WorldInfoSettings",
     "activate",
+    "book_from_bytes",
+    "book_to_bytes",
     "check_lorebook_size",
     "compile_book",
     "contribute",
