@@ -23,6 +23,7 @@ from engine.worldinfo import (
     book_to_bytes,
     compile_book,
     parse_lorebook,
+    paused_gc,
 )
 from servers.models import AuditEvent, Server
 from servers.names import UserError, clean_name, free_name
@@ -112,8 +113,9 @@ def lorebook_import(
             source_filename=filename[:255],
             created_by=user,
         )
-        _insert_entries(lorebook, parsed.entries)
-        _store_compiled(lorebook, parsed.entries)
+        with paused_gc():
+            _insert_entries(lorebook, parsed.entries)
+            _store_compiled(lorebook, parsed.entries)
         AuditEvent.record(
             server=server,
             actor=by,

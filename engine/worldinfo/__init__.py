@@ -12,6 +12,7 @@ from engine.worldinfo.contribution import (
     contribute,
 )
 from engine.worldinfo.fields import entry_from_st
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.importer import (
     check_lorebook_size,
     convert_character_book,
@@ -67,6 +68,7 @@ __all__ = [
     "entry_tokens",
     "export_world_info",
     "parse_lorebook",
+    "paused_gc",
     "replay_state",
     "summarize",
 ]

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import CompiledKey, compile_key
 from engine.worldinfo.model import Entry
 
@@ -94,6 +95,11 @@ def compile_book(
     name: str, entries: tuple[Entry, ...] | list[Entry], *, is_character: bool = False
 ) -> CompiledBook:
     """The book `name` compiled for evaluation (done once per stored version and cached)."""
+    with paused_gc():
+        return _compile_book(name, entries, is_character=is_character)
+
+
+def _compile_book(name: str, entries: tuple[Entry, ...] | list[Entry], *, is_character: bool) -> CompiledBook:
     compiled = []
     for entry in entries:
         decorators, text = split_decorators(entry.content)

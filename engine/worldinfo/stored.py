@@ -8,7 +8,6 @@ entries. Only bytes this module wrote are ever loaded (they come from our own da
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import io
 import pickle
@@ -18,6 +17,7 @@ from typing import Any
 
 from engine.regex import JsRegex
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import CompiledKey
 from engine.worldinfo.model import CharacterFilter, Entry
 
@@ -47,7 +47,8 @@ def book_to_bytes(book: CompiledBook) -> bytes:
     """The compiled book as bytes."""
     out = io.BytesIO()
     out.write(_HEADER)
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(book)
+    with paused_gc():
+        _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(book)
     return out.getvalue()
 
 
@@ -58,15 +59,9 @@ def book_from_bytes(blob: bytes | memoryview | None) -> CompiledBook | None:
     data = bytes(blob)
     if not data.startswith(_HEADER):
         return None
-    # Tens of thousands of small objects at once: the cyclic collector would rescan them many times
-    # over while they are built (it more than doubles the time); none of them forms a cycle.
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        book = pickle.loads(memoryview(data)[len(_HEADER) :])  # noqa: S301 -- bytes we wrote ourselves
+        with paused_gc():
+            book = pickle.loads(memoryview(data)[len(_HEADER) :])  # noqa: S301 -- bytes we wrote ourselves
     except Exception:  # bytes from an engine whose classes moved: compile again
         return None
-    finally:
-        if was_enabled:
-            gc.enable()
     return book if isinstance(book, CompiledBook) else None
