@@ -7,8 +7,8 @@ Sets up a throwaway SQLite database (or the one DATABASE_URL names: a scratch Po
 measures what production does; the bench adds server 777027 and deletes it at the end), alice its
 admin, nemoengine-v10 imported as the active preset. Then, with Django's test client, N saves of one
 node (its text changed each time, as the editor's form posts it; the answer is the redirect back to
-the preset) and N openings of the preset's page after a save, wall-clock, medians; and the save's
-service call alone (presets.edit_services.node_update). Target: a save <= 300 ms server time.
+the preset), N openings of the preset's page after a save and of the node's edit form, wall-clock,
+medians; and the save's service call alone (presets.edit_services.node_update). Target: a save <= 300 ms server time.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def main() -> None:
         edit_url = reverse("presets:node-edit", args=[SERVER_ID, preset.pk, node.pk])
         page_url = reverse("presets:detail", args=[SERVER_ID, preset.pk])
         client.get(page_url)  # the page the admin saves from
-        saves, opens, services = [], [], []
+        saves, opens, services, forms = [], [], [], []
         for run in range(args.runs):
             preset.refresh_from_db()
             form = {
@@ -98,6 +98,9 @@ def main() -> None:
             start = time.perf_counter()
             client.get(page_url)
             opens.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            client.get(edit_url)
+            forms.append((time.perf_counter() - start) * 1000)
             preset.refresh_from_db()
             start = time.perf_counter()
             node_update(
@@ -117,6 +120,7 @@ def main() -> None:
             f"  the save's service call alone (edit_services.node_update): {statistics.median(services):.0f} ms"
         )
         print(f"  open the preset's page after a save: {statistics.median(opens):.0f} ms")
+        print(f"  open a node's edit form: {statistics.median(forms):.0f} ms")
         print(f"  target: a save <= {TARGET_MS} ms server time, ratio {save / TARGET_MS:.2f}")
     finally:
         Server.objects.filter(pk=SERVER_ID).delete()
