@@ -3,9 +3,9 @@ saving one node, and opening the preset's page.
 
     .venv/bin/python bench/editor.py [--runs N]
 
-Sets up a throwaway SQLite database (or the one DATABASE_URL names: a scratch PostgreSQL database
-measures what production does; the bench adds server 777027 and deletes it at the end), alice its
-admin, nemoengine-v10 imported as the active preset. Then, with Django's test client, N saves of one
+Sets up a throwaway SQLite database (or, when DATABASE_URL names a PostgreSQL server, what
+production runs, a throwaway database on it: TEST_DATABASE_NAME, default bench_tk_editor, created and
+dropped by the bench), alice its admin, nemoengine-v10 imported as the active preset. Then, with Django's test client, N saves of one
 node (its text changed each time, as the editor's form posts it; the answer is the redirect back to
 the preset), N openings of the preset's page after a save and of the node's edit form, wall-clock,
 medians; and the save's service call alone (presets.edit_services.node_update). Target: a save <= 300 ms server time.
@@ -27,12 +27,15 @@ TMP = tempfile.TemporaryDirectory(prefix="tk-editor-")
 os.environ.update(
     {
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": os.environ.get("DATABASE_URL") or f"sqlite:///{TMP.name}/editor.sqlite3",
+        "DATABASE_URL": os.environ["DATABASE_URL"]
+        if os.environ.get("DATABASE_URL", "").startswith("postgres")
+        else f"sqlite:///{TMP.name}/editor.sqlite3",
         "DEBUG": "0",
         "SECURE_HTTPS": "0",
     }
 )
 os.environ.pop("REDIS_URL", None)
+os.environ.setdefault("TEST_DATABASE_NAME", "bench_tk_editor")
 
 from corpus_path import CORPUS  # noqa: E402
 
@@ -52,6 +55,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
+    from django.test.utils import setup_databases, teardown_databases
     from django.urls import reverse
 
     from engine.tokens import load_tables
@@ -60,8 +64,11 @@ def main() -> None:
     from servers.models import Role, Server
     from servers.services import membership_set
 
-    call_command("migrate", verbosity=0)
-    Server.objects.filter(pk=SERVER_ID).delete()
+    throwaway = None
+    if connection.vendor == "postgresql":
+        throwaway = setup_databases(verbosity=0, interactive=False)
+    else:
+        call_command("migrate", verbosity=0)
     server = Server.objects.create(id=SERVER_ID, name="Editor bench")
     alice = get_user_model().objects.filter(username="editor-bench-alice").first()
     alice = alice or get_user_model().objects.create_user(username="editor-bench-alice", password="not used")
@@ -123,7 +130,9 @@ def main() -> None:
         print(f"  open a node's edit form: {statistics.median(forms):.0f} ms")
         print(f"  target: a save <= {TARGET_MS} ms server time, ratio {save / TARGET_MS:.2f}")
     finally:
-        Server.objects.filter(pk=SERVER_ID).delete()
+        if throwaway is not None:
+            connection.close()
+            teardown_databases(throwaway, verbosity=0)
         TMP.cleanup()
 
 
