@@ -116,12 +116,19 @@ class LorebookEntry(models.Model):
 
 
 class CompiledLorebook(models.Model):
-    """The lorebook compiled for assembly (engine.worldinfo.book_to_bytes), rewritten with every
-    change to its entries: each process loads it instead of compiling the book again."""
+    """The lorebook compiled for assembly (engine.worldinfo.book_to_bytes), written on import: each
+    process loads it instead of compiling the book again. Switching entries on or off only records
+    them in `switched` (applied on load with engine.worldinfo.switch_entries), so a toggle in a
+    10 000-entry book does not rewrite the bytes."""
 
     lorebook = models.OneToOneField(Lorebook, on_delete=models.CASCADE, related_name="compiled")
     format = models.CharField(max_length=32, help_text="The engine's layout the bytes were written in.")
     data = models.BinaryField()
+    switched = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Entries enabled (true) or disabled (false) by uid since the bytes were written.",
+    )
 
     def __str__(self) -> str:
         return f"compiled {self.lorebook_id}"

@@ -8,7 +8,7 @@ from engine.worldinfo import POSITIONS, Entry, WorldInfoSettings, entry_from_st
 from engine.worldinfo.stored import FORMAT as COMPILED_FORMAT
 from servers.models import Server
 
-from .models import CompiledLorebook, Lorebook, LorebookEntry, WorldInfoSettingsRow
+from .models import Lorebook, LorebookEntry, WorldInfoSettingsRow
 
 ENTRY_FILTER_LABELS = (
     ("enabled", "enabled"),
@@ -55,28 +55,22 @@ def engine_entries(lorebook_id: int) -> tuple[Entry, ...]:
     return tuple(entry_from_st(data, uid) for uid, data in rows)
 
 
-def compiled_bytes(lorebook_id: int) -> bytes | None:
-    """The lorebook's stored compiled form when it was written by this engine's layout, else None."""
-    data = (
-        CompiledLorebook.objects.filter(lorebook_id=lorebook_id, format=COMPILED_FORMAT)
-        .values_list("data", flat=True)
-        .first()
-    )
-    return bytes(data) if data is not None else None
-
-
-def active_compiled(server_id: int) -> list[tuple[int, str, bytes | None]]:
-    """(id, name, compiled bytes or None) of the server's active lorebooks, by name; None when the
-    book has no compiled form in this engine's layout (compile it from its entries)."""
+def active_compiled(server_id: int) -> list[tuple[int, str, bytes | None, dict[int, bool]]]:
+    """(id, name, compiled bytes or None, entries switched since by uid) of the server's active
+    lorebooks, by name; None when the book has no compiled form in this engine's layout (compile it
+    from its entries, which already carry every switch)."""
     rows = (
         Lorebook.objects.filter(server_id=server_id, is_active=True)
         .order_by("name", "id")
-        .values_list("id", "name", "compiled__format", "compiled__data")
+        .values_list("id", "name", "compiled__format", "compiled__data", "compiled__switched")
     )
-    return [
-        (pk, name, bytes(data) if data is not None and fmt == COMPILED_FORMAT else None)
-        for pk, name, fmt, data in rows
-    ]
+    out = []
+    for pk, name, fmt, data, switched in rows:
+        if data is None or fmt != COMPILED_FORMAT:
+            out.append((pk, name, None, {}))
+        else:
+            out.append((pk, name, bytes(data), {int(uid): on for uid, on in (switched or {}).items()}))
+    return out
 
 
 def world_info_settings(server: Server | int) -> WorldInfoSettings:

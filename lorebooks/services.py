@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
@@ -19,7 +19,6 @@ from engine.worldinfo import (
     Entry,
     LorebookSummary,
     WorldInfoSettings,
-    book_from_bytes,
     book_to_bytes,
     compile_book,
     parse_lorebook,
@@ -170,7 +169,7 @@ def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
     """Compile the book once for this version of its entries and keep the result for every process."""
     blob = book_to_bytes(compile_book(lorebook.name, tuple(entries)))
     CompiledLorebook.objects.update_or_create(
-        lorebook=lorebook, defaults={"format": selectors.COMPILED_FORMAT, "data": blob}
+        lorebook=lorebook, defaults={"format": selectors.COMPILED_FORMAT, "data": blob, "switched": {}}
     )
 
 
@@ -214,33 +213,44 @@ def entries_set_enabled(
             LorebookEntry.objects.select_for_update()
             .filter(lorebook=lorebook, pk__in=list(entry_ids))
             .exclude(enabled=enabled)
+            .values_list("pk", "uid", "data")
         )
-        for row in rows:
-            row.enabled = enabled
-            row.data = {**row.data, "disable": not enabled}
-        LorebookEntry.objects.bulk_update(rows, ["enabled", "data"], batch_size=1000)
         if rows:
+            # One statement over many rows: bulk_update's CASE expressions took 20 s for 10 000 entries.
+            changed = [(enabled, json.dumps({**data, "disable": not enabled}), pk) for pk, _, data in rows]
+            with connection.cursor() as cursor:
+                cursor.executemany(_SET_ENABLED, changed)
             Lorebook.objects.filter(pk=lorebook.pk).update(summary=_recount(lorebook))
-            _store_compiled(lorebook, _with_enabled(lorebook, {row.uid for row in rows}, enabled))
+            _store_switched(lorebook, {uid for _, uid, _ in rows}, enabled)
             AuditEvent.record(
                 server=lorebook.server_id,
                 actor=by,
                 actor_label=actor_label,
                 action="lorebook.entries_enable" if enabled else "lorebook.entries_disable",
                 target=lorebook,
-                detail={"entries": [row.uid for row in rows]},
+                detail={"entries": [uid for _, uid, _ in rows]},
             )
     _invalidate_on_commit(lorebook.server_id)
     return len(rows)
 
 
-def _with_enabled(lorebook: Lorebook, uids: set[int], enabled: bool) -> list[Entry]:
-    """The book's engine entries with `uids` switched: from its stored compiled form when it has one
-    (no 10 000 entries read and normalised again), else from the rows already updated."""
-    book = book_from_bytes(selectors.compiled_bytes(lorebook.pk))
-    if book is None:
-        return list(selectors.engine_entries(lorebook.pk))
-    return [replace(c.entry, disable=not enabled) if c.entry.uid in uids else c.entry for c in book.entries]
+_SET_ENABLED = "UPDATE {table} SET {enabled} = %s, {data} = %s WHERE {pk} = %s".format(  # noqa: S608 (our names)
+    table=connection.ops.quote_name(LorebookEntry._meta.db_table),
+    enabled=connection.ops.quote_name("enabled"),
+    data=connection.ops.quote_name("data"),
+    pk=connection.ops.quote_name("id"),
+)
+
+
+def _store_switched(lorebook: Lorebook, uids: set[int], enabled: bool) -> None:
+    """Record the switch beside the stored compiled book (applied when a process loads it); a book
+    without a compiled form gets one from the rows already updated."""
+    compiled = CompiledLorebook.objects.select_for_update().filter(lorebook=lorebook).only("switched").first()
+    if compiled is None:
+        _store_compiled(lorebook, selectors.engine_entries(lorebook.pk))
+        return
+    compiled.switched = {**compiled.switched, **dict.fromkeys(map(str, uids), enabled)}
+    compiled.save(update_fields=["switched"])
 
 
 def _recount(lorebook: Lorebook) -> dict[str, Any]:

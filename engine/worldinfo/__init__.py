@@ -1,7 +1,7 @@
 """World Info (SPEC §7): lorebook import, activation and placement inputs. Pure: no Django, no ORM."""
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
-from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book
+from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book, switch_entries
 from engine.worldinfo.contribution import (
     AN_BOTTOM_INDEX,
     CARD_DEPTH_INDEX,
@@ -71,4 +71,5 @@ __all__ = [
     "paused_gc",
     "replay_state",
     "summarize",
+    "switch_entries",
 ]

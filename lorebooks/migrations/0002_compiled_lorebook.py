@@ -35,6 +35,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('format', models.CharField(help_text="The engine's layout the bytes were written in.", max_length=32)),
                 ('data', models.BinaryField()),
+                ('switched', models.JSONField(blank=True, default=dict, help_text='Entries enabled (true) or disabled (false) by uid since the bytes were written.')),
                 ('lorebook', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='compiled', to='lorebooks.lorebook')),
             ],
         ),

@@ -285,3 +285,21 @@ def test_an_entry_with_thousands_of_keys_lists_the_first_fifty(client, alice, la
     page = client.get(reverse("lorebooks:detail", args=[1001, lorebook.lorebook.pk])).content.decode()
     assert "<code>word49</code>" in page and "word50<" not in page
     assert "and 4950 more (in the download)" in page
+
+
+def test_alice_disables_every_entry_then_enables_one_and_the_bot_sees_exactly_that(
+    client, api_token, lorebook, alice, django_capture_on_commit_callbacks
+):
+    ids = list(lorebook.entries.values_list("pk", flat=True))
+    harbor = lorebook.entries.get(uid=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.entries_set_enabled(lorebook=lorebook, entry_ids=ids, enabled=False, by=alice) == 2
+    assert post(client, doc("the lantern by the harbor"), api_token).json()["world_info"]["activated"] == []
+    with django_capture_on_commit_callbacks(execute=True):
+        services.entries_set_enabled(lorebook=lorebook, entry_ids=[harbor.pk], enabled=True, by=alice)
+    body = post(client, doc("the lantern by the harbor"), api_token).json()
+    assert [a["uid"] for a in body["world_info"]["activated"]] == [1]
+    assert dict(lorebook.entries.values_list("uid", "enabled")) == {0: False, 1: True}
+    client.force_login(alice)
+    exported = client.get(reverse("lorebooks:download", args=[1001, lorebook.pk]) + "?as=export")
+    assert [e["disable"] for e in json.loads(exported.content)["entries"].values()] == [True, False]

@@ -39,3 +39,29 @@ def test_bytes_of_another_layout_or_damaged_bytes_load_as_nothing():
     assert book_from_bytes(blob.replace(b"tk-wi:", b"tk-wi:0", 1)) is None
     assert book_from_bytes(blob[: len(blob) // 2]) is None
     assert book_from_bytes(b"") is None
+
+
+def test_switching_entries_gives_the_book_compiled_from_the_switched_entries():
+    from dataclasses import replace
+
+    from engine.worldinfo import switch_entries
+
+    compiled = book(
+        {"key": ["lantern"], "content": "A lantern."},
+        {"key": ["harbor"], "content": "A harbor.", "disable": True},
+        {"key": ["/tower/i"], "content": "A tower."},
+    )
+    switched = switch_entries(compiled, {0: False, 1: True, 2: True})
+    expected = compile_book(
+        "Lore",
+        [
+            replace(compiled.entries[0].entry, disable=True),
+            replace(compiled.entries[1].entry, disable=False),
+            compiled.entries[2].entry,
+        ],
+    )
+    assert switched == expected
+    assert switched.entries[2] is compiled.entries[2]  # unchanged entries are kept as they are
+    texts = history("the lantern, the harbor and the TOWER")
+    assert uids(run(switched, texts)) == [1, 2]
+    assert switch_entries(compiled, {0: True, 1: False}) is compiled
