@@ -358,17 +358,19 @@ def bench_big(runs: int) -> None:
             load_note = f"; loading the stored compiled form {(time.perf_counter() - begin) * 1000:.0f} ms ({len(blob) / 1e6:.1f} MB)"
         print(f"  compile {len(parsed.entries)} entries: {compile_ms:.0f} ms{load_note}")
 
-        imports = []
+        imports, cpu = [], []
         for attempt in range(3):
-            begin = time.perf_counter()
+            begin, begin_cpu = time.perf_counter(), time.process_time()
             result = services.lorebook_import(
                 server=server, raw=raw, filename="Big.json", on_clash="replace" if attempt else "ask"
             )
             imports.append((time.perf_counter() - begin) * 1000)
+            cpu.append((time.process_time() - begin_cpu) * 1000)
         import_ms = statistics.median(imports)
         print(
             f"  import ({len(raw) / 1e6:.1f} MB, {result.summary.entries} entries, stored active): median of 3 "
-            f"{import_ms:.0f} ms; target ≤ {TARGET_BIG_MS:.0f} ms, ratio {import_ms / TARGET_BIG_MS:.2f}"
+            f"{import_ms:.0f} ms (CPU of this process {statistics.median(cpu):.0f} ms, the database's own "
+            f"work not counted); target ≤ {TARGET_BIG_MS:.0f} ms, ratio {import_ms / TARGET_BIG_MS:.2f}"
         )
         words = [k for e in parsed.entries[:4000] for k in e.key if " " not in k]
         doc = _scan_doc(words)
