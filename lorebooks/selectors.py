@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from engine.worldinfo import POSITIONS, Entry, WorldInfoSettings, entry_from_st
-from engine.worldinfo.stored import FORMAT as COMPILED_FORMAT
+from engine.worldinfo import COMPILED_FORMAT, POSITIONS, Entry, WorldInfoSettings, entry_from_st
 from servers.models import Server
 
 from .models import Lorebook, LorebookEntry, WorldInfoSettingsRow

@@ -32,11 +32,13 @@ from engine.worldinfo.model import (
 from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
+from engine.worldinfo.stored import FORMAT as COMPILED_FORMAT
 from engine.worldinfo.stored import book_from_bytes, book_to_bytes
 
 __all__ = [
     "AN_BOTTOM_INDEX",
     "CARD_DEPTH_INDEX",
+    "COMPILED_FORMAT",
     "POSITIONS",
     "STRATEGIES",
     "Activated",

@@ -6,8 +6,8 @@ from django.db import migrations, models
 
 def compile_existing(apps, schema_editor):
     """Every stored lorebook compiled once, as an import now does (later ones are written on import)."""
-    from engine.worldinfo import book_to_bytes, compile_book, entry_from_st
-    from engine.worldinfo.stored import FORMAT
+    # the engine as it is when the migration runs: the bytes must be in its layout
+    from engine.worldinfo import COMPILED_FORMAT, book_to_bytes, compile_book, entry_from_st
 
     lorebook_model = apps.get_model("lorebooks", "Lorebook")
     entry_model = apps.get_model("lorebooks", "LorebookEntry")
@@ -15,7 +15,7 @@ def compile_existing(apps, schema_editor):
     for lorebook_id, name in lorebook_model.objects.values_list("id", "name"):
         rows = entry_model.objects.filter(lorebook_id=lorebook_id).order_by("index").values_list("uid", "data")
         book = compile_book(name, tuple(entry_from_st(data, uid) for uid, data in rows))
-        compiled_model.objects.create(lorebook_id=lorebook_id, format=FORMAT, data=book_to_bytes(book))
+        compiled_model.objects.create(lorebook_id=lorebook_id, format=COMPILED_FORMAT, data=book_to_bytes(book))
 
 
 class Migration(migrations.Migration):
