@@ -1,5 +1,6 @@
-"""Warming a web process before it serves: the token tables, the active presets (compiled) and their
-servers' sampling choices and regex scripts.
+"""Warming a web process before it serves: the token tables, the active presets (compiled), their
+servers' sampling choices, regex scripts and World Info, and what the preview page needs (its
+template compiled, one preview of each warmed server's active preset).
 
 Without it the first assemble request of a fresh process pays for loading the encoding tables
 (about 1.5 s) and compiling its server's preset (up to 0.1 s per large preset). The web server
@@ -19,12 +20,14 @@ log = logging.getLogger("tavernkeep.warmup")
 
 def warm_process(*, presets: int | None = None, close_connections: bool = True) -> None:
     """Load the default encoding's tables, compile the most recently changed active presets (at most
-    `presets`, default: as many as a process keeps) and assemble the default sample with each once.
+    `presets`, default: as many as a process keeps), assemble and preview the default sample with each
+    once, and compile those servers' other presets for the preview (as many as it keeps).
 
     `close_connections` closes the database connections it opened (before the web server forks)."""
     # Imported here: importing this module must not need Django to be set up.
     from django.conf import settings
     from django.db import connections
+    from django.template.loader import get_template
     from django.urls import resolve, reverse
 
     from engine import parse_buckets
@@ -35,6 +38,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from presets.models import Preset
     from regex_scripts import cache as regex_cache
 
+    from .preview import PreviewOptions, preview_assembly
     from .selectors import default_document
 
     start = time.perf_counter()
@@ -43,6 +47,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     try:
         resolve(reverse("assembly:api-assemble", args=[1]))  # imports every view module (about 0.4 s)
         load_tables()
+        get_template("assembly/preview.html")  # compiled once, its tag libraries imported
         doc = parse_buckets(default_document())
         assemble(doc)
         server_ids = (
@@ -54,7 +59,15 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
             regex_cache.server_regex(server_id)
             if preset is not None:
                 assemble(doc, preset=preset, server_id=server_id)
+                # the preview: the server's World Info and card, the native side, the rows
+                preview_assembly(server_id=server_id, document=default_document(), options=PreviewOptions())
                 warmed += 1
+        # the presets those servers preview besides their active one, as many as the preview keeps
+        others = Preset.objects.filter(server_id__in=list(server_ids[:limit]), is_active=False)
+        for preset_id in others.order_by("-updated_at").values_list("pk", flat=True)[
+            : preset_cache.PREVIEW_ENTRIES
+        ]:
+            preset_cache.get_preset(preset_id)
     except Exception:  # a warm-up must never keep the server from starting
         log.warning("warm-up stopped early; requests will warm the caches instead", exc_info=True)
     finally:

@@ -1,10 +1,10 @@
 """The active-lorebooks cache: per server, the World Info settings and the compiled active books.
 
 Like the active-preset cache (presets.cache): the shared cache holds a generation token per server
-(`lorebooks:v1:gen:<server>`, replaced on every write) and the books' entries as plain data
-(`lorebooks:v1:active:<server>` = `(generation, StoredWorldInfo)`); each process keeps the compiled
-books (keys compiled once) for the generation it built them from. A warm read is one cache read and
-no SQL. Cache-backend errors are misses (servers.resilient_cache): the database answers.
+(`lorebooks:v1:gen:<server>`, replaced on every write) and the books as the database stores them,
+compiled once per book version (`lorebooks:v1:active:<server>` = `(generation, StoredWorldInfo)`);
+each process keeps the books loaded from those bytes for the generation it read. A warm read is one
+cache read and no SQL. Cache-backend errors are misses (servers.resilient_cache): the database answers.
 
 The per-channel timed-effect state (SPEC §7.6) lives here too, under its own key with a day's TTL.
 """
@@ -20,7 +20,14 @@ from typing import Any
 
 from django.conf import settings
 
-from engine.worldinfo import CompiledBook, Entry, WorldInfoSettings, compile_book
+from engine.worldinfo import (
+    CompiledBook,
+    WorldInfoSettings,
+    book_from_bytes,
+    book_to_bytes,
+    compile_book,
+    switch_entries,
+)
 from servers.resilient_cache import cache_delete, cache_get, cache_set
 
 from . import selectors
@@ -35,7 +42,8 @@ class StoredWorldInfo:
     """What the shared cache holds for a server: plain data, cheap to (un)pickle."""
 
     settings: WorldInfoSettings
-    books: tuple[tuple[str, tuple[Entry, ...]], ...]
+    # (lorebook id, name, engine.worldinfo.book_to_bytes, entries switched on/off since, by uid)
+    books: tuple[tuple[int, str, bytes, dict[int, bool]], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +102,30 @@ def get_world_info(server_id: int) -> ActiveWorldInfo:
 def load(server_id: int) -> StoredWorldInfo:
     """The server's World Info from the database."""
     books = tuple(
-        (name, selectors.engine_entries(lorebook_id))
-        for lorebook_id, name in selectors.active_lorebooks(server_id)
+        (lorebook_id, name, blob or book_to_bytes(_compile(lorebook_id, name)), switched)
+        for lorebook_id, name, blob, switched in selectors.active_compiled(server_id)
     )
     return StoredWorldInfo(settings=selectors.world_info_settings(server_id), books=books)
 
 
 def compile_stored(stored: StoredWorldInfo) -> ActiveWorldInfo:
-    """Compile every book of `stored` (keys parsed once)."""
+    """Every book of `stored`, loaded from its compiled bytes (compiled again only when the bytes are
+    of another engine's layout)."""
     return ActiveWorldInfo(
-        settings=stored.settings, books=tuple(compile_book(name, entries) for name, entries in stored.books)
+        settings=stored.settings,
+        books=tuple(
+            _loaded(lorebook_id, name, blob, switched) for lorebook_id, name, blob, switched in stored.books
+        ),
     )
+
+
+def _loaded(lorebook_id: int, name: str, blob: bytes, switched: dict[int, bool]) -> CompiledBook:
+    book = book_from_bytes(blob)
+    return switch_entries(book, switched) if book is not None else _compile(lorebook_id, name)
+
+
+def _compile(lorebook_id: int, name: str) -> CompiledBook:
+    return compile_book(name, selectors.engine_entries(lorebook_id))
 
 
 def invalidate(server_id: int) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
-from engine.worldinfo import POSITIONS, WorldInfoSettings
+from engine.worldinfo import POSITIONS, WorldInfoSettings, entry_tokens
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
+KEYS_SHOWN = 50  # the entry table lists this many keys of an entry, then says how many more
 _DEFAULTS = WorldInfoSettings()
 
 
@@ -52,7 +53,6 @@ class LorebookEntry(models.Model):
     order = models.IntegerField(default=100)
     enabled = models.BooleanField(default=True)
     constant = models.BooleanField(default=False)
-    tokens = models.PositiveIntegerField(default=0)
     data = models.JSONField(default=dict)
 
     class Meta:
@@ -63,6 +63,21 @@ class LorebookEntry(models.Model):
 
     def __str__(self) -> str:
         return self.comment or f"entry {self.uid}"
+
+    @property
+    def tokens(self) -> int:
+        """The entry text's token count (default encoding), counted when a page shows the entry."""
+        return entry_tokens(self.data.get("content") or "")
+
+    @property
+    def shown_keys(self) -> list[str]:
+        """The first keys, as many as the entry table lists."""
+        return self.keys[:KEYS_SHOWN]
+
+    @property
+    def more_keys(self) -> int:
+        """How many keys the entry table leaves out."""
+        return max(0, len(self.keys) - KEYS_SHOWN)
 
     @property
     def position_name(self) -> str:
@@ -98,6 +113,25 @@ class LorebookEntry(models.Model):
         if self.position == 7 and d.get("outletName"):
             words.append(f"outlet {d['outletName']}")
         return words
+
+
+class CompiledLorebook(models.Model):
+    """The lorebook compiled for assembly (engine.worldinfo.book_to_bytes), written on import: each
+    process loads it instead of compiling the book again. Switching entries on or off only records
+    them in `switched` (applied on load with engine.worldinfo.switch_entries), so a toggle in a
+    10 000-entry book does not rewrite the bytes."""
+
+    lorebook = models.OneToOneField(Lorebook, on_delete=models.CASCADE, related_name="compiled")
+    format = models.CharField(max_length=32, help_text="The engine's layout the bytes were written in.")
+    data = models.BinaryField()
+    switched = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Entries enabled (true) or disabled (false) by uid since the bytes were written.",
+    )
+
+    def __str__(self) -> str:
+        return f"compiled {self.lorebook_id}"
 
 
 class Strategy(models.TextChoices):

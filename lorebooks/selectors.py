@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from engine.worldinfo import POSITIONS, Entry, WorldInfoSettings, entry_from_st
+from engine.worldinfo import COMPILED_FORMAT, POSITIONS, Entry, WorldInfoSettings, entry_from_st
 from servers.models import Server
 
 from .models import Lorebook, LorebookEntry, WorldInfoSettingsRow
@@ -54,13 +54,22 @@ def engine_entries(lorebook_id: int) -> tuple[Entry, ...]:
     return tuple(entry_from_st(data, uid) for uid, data in rows)
 
 
-def active_lorebooks(server_id: int) -> list[tuple[int, str]]:
-    """(id, name) of the server's active lorebooks, by name."""
-    return list(
+def active_compiled(server_id: int) -> list[tuple[int, str, bytes | None, dict[int, bool]]]:
+    """(id, name, compiled bytes or None, entries switched since by uid) of the server's active
+    lorebooks, by name; None when the book has no compiled form in this engine's layout (compile it
+    from its entries, which already carry every switch)."""
+    rows = (
         Lorebook.objects.filter(server_id=server_id, is_active=True)
         .order_by("name", "id")
-        .values_list("id", "name")
+        .values_list("id", "name", "compiled__format", "compiled__data", "compiled__switched")
     )
+    out = []
+    for pk, name, fmt, data, switched in rows:
+        if data is None or fmt != COMPILED_FORMAT:
+            out.append((pk, name, None, {}))
+        else:
+            out.append((pk, name, bytes(data), {int(uid): on for uid, on in (switched or {}).items()}))
+    return out
 
 
 def world_info_settings(server: Server | int) -> WorldInfoSettings:

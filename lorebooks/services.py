@@ -6,26 +6,37 @@ server's World Info cache once the transaction has committed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from engine.worldinfo import (
     STRATEGIES,
     Entry,
     LorebookSummary,
     WorldInfoSettings,
-    entry_tokens,
+    book_to_bytes,
+    compile_book,
     parse_lorebook,
+    paused_gc,
 )
 from servers.models import AuditEvent, Server
 from servers.names import UserError, clean_name, free_name
 
 from . import cache as wi_cache
-from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
+from . import selectors
+from .models import (
+    NAME_MAX_LENGTH,
+    SETTING_FIELDS,
+    CompiledLorebook,
+    Lorebook,
+    LorebookEntry,
+    WorldInfoSettingsRow,
+)
 
 OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled lorebook"
@@ -101,7 +112,9 @@ def lorebook_import(
             source_filename=filename[:255],
             created_by=user,
         )
-        _insert_entries(lorebook, parsed.entries)
+        with paused_gc():
+            _insert_entries(lorebook, parsed.entries)
+            _store_compiled(lorebook, parsed.entries)
         AuditEvent.record(
             server=server,
             actor=by,
@@ -115,24 +128,45 @@ def lorebook_import(
 
 
 def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
-    LorebookEntry.objects.bulk_create(
-        [
-            LorebookEntry(
-                lorebook=lorebook,
-                index=index,
-                uid=entry.uid,
-                comment=entry.comment,
-                keys=list(entry.key),
-                position=entry.position,
-                order=entry.order,
-                enabled=entry.enabled,
-                constant=entry.constant,
-                tokens=entry_tokens(entry.content),
-                data=entry.to_st(),
-            )
-            for index, entry in enumerate(entries)
-        ],
-        batch_size=500,
+    """Store the entries with one statement: `COPY` on PostgreSQL, else one INSERT run over every row
+    (a 10 000-entry book in a fraction of a second, where bulk_create spent seconds on the ORM and,
+    on PostgreSQL, on quoting the entries' JSON into arrays)."""
+    rows = (
+        (
+            lorebook.pk,
+            index,
+            e.uid,
+            e.comment,
+            json.dumps(list(e.key)),
+            e.position,
+            e.order,
+            e.enabled,
+            e.constant,
+            json.dumps(e.to_st()),
+        )
+        for index, e in enumerate(entries)
+    )
+    quote = connection.ops.quote_name
+    table = quote(LorebookEntry._meta.db_table)
+    columns = ", ".join(quote(LorebookEntry._meta.get_field(f).column) for f in _COLUMNS)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * len(_COLUMNS))
+            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(rows))  # noqa: S608
+
+
+_COLUMNS = ("lorebook", "index", "uid", "comment", "keys", "position", "order", "enabled", "constant", "data")
+
+
+def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
+    """Compile the book once for this version of its entries and keep the result for every process."""
+    blob = book_to_bytes(compile_book(lorebook.name, tuple(entries)))
+    CompiledLorebook.objects.update_or_create(
+        lorebook=lorebook, defaults={"format": selectors.COMPILED_FORMAT, "data": blob, "switched": {}}
     )
 
 
@@ -176,23 +210,44 @@ def entries_set_enabled(
             LorebookEntry.objects.select_for_update()
             .filter(lorebook=lorebook, pk__in=list(entry_ids))
             .exclude(enabled=enabled)
+            .values_list("pk", "uid", "data")
         )
-        for row in rows:
-            row.enabled = enabled
-            row.data = {**row.data, "disable": not enabled}
-        LorebookEntry.objects.bulk_update(rows, ["enabled", "data"])
         if rows:
+            # One statement over many rows: bulk_update's CASE expressions took 20 s for 10 000 entries.
+            changed = [(enabled, json.dumps({**data, "disable": not enabled}), pk) for pk, _, data in rows]
+            with connection.cursor() as cursor:
+                cursor.executemany(_SET_ENABLED, changed)
             Lorebook.objects.filter(pk=lorebook.pk).update(summary=_recount(lorebook))
+            _store_switched(lorebook, {uid for _, uid, _ in rows}, enabled)
             AuditEvent.record(
                 server=lorebook.server_id,
                 actor=by,
                 actor_label=actor_label,
                 action="lorebook.entries_enable" if enabled else "lorebook.entries_disable",
                 target=lorebook,
-                detail={"entries": [row.uid for row in rows]},
+                detail={"entries": [uid for _, uid, _ in rows]},
             )
     _invalidate_on_commit(lorebook.server_id)
     return len(rows)
+
+
+_SET_ENABLED = "UPDATE {table} SET {enabled} = %s, {data} = %s WHERE {pk} = %s".format(  # noqa: S608 (our names)
+    table=connection.ops.quote_name(LorebookEntry._meta.db_table),
+    enabled=connection.ops.quote_name("enabled"),
+    data=connection.ops.quote_name("data"),
+    pk=connection.ops.quote_name("id"),
+)
+
+
+def _store_switched(lorebook: Lorebook, uids: set[int], enabled: bool) -> None:
+    """Record the switch beside the stored compiled book (applied when a process loads it); a book
+    without a compiled form gets one from the rows already updated."""
+    compiled = CompiledLorebook.objects.select_for_update().filter(lorebook=lorebook).only("switched").first()
+    if compiled is None:
+        _store_compiled(lorebook, selectors.engine_entries(lorebook.pk))
+        return
+    compiled.switched = {**compiled.switched, **dict.fromkeys(map(str, uids), enabled)}
+    compiled.save(update_fields=["switched"])
 
 
 def _recount(lorebook: Lorebook) -> dict[str, Any]:

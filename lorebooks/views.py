@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -28,6 +29,7 @@ from . import selectors, services
 from .models import Lorebook, LorebookEntry
 
 MULTIPART_SLACK_BYTES = 64 * 1024
+ENTRIES_PER_PAGE = 200
 ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
 SETTING_FORM = (
     ("scan_depth", "Scan depth (messages)", "number"),
@@ -299,12 +301,16 @@ def _filters(data: Any) -> dict[str, str]:
 def _detail_context(
     request: HttpRequest, server: Server, lorebook: Lorebook, filters: dict[str, str]
 ) -> dict[str, Any]:
-    entries = list(selectors.entries_for(lorebook, query=filters["q"], show=filters["show"]))
+    matching = selectors.entries_for(lorebook, query=filters["q"], show=filters["show"])
+    page = Paginator(matching, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    query = urlencode({key: value for key, value in filters.items() if value})
     return {
         "server": server,
         "lorebook": lorebook,
         "summary": LorebookSummary.from_dict(lorebook.summary) if lorebook.summary else None,
-        "entries": entries,
+        "entries": page.object_list,
+        "page": page,
+        "page_query": f"{query}&" if query else "",
         "just_imported": request.GET.get("imported") == "1",
         "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
         "entry_filters": selectors.ENTRY_FILTER_LABELS,

@@ -116,10 +116,15 @@ def get_active_preset(server_id: int) -> CompiledPreset | None:
 def get_preset(preset_id: int) -> CompiledPreset:
     """Any stored preset, compiled (for the preview of a non-active preset).
 
-    One query per call; the nodes are loaded and compiled again only when the preset changed since
-    this process last compiled it (every write touches `updated_at`). Raises Preset.DoesNotExist.
+    One query per call; the server's active preset comes from the active-preset cache; another is
+    loaded and compiled again only when it changed since this process last compiled it (every write
+    touches `updated_at`). Raises Preset.DoesNotExist.
     """
     preset = Preset.objects.defer("stored_text").get(pk=preset_id)
+    if preset.is_active:  # the active-preset cache holds it compiled already (a worker warms it)
+        active = get_active_preset(preset.server_id)
+        if active is not None and active.preset_id == preset.pk:
+            return active
     with _local_lock:
         known = _previews.get(preset_id)
     if known is not None and known[0] == preset.updated_at:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import CompiledKey, compile_key
 from engine.worldinfo.model import Entry
 
@@ -94,6 +96,11 @@ def compile_book(
     name: str, entries: tuple[Entry, ...] | list[Entry], *, is_character: bool = False
 ) -> CompiledBook:
     """The book `name` compiled for evaluation (done once per stored version and cached)."""
+    with paused_gc():
+        return _compile_book(name, entries, is_character=is_character)
+
+
+def _compile_book(name: str, entries: tuple[Entry, ...] | list[Entry], *, is_character: bool) -> CompiledBook:
     compiled = []
     for entry in entries:
         decorators, text = split_decorators(entry.content)
@@ -123,6 +130,23 @@ def compile_book(
             )
         )
     return CompiledBook(name=name, entries=tuple(compiled), is_character=is_character)
+
+
+def switch_entries(book: CompiledBook, switches: Mapping[int, bool]) -> CompiledBook:
+    """The book with entries switched on (True) or off (False) by uid: only their `disable` flag
+    changes, so their compiled keys and text are kept (the same result as compiling them again)."""
+    if not any(
+        ce.entry.uid in switches and switches[ce.entry.uid] == ce.entry.disable for ce in book.entries
+    ):
+        return book
+    with paused_gc():
+        entries = tuple(
+            replace(ce, entry=replace(ce.entry, disable=not switches[ce.entry.uid]), memo={})
+            if ce.entry.uid in switches and switches[ce.entry.uid] == ce.entry.disable
+            else ce
+            for ce in book.entries
+        )
+    return replace(book, entries=entries)
 
 
 def resolve_key(key: Key, names: dict[str, str], cache: dict[str, Key]) -> Key:

@@ -17,6 +17,7 @@ from engine.st_format.shapes import detect_shape
 from engine.st_format.wording import Findings, plural, short_list
 from engine.tokens import count_text
 from engine.worldinfo.fields import normalise_entry
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import compile_regex_key, parse_regex_key
 from engine.worldinfo.model import POSITIONS, Entry, LorebookRefused, LorebookSummary, ParsedLorebook
 
@@ -41,8 +42,9 @@ def parse_lorebook(
 ) -> ParsedLorebook:
     """The lorebook in an uploaded file (SPEC §7.1); raises LorebookRefused with one sentence if none."""
     try:
-        decoded = decode_upload(raw, max_bytes=max_bytes, what="lorebook")
-        entries, warnings, source = _entries_of(decoded.data, max_entries=max_entries)
+        with paused_gc():
+            decoded = decode_upload(raw, max_bytes=max_bytes, what="lorebook")
+            entries, warnings, source = _entries_of(decoded.data, max_entries=max_entries)
     except ImportRefused as refused:
         raise LorebookRefused(refused.message, status=refused.status) from None
     except RecursionError:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
+from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.scan import FLAG_TEXTS, Text
 from engine.worldinfo.settings import WorldInfoSettings
 
@@ -147,7 +148,8 @@ def plan_for(
         if hit is not None and all(a is b for a, b in zip(hit[0], books, strict=True)):
             _PLANS.move_to_end(key)
             return hit[1]
-    plan = build_plan(ordered(), settings)
+    with paused_gc():
+        plan = build_plan(ordered(), settings)
     with _lock:
         _PLANS[key] = (tuple(books), plan)
         while len(_PLANS) > _PLAN_LIMIT:

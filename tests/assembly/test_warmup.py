@@ -32,3 +32,29 @@ def test_a_warm_up_without_any_active_preset_still_loads_the_token_tables(db):
     _encoder.cache_clear()
     warm_process(close_connections=False)
     assert _encoder.cache_info().currsize == 1
+
+
+def test_after_the_warm_up_carol_previews_the_active_and_another_preset_without_reading_their_nodes(
+    client, carol, stored_preset
+):
+    import json
+
+    from presets.services import preset_import
+    from tests.assembly.conftest import XSS_PRESET
+
+    other = preset_import(
+        server=stored_preset.server,
+        raw=json.dumps(XSS_PRESET).encode(),
+        filename="second.json",
+        activate=False,
+        actor_label="test",
+    ).preset
+    clear_local()
+    warm_process(close_connections=False)
+    client.force_login(carol)
+    for preset in (stored_preset, other):
+        url = reverse("assembly:preview", args=[stored_preset.server_id]) + f"?preset={preset.pk}"
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200
+        assert not [q["sql"] for q in queries.captured_queries if "presets_presetnode" in q["sql"]]

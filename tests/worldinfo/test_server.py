@@ -223,3 +223,83 @@ def test_alice_changes_the_world_info_settings(client, alice):
     settings = world_info_settings(1001)
     assert (settings.scan_depth, settings.max_recursion, settings.strategy) == (6, 2, "global_first")
     assert settings.match_whole_words is False  # an unticked box is off
+
+
+def test_a_fresh_process_assembles_from_the_stored_compiled_book_without_reading_entries(
+    client, api_token, lorebook
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lorebooks.models import CompiledLorebook
+
+    assert CompiledLorebook.objects.filter(lorebook=lorebook).exists()
+    with CaptureQueriesContext(connection) as queries:
+        body = post(client, doc("where is the lantern?"), api_token).json()
+    assert [a["uid"] for a in body["world_info"]["activated"]] == [0]
+    assert not [q["sql"] for q in queries.captured_queries if "lorebookentry" in q["sql"].lower()]
+
+
+def test_disabling_an_entry_rewrites_the_compiled_book_the_bot_uses(
+    client, api_token, lorebook, alice, django_capture_on_commit_callbacks
+):
+    lantern_entry = lorebook.entries.get(uid=0)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.entries_set_enabled(lorebook=lorebook, entry_ids=[lantern_entry.pk], enabled=False, by=alice)
+    from lorebooks.cache import clear_local
+
+    clear_local()
+    body = post(client, doc("the lantern by the harbor"), api_token).json()
+    assert [a["uid"] for a in body["world_info"]["activated"]] == [1]
+
+
+def test_a_lorebook_stored_before_compiled_forms_existed_still_takes_part(client, api_token, lorebook):
+    from lorebooks.models import CompiledLorebook
+
+    CompiledLorebook.objects.filter(lorebook=lorebook).delete()
+    body = post(client, doc("where is the lantern?"), api_token).json()
+    assert [a["uid"] for a in body["world_info"]["activated"]] == [0]
+
+
+def test_carol_pages_through_a_large_lorebook_two_hundred_entries_at_a_time(client, carol, lantern):
+    many = {"entries": {str(i): {"key": [f"k{i}"], "comment": f"Entry {i}"} for i in range(450)}}
+    big = services.lorebook_import(
+        server=lantern, raw=json.dumps(many).encode(), filename="Many.json"
+    ).lorebook
+    client.force_login(carol)
+    url = reverse("lorebooks:detail", args=[1001, big.pk])
+    first = client.get(url).content.decode()
+    assert first.count("data-uid=") == 200 and "450 entries in all" not in first  # carol cannot bulk edit
+    assert "Entries 1–200 of 450" in first and 'href="?page=2#entries"' in first
+    last = client.get(url + "?page=3").content.decode()
+    assert last.count("data-uid=") == 50 and "Entry 449" in last and 'rel="next"' not in last
+    filtered = client.get(url + "?q=Entry+44&page=2").content.decode()
+    assert "Entry 44" in filtered and "page=" not in filtered.split('id="entry-list"')[1]
+
+
+def test_an_entry_with_thousands_of_keys_lists_the_first_fifty(client, alice, lantern):
+    keys = [f"word{i}" for i in range(5000)]
+    huge = {"entries": {"0": {"key": keys, "comment": "Many keys", "content": "Found."}}}
+    lorebook = services.lorebook_import(server=lantern, raw=json.dumps(huge).encode(), filename="Keys.json")
+    client.force_login(alice)
+    page = client.get(reverse("lorebooks:detail", args=[1001, lorebook.lorebook.pk])).content.decode()
+    assert "<code>word49</code>" in page and "word50<" not in page
+    assert "and 4950 more (in the download)" in page
+
+
+def test_alice_disables_every_entry_then_enables_one_and_the_bot_sees_exactly_that(
+    client, api_token, lorebook, alice, django_capture_on_commit_callbacks
+):
+    ids = list(lorebook.entries.values_list("pk", flat=True))
+    harbor = lorebook.entries.get(uid=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.entries_set_enabled(lorebook=lorebook, entry_ids=ids, enabled=False, by=alice) == 2
+    assert post(client, doc("the lantern by the harbor"), api_token).json()["world_info"]["activated"] == []
+    with django_capture_on_commit_callbacks(execute=True):
+        services.entries_set_enabled(lorebook=lorebook, entry_ids=[harbor.pk], enabled=True, by=alice)
+    body = post(client, doc("the lantern by the harbor"), api_token).json()
+    assert [a["uid"] for a in body["world_info"]["activated"]] == [1]
+    assert dict(lorebook.entries.values_list("uid", "enabled")) == {0: False, 1: True}
+    client.force_login(alice)
+    exported = client.get(reverse("lorebooks:download", args=[1001, lorebook.pk]) + "?as=export")
+    assert [e["disable"] for e in json.loads(exported.content)["entries"].values()] == [True, False]
