@@ -141,4 +141,4 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
 
 
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: card_cache.invalidate(server_id))
+    card_cache.invalidate(server_id)

@@ -264,4 +264,4 @@ def _clean_settings(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: wi_cache.invalidate(server_id))
+    wi_cache.invalidate(server_id)

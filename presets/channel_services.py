@@ -58,7 +58,7 @@ def channel_preset_set(
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
         )
-    transaction.on_commit(lambda: preset_cache.invalidate(server.pk))
+    preset_cache.invalidate(server.pk)
     return True
 
 

@@ -311,7 +311,7 @@ def _edit(
             )
     except editing.EditRefused as exc:
         raise PresetError(exc.message) from None
-    transaction.on_commit(lambda: preset_cache.invalidate(preset.server_id))
+    preset_cache.invalidate(preset.server_id)
     return _Applied(version=version.number, ids=ids)
 
 

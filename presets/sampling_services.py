@@ -74,5 +74,5 @@ def sampling_set(
             action="sampling.set",
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
-    transaction.on_commit(lambda: sampling_cache.invalidate(server.pk))
+    sampling_cache.invalidate(server.pk)
     return sampling_selectors.sampling_choice(server.pk)

@@ -389,4 +389,4 @@ def nodes_set_enabled(
 
 
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: preset_cache.invalidate(server_id))
+    preset_cache.invalidate(server_id)

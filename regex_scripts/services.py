@@ -178,4 +178,4 @@ def preset_script_switch(
 
 
 def _reload_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: regex_cache.invalidate(server_id))
+    regex_cache.invalidate(server_id)
