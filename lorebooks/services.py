@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -21,13 +21,13 @@ from engine.worldinfo import (
     entry_tokens,
     parse_lorebook,
 )
+from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name, free_name
+from servers.names import UserError, clean_name
 
 from . import cache as wi_cache
 from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
 
-OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled lorebook"
 
 
@@ -35,12 +35,10 @@ class LorebookError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
 
 
-class LorebookNameClash(LorebookError):
+class LorebookNameClash(NameClash, LorebookError):
     """An import would reuse a name already taken on the server."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"A lorebook named “{name}” already exists on this server.")
-        self.name = name
+    kind = "lorebook"
 
 
 @dataclass(frozen=True)
@@ -79,16 +77,18 @@ def lorebook_import(
         or FALLBACK_NAME
     )
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
-        existing = server.lorebooks.filter(name=wanted).first()
-        replaced, is_active = False, activate
-        if existing is not None and on_clash == "replace":
-            is_active, replaced = existing.is_active, True
-            existing.delete()
-        elif existing is not None and on_clash == "keep_both":
-            wanted = free_name(server.lorebooks, wanted, max_length=NAME_MAX_LENGTH)
-        elif existing is not None:
-            raise LorebookNameClash(wanted)
+        placement = place_import(
+            server_id=server.pk,
+            rows=server.lorebooks.all(),
+            wanted=wanted,
+            on_clash=on_clash,
+            max_length=NAME_MAX_LENGTH,
+            clash=LorebookNameClash,
+        )
+        wanted, replaced, is_active = placement.name, placement.replaces is not None, activate
+        if placement.replaces is not None:
+            is_active = placement.replaces.is_active
+            placement.replaces.delete()
         user = by if getattr(by, "is_authenticated", False) else None
         lorebook = Lorebook.objects.create(
             server=server,

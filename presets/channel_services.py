@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 
 from memory.models import Channel  # names and parents only; memory does not depend on presets
+from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 
 from . import cache as preset_cache
@@ -39,7 +40,7 @@ def channel_preset_set(
     if not 0 < channel_id <= MAX_CHANNEL_ID:
         raise ValueError("A channel id is a positive Discord snowflake.")
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
+        lock_server(server.pk)
         current = ChannelPreset.objects.filter(server=server, channel_id=channel_id).first()
         if preset is None:
             if current is None:

@@ -17,6 +17,7 @@ from django.db.models import Max
 
 from engine.regex import CompiledScript, RegexScript, compile_scripts
 from presets.models import Preset
+from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 
 from . import cache as regex_cache
@@ -52,7 +53,7 @@ def scripts_import(
     scripts = [script if script.id else replace(script, id=str(uuid.uuid4())) for script in scripts]
     compiled = compile_scripts(scripts)
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
+        lock_server(server.pk)
         existing = ServerScript.objects.filter(server=server)
         room = MAX_SERVER_SCRIPTS - existing.count()
         if room <= 0 and scripts:
@@ -121,7 +122,7 @@ def script_move(
 ) -> None:
     """Swap the script with its neighbour above or below (nothing happens at either end)."""
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=row.server_id).first()
+        lock_server(row.server_id)
         ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
         index = next(i for i, other in enumerate(ordered) if other.pk == row.pk)
         target = index - 1 if direction == "up" else index + 1
