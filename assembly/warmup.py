@@ -27,12 +27,10 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from django.db import connections
     from django.urls import resolve, reverse
 
-    from engine import parse_buckets
-    from engine.assemble import assemble
-    from engine.tokens import load_tables
+    from engine import assemble, load_tables, parse_buckets
     from presets import cache as preset_cache
     from presets import sampling_cache
-    from presets.models import Preset
+    from presets import selectors as preset_selectors
     from regex_scripts import cache as regex_cache
 
     from .selectors import default_document
@@ -45,10 +43,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
         load_tables()
         doc = parse_buckets(default_document())
         assemble(doc)
-        server_ids = (
-            Preset.objects.filter(is_active=True).order_by("-updated_at").values_list("server_id", flat=True)
-        )
-        for server_id in server_ids[:limit]:
+        for server_id in preset_selectors.servers_with_an_active_preset(limit):
             preset = preset_cache.get_active_preset(server_id)
             sampling_cache.get_sampling_choice(server_id)
             regex_cache.server_regex(server_id)

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from memory.models import Channel  # names and parents only; memory does not depend on presets
+from memory import selectors as memory_selectors  # names and parents; memory does not depend on presets
 from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 
@@ -66,12 +66,7 @@ def channel_preset_set(
 def channel_uses(server: Server) -> list[ChannelUse]:
     """Every channel of the server with its own preset, with channel names the bot has reported."""
     rows = list(ChannelPreset.objects.filter(server=server).select_related("preset").order_by("channel_id"))
-    known = {
-        channel.id: channel
-        for channel in Channel.objects.filter(id__in=[row.channel_id for row in rows]).only(
-            "id", "name", "parent_id"
-        )
-    }
+    known = memory_selectors.channels_by_id([row.channel_id for row in rows])
     return [
         ChannelUse(
             channel_id=row.channel_id,
@@ -88,9 +83,9 @@ def channel_uses(server: Server) -> list[ChannelUse]:
 
 def known_channels(server: Server) -> list[Any]:
     """The server's channels the bot has reported (for the channel picker)."""
-    return list(Channel.objects.filter(server=server).order_by("name", "id"))
+    return memory_selectors.channels_for(server)
 
 
 def thread_parent(channel_id: int) -> int | None:
     """The parent channel of a thread the bot has reported, else None (the command line asks)."""
-    return Channel.objects.filter(pk=channel_id).values_list("parent_id", flat=True).first()
+    return memory_selectors.channel_parent(channel_id)

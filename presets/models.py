@@ -6,8 +6,8 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from engine import DEFAULT_ENCODING as DEFAULT_TOKENIZER
 from engine import count_text
-from engine.tokens import DEFAULT_ENCODING as DEFAULT_TOKENIZER
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100

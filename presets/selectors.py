@@ -99,6 +99,12 @@ def st_node_from_row(row: tuple) -> StNode:
     return StNode(**values)
 
 
+def servers_with_an_active_preset(limit: int) -> list[int]:
+    """The servers whose active preset changed most recently first (the web server warms them)."""
+    rows = Preset.objects.filter(is_active=True).order_by("-updated_at").values_list("server_id", flat=True)
+    return list(rows[:limit])
+
+
 def active_preset_row(server_id: int) -> Preset | None:
     """The server's active preset (stored text deferred), or None when assembly is native."""
     return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()

@@ -10,18 +10,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.db import transaction
 from django.db.models import Max
 
 from engine.regex import CompiledScript, RegexScript, compile_scripts
-from presets.models import Preset
 from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 
 from . import cache as regex_cache
 from .models import PresetScriptSwitch, ServerScript
+
+if TYPE_CHECKING:  # annotations only: presets' rows are read through presets.selectors
+    from presets.models import Preset
 
 MAX_SERVER_SCRIPTS = 512  # issue 25: every stored script may run on every request
 

@@ -7,7 +7,7 @@ Writes are POST forms that redirect without JavaScript and answer with the list 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,10 +16,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.regex import ScriptError, read_export
-from engine.regex.scripts import MAX_EXPORT_BYTES
+from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from presets import cache as preset_cache
-from presets.models import Preset
+from presets import selectors as preset_selectors
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 
@@ -27,9 +26,12 @@ from . import selectors, services
 from .forms import ScriptForm, TesterForm, UploadForm
 from .models import ServerScript
 
+if TYPE_CHECKING:  # annotations only: presets' rows are read through presets.selectors
+    from presets.models import Preset
+
 
 def _list_context(request: HttpRequest, server: Server, **extra: Any) -> dict[str, Any]:
-    active = Preset.objects.filter(server=server, is_active=True).first()
+    active = preset_selectors.active_preset_row(server.pk)
     return {
         "server": server,
         "rows": selectors.server_script_rows(server.pk),
@@ -171,7 +173,7 @@ def script_delete(request: HttpRequest, server_id: int, script_id: int) -> HttpR
 
 
 def _preset_or_404(server: Server, preset_id: int) -> Preset:
-    preset = Preset.objects.filter(server=server, pk=preset_id).defer("stored_text").first()
+    preset = preset_selectors.preset_of(server, preset_id)
     if preset is None:
         raise Http404("No such preset.")
     return preset

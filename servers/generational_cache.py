@@ -37,6 +37,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import BigIntegerField, F, Value
 from django.db.models.functions import Greatest
 
+from .models import CacheStamp
 from .resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
 
 log = logging.getLogger("tavernkeep.cache")
@@ -78,8 +79,6 @@ def _first_generation() -> int:
 
 def _database_stamps(server_id: int, stamp: str) -> dict[str, int]:
     """The server's stamps; `stamp`'s row is created the first time anyone asks for it."""
-    from .models import CacheStamp
-
     stamps = dict(CacheStamp.objects.filter(server_id=server_id).values_list("name", "generation"))
     if stamp not in stamps:
         row, _ = CacheStamp.objects.get_or_create(
@@ -145,8 +144,6 @@ def invalidate(stamp: str, server_id: int) -> None:
     The database's stamp is bumped now, inside the caller's transaction (if any), and the shared
     cache learns the new number once that transaction commits; a rolled-back write changes nothing.
     """
-    from .models import CacheStamp
-
     with transaction.atomic():
         rows = CacheStamp.objects.filter(server_id=server_id, name=stamp)
         bump = Greatest(F("generation") + 1, Value(_first_generation(), output_field=BigIntegerField()))
