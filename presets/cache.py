@@ -52,7 +52,7 @@ def stored(preset: Preset) -> StoredPreset:
         settings=selectors.prompt_settings(preset),
         nodes=tuple(selectors.st_nodes(preset.pk)),
         sampling=dict(preset.sampling or {}),
-        regex=selectors.regex_scripts(preset.pk),
+        regex=selectors.regex_scripts(preset),
     )
 
 

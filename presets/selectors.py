@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.db.models import Q, QuerySet
 
 from engine.regex import PresetScripts, scripts_of_preset
@@ -12,6 +10,7 @@ from engine.st_format import PromptSettings
 from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
+from .regex_source import regex_source_of_text
 
 # What the node list can be narrowed to, besides the three node kinds.
 NODE_FILTERS = ("marker", "content", "comment", "depth", "enabled", "disabled")
@@ -110,14 +109,18 @@ def active_preset_row(server_id: int) -> Preset | None:
     return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()
 
 
-def regex_scripts(preset_id: int) -> PresetScripts:
-    """The regex scripts the preset's stored file ships (`extensions.regex_scripts`), in file order."""
-    text = Preset.objects.filter(pk=preset_id).values_list("stored_text", flat=True).first() or ""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        data = None
-    return scripts_of_preset(data)
+def regex_scripts(preset: Preset | int) -> PresetScripts:
+    """The regex scripts the preset's file ships (`extensions.regex_scripts`), in file order, from
+    the part of the file kept at import (the stored text is not parsed again)."""
+    preset_id = preset if isinstance(preset, int) else preset.pk
+    if isinstance(preset, int):
+        source = Preset.objects.filter(pk=preset).values_list("regex_source", flat=True).first()
+    else:
+        source = preset.regex_source
+    if source is None:  # a row stored before the scripts were kept apart
+        text = Preset.objects.filter(pk=preset_id).values_list("stored_text", flat=True).first()
+        source = regex_source_of_text(text or "")
+    return scripts_of_preset(source)
 
 
 def prompt_settings(preset: Preset) -> PromptSettings:

@@ -26,6 +26,7 @@ from servers.users import User
 from . import cache as preset_cache
 from . import selectors, versions
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
+from .regex_source import regex_source_of_text
 
 FALLBACK_NAME = "Untitled preset"
 
@@ -171,6 +172,7 @@ def _store(
         shape=parsed.shape,
         is_active=is_active,
         stored_text=parsed.stored_text,
+        regex_source=regex_source_of_text(parsed.stored_text),
         settings=parsed.settings.to_dict(),
         sampling=parsed.sampling,
         summary=summary.to_dict(),
