@@ -23,6 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.uploads import too_large
 
 from . import selectors, services
 from .models import Lorebook, LorebookEntry
@@ -45,8 +46,8 @@ SETTING_FORM = (
 )
 
 
-def too_large_message() -> str:
-    return f"The file is larger than the {settings.LOREBOOK_MAX_BYTES // 1024 // 1024 or 1} MiB limit for lorebooks."
+def too_large_message(size: int | None = None) -> str:
+    return too_large(size, limit=settings.LOREBOOK_MAX_BYTES, what="lorebook")
 
 
 def body_too_large(request: HttpRequest) -> bool:
@@ -88,7 +89,7 @@ def lorebook_upload(request: HttpRequest, server_id: int) -> HttpResponse:
         if upload is None:
             error, status = "Choose a SillyTavern World Info file (.json) to upload.", 400
         elif upload.size is not None and upload.size > settings.LOREBOOK_MAX_BYTES:
-            error, status = too_large_message(), 413
+            error, status = too_large_message(upload.size), 413
         else:
             try:
                 result = services.lorebook_import(
