@@ -24,6 +24,7 @@ from engine.worldinfo import (
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.names import UserError, clean_name
+from servers.users import User
 
 from . import cache as wi_cache
 from .models import NAME_MAX_LENGTH, SETTING_FIELDS, Lorebook, LorebookEntry, WorldInfoSettingsRow
@@ -136,7 +137,9 @@ def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
     )
 
 
-def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, actor_label: str = "") -> None:
+def lorebook_set_active(
+    *, lorebook: Lorebook, active: bool, by: User | None = None, actor_label: str = ""
+) -> None:
     """Switch a lorebook on or off for the server's assemblies."""
     with transaction.atomic():
         Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
@@ -151,7 +154,7 @@ def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, act
     _invalidate_on_commit(lorebook.server_id)
 
 
-def lorebook_delete(*, lorebook: Lorebook, by: Any = None, actor_label: str = "") -> None:
+def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: str = "") -> None:
     """Delete a lorebook and its entries."""
     server_id = lorebook.server_id
     with transaction.atomic():
@@ -168,7 +171,12 @@ def lorebook_delete(*, lorebook: Lorebook, by: Any = None, actor_label: str = ""
 
 
 def entries_set_enabled(
-    *, lorebook: Lorebook, entry_ids: Iterable[int], enabled: bool, by: Any = None, actor_label: str = ""
+    *,
+    lorebook: Lorebook,
+    entry_ids: Iterable[int],
+    enabled: bool,
+    by: User | None = None,
+    actor_label: str = "",
 ) -> int:
     """Enable or disable entries of a lorebook (one or many); returns how many changed."""
     with transaction.atomic():
@@ -202,7 +210,7 @@ def _recount(lorebook: Lorebook) -> dict[str, Any]:
 
 
 def settings_update(
-    *, server: Server, changes: dict[str, Any], by: Any = None, actor_label: str = ""
+    *, server: Server, changes: dict[str, Any], by: User | None = None, actor_label: str = ""
 ) -> WorldInfoSettings:
     """Change some of the server's World Info settings; raises LorebookError on a bad value."""
     clean = _clean_settings(changes)

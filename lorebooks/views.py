@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
@@ -24,6 +24,7 @@ from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, expor
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.uploads import too_large
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .models import Lorebook, LorebookEntry
@@ -50,7 +51,7 @@ def too_large_message(size: int | None = None) -> str:
     return too_large(size, limit=settings.LOREBOOK_MAX_BYTES, what="lorebook")
 
 
-def body_too_large(request: HttpRequest) -> bool:
+def body_too_large(request: AuthenticatedHttpRequest) -> bool:
     """True when the declared body is larger than any acceptable upload (checked before reading it)."""
     length = request.headers.get("Content-Length", "")
     return length.isdigit() and int(length) > settings.LOREBOOK_MAX_BYTES + MULTIPART_SLACK_BYTES
@@ -59,7 +60,7 @@ def body_too_large(request: HttpRequest) -> bool:
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def lorebook_list(request: HttpRequest, server_id: int) -> HttpResponse:
+def lorebook_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     context = _list_context(request, server)
     if request.htmx:
@@ -70,7 +71,7 @@ def lorebook_list(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def lorebook_upload(request: HttpRequest, server_id: int) -> HttpResponse:
+def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     form = {"name": "", "activate": True, "on_clash": "ask"}
     if request.method == "GET":
@@ -122,7 +123,7 @@ lorebook_upload.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + MULTIPART
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def lorebook_detail(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_detail(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     context = _detail_context(request, server, lorebook, _filters(request.GET))
@@ -131,7 +132,9 @@ def lorebook_detail(request: HttpRequest, server_id: int, lorebook_id: int) -> H
     return render(request, "lorebooks/detail.html", context)
 
 
-def _set_active(request: HttpRequest, server_id: int, lorebook_id: int, active: bool) -> HttpResponse:
+def _set_active(
+    request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, active: bool
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_set_active(lorebook=lorebook, active=active, by=request.user)
@@ -146,21 +149,21 @@ def _set_active(request: HttpRequest, server_id: int, lorebook_id: int, active: 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_activate(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_activate(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     return _set_active(request, server_id, lorebook_id, True)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_deactivate(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_deactivate(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     return _set_active(request, server_id, lorebook_id, False)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_delete(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_delete(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_delete(lorebook=lorebook, by=request.user)
@@ -172,7 +175,7 @@ def lorebook_delete(request: HttpRequest, server_id: int, lorebook_id: int) -> H
 
 @login_required
 @require_GET
-def lorebook_download(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_download(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     """The upload as it came (`?as=original`, the default) or a SillyTavern World Info export (`?as=export`)."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = server.lorebooks.filter(pk=lorebook_id).first()
@@ -193,7 +196,9 @@ def lorebook_download(request: HttpRequest, server_id: int, lorebook_id: int) ->
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def entry_toggle(request: HttpRequest, server_id: int, lorebook_id: int, entry_id: int) -> HttpResponse:
+def entry_toggle(
+    request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, entry_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     entry = LorebookEntry.objects.filter(lorebook=lorebook, pk=entry_id).first()
@@ -211,7 +216,7 @@ def entry_toggle(request: HttpRequest, server_id: int, lorebook_id: int, entry_i
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def entries_bulk(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def entries_bulk(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     filters = _filters(request.POST)
@@ -235,7 +240,7 @@ def entries_bulk(request: HttpRequest, server_id: int, lorebook_id: int) -> Http
 
 @login_required
 @require_POST
-def settings_update(request: HttpRequest, server_id: int) -> HttpResponse:
+def settings_update(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     changes: dict[str, Any] = {}
     try:
@@ -280,7 +285,7 @@ def _upload_context(
     }
 
 
-def _list_context(request: HttpRequest, server: Server) -> dict[str, Any]:
+def _list_context(request: AuthenticatedHttpRequest, server: Server) -> dict[str, Any]:
     current = selectors.world_info_settings(server).to_dict()
     return {
         "server": server,
@@ -298,7 +303,7 @@ def _filters(data: Any) -> dict[str, str]:
 
 
 def _detail_context(
-    request: HttpRequest, server: Server, lorebook: Lorebook, filters: dict[str, str]
+    request: AuthenticatedHttpRequest, server: Server, lorebook: Lorebook, filters: dict[str, str]
 ) -> dict[str, Any]:
     entries = list(selectors.entries_for(lorebook, query=filters["q"], show=filters["show"]))
     return {

@@ -15,6 +15,7 @@ from django.db import transaction
 from memory import selectors as memory_selectors  # names and parents; memory does not depend on presets
 from servers.imports import lock_server
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from . import cache as preset_cache
 from .models import ChannelPreset, Preset
@@ -34,7 +35,7 @@ class ChannelUse:
 
 
 def channel_preset_set(
-    *, server: Server, channel_id: int, preset: Preset | None, by: Any, actor_label: str = ""
+    *, server: Server, channel_id: int, preset: Preset | None, by: User | None, actor_label: str = ""
 ) -> bool:
     """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from django.utils import timezone
 
@@ -80,7 +78,7 @@ def server_ensure(*, server_id: int, name: str | None = None) -> Server:
     return server
 
 
-def membership_set(*, server: Server, user: Any, role: Role, by: User | None = None) -> Membership:
+def membership_set(*, server: Server, user: User, role: Role, by: User | None = None) -> Membership:
     membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
     AuditEvent.record(
         server=server,
