@@ -24,6 +24,8 @@ def regex_source(data: Any) -> dict[str, Any]:
 
 def regex_source_of_text(text: str) -> dict[str, Any]:
     """The same, from a preset's stored text (once, at import or for a row stored before)."""
+    if "regex_scripts" not in text and "reasoning" not in text:
+        return {}  # most presets carry neither: no need to parse the whole file again
     try:
         return regex_source(json.loads(text or "null"))
     except (ValueError, RecursionError):

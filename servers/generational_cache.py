@@ -50,6 +50,7 @@ P = TypeVar("P")
 V = TypeVar("V")
 
 _MISSING: Any = object()
+_NOTHING_SEEN: dict[str, int] = {}
 
 
 def ttl_seconds() -> int:
@@ -96,8 +97,8 @@ def current_generation(stamp: str, server_id: int, shared: Any) -> int | None:
     """
     shared = shared if isinstance(shared, int) else None
     now = time.monotonic()
-    with _seen_lock:
-        checked_at, known = _seen.get(server_id, (None, {}))
+    # A plain read: entries are replaced whole (never changed in place) under the lock.
+    checked_at, known = _seen.get(server_id, (None, _NOTHING_SEEN))
     seen = known.get(stamp)
     fresh = checked_at is not None and now - checked_at < _check_seconds()
     if fresh and shared is not None and seen is not None and shared >= seen:
