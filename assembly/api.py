@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from engine import BucketError, parse_buckets
-from lorebooks import cache as lorebook_cache
+from lorebooks import services as lorebook_services
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
 from servers.fairness import fair_share
 from servers.snowflakes import read_snowflake
@@ -69,7 +69,9 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
         raise ApiError(str(exc)) from None
     channel = world_info_channel(doc, options["channel"])
     if channel is not None and assembly.world_info is not None:
-        lorebook_cache.write_state(server_id, channel, assembly.world_info["state"])
+        lorebook_services.timed_state_save(
+            server_id=server_id, channel=channel, state=assembly.world_info["state"]
+        )
     return json_response(assembly.to_dict())
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -178,7 +178,9 @@ def _posted_document(data: Any) -> PostedDocument:
     return PostedDocument(document=document, from_json=from_json, row_op=bool(op))
 
 
-def _partial_answer(request: HttpRequest, context: dict[str, Any], posted: PostedDocument) -> HttpResponse:
+def _partial_answer(
+    request: AuthenticatedHttpRequest, context: dict[str, Any], posted: PostedDocument
+) -> HttpResponse:
     """The result, plus the other view of the sample swapped out of band: the JSON after a form
     change, the fields after a JSON change or a row button (never the box being typed in)."""
     response = render(request, f"{PAGE}#result", context)
@@ -193,7 +195,7 @@ def _partial_answer(request: HttpRequest, context: dict[str, Any], posted: Poste
 
 
 def _context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     options: PreviewOptions,
     document: Any,

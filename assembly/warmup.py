@@ -30,12 +30,10 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
     from django.template.loader import get_template
     from django.urls import resolve, reverse
 
-    from engine import parse_buckets
-    from engine.assemble import assemble
-    from engine.tokens import load_tables
+    from engine import assemble, load_tables, parse_buckets
     from presets import cache as preset_cache
     from presets import sampling_cache
-    from presets.models import Preset
+    from presets import selectors as preset_selectors
     from regex_scripts import cache as regex_cache
 
     from .preview import PreviewOptions, preview_assembly
@@ -50,10 +48,8 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
         get_template("assembly/preview.html")  # compiled once, its tag libraries imported
         doc = parse_buckets(default_document())
         assemble(doc)
-        server_ids = (
-            Preset.objects.filter(is_active=True).order_by("-updated_at").values_list("server_id", flat=True)
-        )
-        for server_id in server_ids[:limit]:
+        server_ids = list(preset_selectors.servers_with_an_active_preset(limit))
+        for server_id in server_ids:
             preset = preset_cache.get_active_preset(server_id)
             sampling_cache.get_sampling_choice(server_id)
             regex_cache.server_regex(server_id)
@@ -63,10 +59,7 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
                 preview_assembly(server_id=server_id, document=default_document(), options=PreviewOptions())
                 warmed += 1
         # the presets those servers preview besides their active one, as many as the preview keeps
-        others = Preset.objects.filter(server_id__in=list(server_ids[:limit]), is_active=False)
-        for preset_id in others.order_by("-updated_at").values_list("pk", flat=True)[
-            : preset_cache.PREVIEW_ENTRIES
-        ]:
+        for preset_id in preset_selectors.inactive_preset_ids(server_ids, limit=preset_cache.PREVIEW_ENTRIES):
             preset_cache.get_preset(preset_id)
     except Exception:  # a warm-up must never keep the server from starting
         log.warning("warm-up stopped early; requests will warm the caches instead", exc_info=True)

@@ -5,31 +5,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
 
 from django.db import transaction
 from django.utils import timezone
 
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
+from servers.imports import NameClash, OnClash, lock_server, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name, free_name
+from servers.names import UserError, clean_name
 from servers.users import User
 
 from . import cache as card_cache
 from .models import NAME_MAX_LENGTH
 from .models import Card as CardRow
 
-OnClash = Literal["ask", "replace", "keep_both"]
-
 
 class CardError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
 
 
-class CardNameClash(CardError):
-    def __init__(self, name: str) -> None:
-        super().__init__(f"A character card named “{name}” already exists on this server.")
-        self.name = name
+class CardNameClash(NameClash, CardError):
+    kind = "character card"
 
 
 @dataclass(frozen=True)
@@ -65,16 +61,18 @@ def card_import(
         or "Unnamed character"
     )
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
-        existing = server.cards.filter(name=wanted).first()
-        replaced, is_active = False, activate
-        if existing is not None and on_clash == "replace":
-            is_active, replaced = existing.is_active, True
-            existing.delete()
-        elif existing is not None and on_clash == "keep_both":
-            wanted = free_name(server.cards, wanted, max_length=NAME_MAX_LENGTH)
-        elif existing is not None:
-            raise CardNameClash(wanted)
+        placement = place_import(
+            server_id=server.pk,
+            rows=server.cards.all(),
+            wanted=wanted,
+            on_clash=on_clash,
+            max_length=NAME_MAX_LENGTH,
+            clash=CardNameClash,
+        )
+        wanted, replaced, is_active = placement.name, placement.replaces is not None, activate
+        if placement.replaces is not None:
+            is_active = placement.replaces.is_active
+            placement.replaces.delete()
         if is_active:
             server.cards.filter(is_active=True).update(is_active=False)
         row = CardRow.objects.create(
@@ -104,7 +102,7 @@ def card_import(
 def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
     """Make `card` the server's only active character."""
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=card.server_id).first()
+        lock_server(card.server_id)
         CardRow.objects.filter(server_id=card.server_id, is_active=True).exclude(pk=card.pk).update(
             is_active=False
         )
@@ -141,4 +139,4 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
 
 
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: card_cache.invalidate(server_id))
+    card_cache.invalidate(server_id)

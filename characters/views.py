@@ -23,6 +23,7 @@ from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.uploads import too_large
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
@@ -58,7 +59,12 @@ def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
     if upload is None:
         return _list(request, server, error="Choose a character card (.json or .png) to upload.", status=400)
     if upload.size is not None and upload.size > MAX_CARD_BYTES:
-        return _list(request, server, error="The file is larger than the 10 MiB limit for cards.", status=413)
+        return _list(
+            request,
+            server,
+            error=too_large(upload.size, limit=MAX_CARD_BYTES, what="character card"),
+            status=413,
+        )
     on_clash = request.POST.get("on_clash", "ask")
     try:
         result = services.card_import(

@@ -186,6 +186,9 @@ ST_PRESET_CACHE_TTL_MINUTES = env_int("ST_PRESET_CACHE_TTL_MINUTES", default=10)
 # Compiled active presets each web process keeps (least recently used go first): about 1 MiB each
 # for an average corpus preset (bench/capacity.py, docs/scaling.md).
 ST_PRESET_LOCAL_ENTRIES = max(1, env_int("ST_PRESET_LOCAL_ENTRIES", default=64))
+# How often each process checks the shared cache's generations against the database's own stamps
+# (servers.generational_cache): the longest a Redis restored from an old snapshot can be believed.
+CACHE_STAMP_CHECK_SECONDS = float(os.environ.get("CACHE_STAMP_CHECK_SECONDS", "5"))
 SHORT_TERM_MEMORY_TTL_HOURS = env_int("SHORT_TERM_MEMORY_TTL_HOURS", default=12)
 SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS = env_int("SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS", default=24)
 SHORT_TERM_MEMORY_MAX_OTHER_CHANNELS = env_int("SHORT_TERM_MEMORY_MAX_OTHER_CHANNELS", default=3)

@@ -7,8 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
 
-from engine.macros.replay import Op, OpError, ops_from_json, replay_steps
-from engine.macros.values import to_text
+from engine.macros import Op, OpError, ops_from_json, replay_steps, to_text
 from servers.models import Server
 
 from .models import ConversationMessage, SampleConversation, Swipe

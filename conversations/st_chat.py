@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.macros.replay import Op, OpError, op_from_dict
+from engine.macros import Op, OpError, op_from_dict
 
 MAX_CHAT_BYTES = 8 * 1024 * 1024
 _DATE_FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d@%Hh%Mm%Ss")

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.macros.replay import WRITE_OPS, Op, OpError, make_op
+from engine.macros import WRITE_OPS, Op, OpError, make_op
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest

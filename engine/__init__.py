@@ -40,12 +40,13 @@ from .stm import (
     StmSettings,
     contribute,
 )
-from .tokens import ENCODINGS, count_text
+from .tokens import DEFAULT_ENCODING, ENCODINGS, count_text, load_tables
 
 __all__ = [
     "AUTHORS_NOTE_POSITIONS",
     "CONVERSATION_START",
     "CUT_BY_CAP",
+    "DEFAULT_ENCODING",
     "EMPTY",
     "ENCODINGS",
     "EXPIRED",
@@ -81,6 +82,7 @@ __all__ = [
     "contribute",
     "count_text",
     "decode_json",
+    "load_tables",
     "native_source",
     "parse_buckets",
     "shape",

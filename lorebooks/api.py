@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from engine.worldinfo import LorebookRefused
 from servers.api_auth import ApiError, api_view
 from servers.models import Server
+from servers.uploads import declared_size
 
 from . import selectors, services
 from .reports import import_report, lorebook_listing
@@ -37,7 +38,7 @@ lorebooks_collection.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + 64 *
 
 def _import(request: HttpRequest, server_id: int) -> HttpResponse:
     if body_too_large(request):
-        raise ApiError(too_large_message(), 413)
+        raise ApiError(too_large_message(declared_size(request)), 413)
     raw, filename, options = _read_upload(request)
     replace, keep_both = _flag(options, "replace"), _flag(options, "keep_both")
     if replace and keep_both:
@@ -71,9 +72,11 @@ def _read_upload(request: HttpRequest) -> tuple[bytes, str, dict[str, str]]:
         if upload is None:
             raise ApiError("Send the lorebook as a multipart field named 'file' or as a JSON body.")
         if upload.size is not None and upload.size > limit:
-            raise ApiError(too_large_message(), 413)
+            raise ApiError(too_large_message(upload.size), 413)
         return upload.read(limit + 1), upload.name or "lorebook.json", options
     raw = request.read(limit + 1)
+    if len(raw) > limit:  # the body is the file: its declared length is its size
+        raise ApiError(too_large_message(declared_size(request)), 413)
     if not raw:
         raise ApiError(
             "The request body is empty: send the lorebook's JSON, or a multipart field named 'file'."

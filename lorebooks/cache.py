@@ -1,24 +1,17 @@
 """The active-lorebooks cache: per server, the World Info settings and the compiled active books.
 
-Like the active-preset cache (presets.cache): the shared cache holds a generation token per server
-(`lorebooks:v1:gen:<server>`, replaced on every write) and the books as the database stores them,
-compiled once per book version (`lorebooks:v1:active:<server>` = `(generation, StoredWorldInfo)`);
-each process keeps the books loaded from those bytes for the generation it read. A warm read is one
-cache read and no SQL. Cache-backend errors are misses (servers.resilient_cache): the database answers.
+A `servers.generational_cache` declaration (stamp `lorebooks`): the shared cache holds the books as
+the database stores them, compiled once per book version (bytes); each process keeps the books loaded
+from those bytes. A warm read is one cache read and no SQL. During a database outage the process's last compiled copy, else the day-long
+stale copy, is served (docs/reliability.md).
 
 The per-channel timed-effect state (SPEC §7.6) lives here too, under its own key with a day's TTL.
 """
 
 from __future__ import annotations
 
-import secrets
-import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
-
-from django.conf import settings
 
 from engine.worldinfo import (
     CompiledBook,
@@ -28,11 +21,11 @@ from engine.worldinfo import (
     compile_book,
     switch_entries,
 )
+from servers.generational_cache import GenerationalCache
 from servers.resilient_cache import cache_delete, cache_get, cache_set
 
 from . import selectors
 
-GENERATION_SECONDS = 30 * 24 * 60 * 60
 STATE_SECONDS = 24 * 60 * 60
 LOCAL_ENTRIES = 64
 
@@ -54,49 +47,8 @@ class ActiveWorldInfo:
     books: tuple[CompiledBook, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Local:
-    generation: str
-    active: ActiveWorldInfo
-    expires: float
-
-
-_local: OrderedDict[int, _Local] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _ttl() -> int:
-    return max(1, int(settings.ST_PRESET_CACHE_TTL_MINUTES * 60))
-
-
-def _generation_key(server_id: int) -> str:
-    return f"lorebooks:v1:gen:{server_id}"
-
-
-def _active_key(server_id: int) -> str:
-    return f"lorebooks:v1:active:{server_id}"
-
-
 def _state_key(server_id: int, channel: str) -> str:
     return f"lorebooks:v1:state:{server_id}:{channel}"
-
-
-def get_world_info(server_id: int) -> ActiveWorldInfo:
-    """The server's settings and compiled active lorebooks; from the caches when warm (no SQL)."""
-    generation = cache_get(_generation_key(server_id))
-    if generation is not None:
-        with _lock:
-            local = _local.get(server_id)
-        if local is not None and local.generation == generation and local.expires > time.monotonic():
-            return local.active
-        entry = cache_get(_active_key(server_id))
-        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == generation:
-            return _remember(server_id, generation, entry[1])
-    else:
-        generation = _new_generation(server_id)
-    stored = load(server_id)
-    cache_set(_active_key(server_id), (generation, stored), _ttl())
-    return _remember(server_id, generation, stored)
 
 
 def load(server_id: int) -> StoredWorldInfo:
@@ -128,34 +80,29 @@ def _compile(lorebook_id: int, name: str) -> CompiledBook:
     return compile_book(name, selectors.engine_entries(lorebook_id))
 
 
+ACTIVE: GenerationalCache[int, StoredWorldInfo, ActiveWorldInfo] = GenerationalCache(
+    name="lorebooks:active",
+    stamp="lorebooks",
+    load=load,
+    compile=compile_stored,
+    local_entries=LOCAL_ENTRIES,
+    valid=lambda plain: isinstance(plain, StoredWorldInfo),
+)
+
+
+def get_world_info(server_id: int) -> ActiveWorldInfo:
+    """The server's settings and compiled active lorebooks; from the caches when warm (no SQL)."""
+    return ACTIVE.get(server_id)
+
+
 def invalidate(server_id: int) -> None:
-    """Forget the server's cached World Info in every process."""
-    _new_generation(server_id)
-    cache_delete(_active_key(server_id))
-    with _lock:
-        _local.pop(server_id, None)
+    """Every process reloads the server's World Info once the write commits."""
+    ACTIVE.invalidate(server_id)
 
 
 def clear_local() -> None:
     """Drop every compiled lorebook this process holds (tests call it between cases)."""
-    with _lock:
-        _local.clear()
-
-
-def _new_generation(server_id: int) -> str:
-    generation = secrets.token_hex(8)
-    cache_set(_generation_key(server_id), generation, GENERATION_SECONDS)
-    return generation
-
-
-def _remember(server_id: int, generation: str, stored: StoredWorldInfo) -> ActiveWorldInfo:
-    active = compile_stored(stored)
-    with _lock:
-        _local[server_id] = _Local(generation, active, time.monotonic() + _ttl())
-        _local.move_to_end(server_id)
-        while len(_local) > LOCAL_ENTRIES:
-            _local.popitem(last=False)
-    return active
+    ACTIVE.clear_local()
 
 
 def read_state(server_id: int, channel: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -24,8 +24,10 @@ from engine.worldinfo import (
     parse_lorebook,
     paused_gc,
 )
+from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name, free_name
+from servers.names import UserError, clean_name
+from servers.users import User
 
 from . import cache as wi_cache
 from . import selectors
@@ -38,7 +40,6 @@ from .models import (
     WorldInfoSettingsRow,
 )
 
-OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled lorebook"
 
 
@@ -46,12 +47,10 @@ class LorebookError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
 
 
-class LorebookNameClash(LorebookError):
+class LorebookNameClash(NameClash, LorebookError):
     """An import would reuse a name already taken on the server."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"A lorebook named “{name}” already exists on this server.")
-        self.name = name
+    kind = "lorebook"
 
 
 @dataclass(frozen=True)
@@ -90,16 +89,18 @@ def lorebook_import(
         or FALLBACK_NAME
     )
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
-        existing = server.lorebooks.filter(name=wanted).first()
-        replaced, is_active = False, activate
-        if existing is not None and on_clash == "replace":
-            is_active, replaced = existing.is_active, True
-            existing.delete()
-        elif existing is not None and on_clash == "keep_both":
-            wanted = free_name(server.lorebooks, wanted, max_length=NAME_MAX_LENGTH)
-        elif existing is not None:
-            raise LorebookNameClash(wanted)
+        placement = place_import(
+            server_id=server.pk,
+            rows=server.lorebooks.all(),
+            wanted=wanted,
+            on_clash=on_clash,
+            max_length=NAME_MAX_LENGTH,
+            clash=LorebookNameClash,
+        )
+        wanted, replaced, is_active = placement.name, placement.replaces is not None, activate
+        if placement.replaces is not None:
+            is_active = placement.replaces.is_active
+            placement.replaces.delete()
         user = by if getattr(by, "is_authenticated", False) else None
         lorebook = Lorebook.objects.create(
             server=server,
@@ -170,7 +171,9 @@ def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
     )
 
 
-def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, actor_label: str = "") -> None:
+def lorebook_set_active(
+    *, lorebook: Lorebook, active: bool, by: User | None = None, actor_label: str = ""
+) -> None:
     """Switch a lorebook on or off for the server's assemblies."""
     with transaction.atomic():
         Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
@@ -185,7 +188,7 @@ def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Any = None, act
     _invalidate_on_commit(lorebook.server_id)
 
 
-def lorebook_delete(*, lorebook: Lorebook, by: Any = None, actor_label: str = "") -> None:
+def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: str = "") -> None:
     """Delete a lorebook and its entries."""
     server_id = lorebook.server_id
     with transaction.atomic():
@@ -202,7 +205,12 @@ def lorebook_delete(*, lorebook: Lorebook, by: Any = None, actor_label: str = ""
 
 
 def entries_set_enabled(
-    *, lorebook: Lorebook, entry_ids: Iterable[int], enabled: bool, by: Any = None, actor_label: str = ""
+    *,
+    lorebook: Lorebook,
+    entry_ids: Iterable[int],
+    enabled: bool,
+    by: User | None = None,
+    actor_label: str = "",
 ) -> int:
     """Enable or disable entries of a lorebook (one or many); returns how many changed."""
     with transaction.atomic():
@@ -257,7 +265,7 @@ def _recount(lorebook: Lorebook) -> dict[str, Any]:
 
 
 def settings_update(
-    *, server: Server, changes: dict[str, Any], by: Any = None, actor_label: str = ""
+    *, server: Server, changes: dict[str, Any], by: User | None = None, actor_label: str = ""
 ) -> WorldInfoSettings:
     """Change some of the server's World Info settings; raises LorebookError on a bad value."""
     clean = _clean_settings(changes)
@@ -318,5 +326,11 @@ def _clean_settings(changes: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
+def timed_state_save(*, server_id: int, channel: str, state: dict[str, Any]) -> None:
+    """Keep a channel's World Info timed effects (sticky, cooldown, delay; SPEC §7.6) for its next
+    assembly: shared cache only, a day's lifetime, no audit (it is the bot's conversation state)."""
+    wi_cache.write_state(server_id, channel, state)
+
+
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: wi_cache.invalidate(server_id))
+    wi_cache.invalidate(server_id)

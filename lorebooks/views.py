@@ -14,7 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
@@ -24,6 +24,8 @@ from django.views.decorators.vary import vary_on_headers
 from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.uploads import too_large
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .models import Lorebook, LorebookEntry
@@ -47,11 +49,11 @@ SETTING_FORM = (
 )
 
 
-def too_large_message() -> str:
-    return f"The file is larger than the {settings.LOREBOOK_MAX_BYTES // 1024 // 1024 or 1} MiB limit for lorebooks."
+def too_large_message(size: int | None = None) -> str:
+    return too_large(size, limit=settings.LOREBOOK_MAX_BYTES, what="lorebook")
 
 
-def body_too_large(request: HttpRequest) -> bool:
+def body_too_large(request: AuthenticatedHttpRequest) -> bool:
     """True when the declared body is larger than any acceptable upload (checked before reading it)."""
     length = request.headers.get("Content-Length", "")
     return length.isdigit() and int(length) > settings.LOREBOOK_MAX_BYTES + MULTIPART_SLACK_BYTES
@@ -60,7 +62,7 @@ def body_too_large(request: HttpRequest) -> bool:
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def lorebook_list(request: HttpRequest, server_id: int) -> HttpResponse:
+def lorebook_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     context = _list_context(request, server)
     if request.htmx:
@@ -71,7 +73,7 @@ def lorebook_list(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def lorebook_upload(request: HttpRequest, server_id: int) -> HttpResponse:
+def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     form = {"name": "", "activate": True, "on_clash": "ask"}
     if request.method == "GET":
@@ -90,7 +92,7 @@ def lorebook_upload(request: HttpRequest, server_id: int) -> HttpResponse:
         if upload is None:
             error, status = "Choose a SillyTavern World Info file (.json) to upload.", 400
         elif upload.size is not None and upload.size > settings.LOREBOOK_MAX_BYTES:
-            error, status = too_large_message(), 413
+            error, status = too_large_message(upload.size), 413
         else:
             try:
                 result = services.lorebook_import(
@@ -123,7 +125,7 @@ lorebook_upload.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + MULTIPART
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def lorebook_detail(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_detail(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     context = _detail_context(request, server, lorebook, _filters(request.GET))
@@ -132,7 +134,9 @@ def lorebook_detail(request: HttpRequest, server_id: int, lorebook_id: int) -> H
     return render(request, "lorebooks/detail.html", context)
 
 
-def _set_active(request: HttpRequest, server_id: int, lorebook_id: int, active: bool) -> HttpResponse:
+def _set_active(
+    request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, active: bool
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_set_active(lorebook=lorebook, active=active, by=request.user)
@@ -147,21 +151,21 @@ def _set_active(request: HttpRequest, server_id: int, lorebook_id: int, active: 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_activate(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_activate(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     return _set_active(request, server_id, lorebook_id, True)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_deactivate(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_deactivate(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     return _set_active(request, server_id, lorebook_id, False)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def lorebook_delete(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_delete(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_delete(lorebook=lorebook, by=request.user)
@@ -173,7 +177,7 @@ def lorebook_delete(request: HttpRequest, server_id: int, lorebook_id: int) -> H
 
 @login_required
 @require_GET
-def lorebook_download(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def lorebook_download(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     """The upload as it came (`?as=original`, the default) or a SillyTavern World Info export (`?as=export`)."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = server.lorebooks.filter(pk=lorebook_id).first()
@@ -194,7 +198,9 @@ def lorebook_download(request: HttpRequest, server_id: int, lorebook_id: int) ->
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def entry_toggle(request: HttpRequest, server_id: int, lorebook_id: int, entry_id: int) -> HttpResponse:
+def entry_toggle(
+    request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, entry_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     entry = LorebookEntry.objects.filter(lorebook=lorebook, pk=entry_id).first()
@@ -212,7 +218,7 @@ def entry_toggle(request: HttpRequest, server_id: int, lorebook_id: int, entry_i
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def entries_bulk(request: HttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
+def entries_bulk(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     filters = _filters(request.POST)
@@ -236,7 +242,7 @@ def entries_bulk(request: HttpRequest, server_id: int, lorebook_id: int) -> Http
 
 @login_required
 @require_POST
-def settings_update(request: HttpRequest, server_id: int) -> HttpResponse:
+def settings_update(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     changes: dict[str, Any] = {}
     try:
@@ -281,7 +287,7 @@ def _upload_context(
     }
 
 
-def _list_context(request: HttpRequest, server: Server) -> dict[str, Any]:
+def _list_context(request: AuthenticatedHttpRequest, server: Server) -> dict[str, Any]:
     current = selectors.world_info_settings(server).to_dict()
     return {
         "server": server,
@@ -299,7 +305,7 @@ def _filters(data: Any) -> dict[str, str]:
 
 
 def _detail_context(
-    request: HttpRequest, server: Server, lorebook: Lorebook, filters: dict[str, str]
+    request: AuthenticatedHttpRequest, server: Server, lorebook: Lorebook, filters: dict[str, str]
 ) -> dict[str, Any]:
     matching = selectors.entries_for(lorebook, query=filters["q"], show=filters["show"])
     page = Paginator(matching, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))

@@ -214,6 +214,17 @@ def channel_by_id(channel_id: int) -> Channel | None:
     return Channel.objects.filter(pk=channel_id).first()
 
 
+def channels_by_id(channel_ids: list[int]) -> dict[int, Channel]:
+    """The known channels among `channel_ids` (name and parent only), by id."""
+    rows = Channel.objects.filter(id__in=channel_ids).only("id", "name", "parent_id")
+    return {channel.id: channel for channel in rows}
+
+
+def channel_parent(channel_id: int) -> int | None:
+    """The parent channel of a known thread, else None."""
+    return Channel.objects.filter(pk=channel_id).values_list("parent_id", flat=True).first()
+
+
 def discord_user(user_id: int) -> DiscordUser | None:
     """A known Discord user, or None."""
     return DiscordUser.objects.filter(pk=user_id).first()

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -100,7 +100,7 @@ def privacy_bypass(request: AuthenticatedHttpRequest, server_id: int) -> HttpRes
     return _after_write(request, server)
 
 
-def _after_write(request: HttpRequest, server: Server) -> HttpResponse:
+def _after_write(request: AuthenticatedHttpRequest, server: Server) -> HttpResponse:
     """The review partial for htmx; otherwise back to the review the form was posted from."""
     if request.htmx:
         return render(
@@ -117,7 +117,7 @@ def _snowflake(text: str | None) -> int | None:
     return None
 
 
-def _review_context(request: HttpRequest, server: Server, params: QueryDict) -> dict[str, Any]:
+def _review_context(request: AuthenticatedHttpRequest, server: Server, params: QueryDict) -> dict[str, Any]:
     now = timezone.now()
     form = {
         "channel": (params.get("channel") or "").strip(),

@@ -12,8 +12,10 @@ from typing import Any
 
 from django.db import transaction
 
-from memory.models import Channel  # names and parents only; memory does not depend on presets
+from memory import selectors as memory_selectors  # names and parents; memory does not depend on presets
+from servers.imports import lock_server
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from . import cache as preset_cache
 from .models import ChannelPreset, Preset
@@ -33,13 +35,13 @@ class ChannelUse:
 
 
 def channel_preset_set(
-    *, server: Server, channel_id: int, preset: Preset | None, by: Any, actor_label: str = ""
+    *, server: Server, channel_id: int, preset: Preset | None, by: User | None, actor_label: str = ""
 ) -> bool:
     """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
         raise ValueError("A channel id is a positive Discord snowflake.")
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
+        lock_server(server.pk)
         current = ChannelPreset.objects.filter(server=server, channel_id=channel_id).first()
         if preset is None:
             if current is None:
@@ -58,19 +60,14 @@ def channel_preset_set(
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
         )
-    transaction.on_commit(lambda: preset_cache.invalidate(server.pk))
+    preset_cache.invalidate(server.pk)
     return True
 
 
 def channel_uses(server: Server) -> list[ChannelUse]:
     """Every channel of the server with its own preset, with channel names the bot has reported."""
     rows = list(ChannelPreset.objects.filter(server=server).select_related("preset").order_by("channel_id"))
-    known = {
-        channel.id: channel
-        for channel in Channel.objects.filter(id__in=[row.channel_id for row in rows]).only(
-            "id", "name", "parent_id"
-        )
-    }
+    known = memory_selectors.channels_by_id([row.channel_id for row in rows])
     return [
         ChannelUse(
             channel_id=row.channel_id,
@@ -88,7 +85,7 @@ def channel_uses(server: Server) -> list[ChannelUse]:
 def known_channels(server: Server) -> list[tuple[int, str]]:
     """The server's channels the bot has reported, for the channel picker: (id, label), each
     channel by name followed by its threads, indented under it."""
-    rows = list(Channel.objects.filter(server=server).only("id", "name", "parent_id").order_by("name", "id"))
+    rows = memory_selectors.channels_for(server)
     known = {row.id for row in rows}
     threads: dict[int, list[Any]] = {}
     for row in rows:
@@ -107,4 +104,4 @@ def known_channels(server: Server) -> list[tuple[int, str]]:
 
 def thread_parent(channel_id: int) -> int | None:
     """The parent channel of a thread the bot has reported, else None (the command line asks)."""
-    return Channel.objects.filter(pk=channel_id).values_list("parent_id", flat=True).first()
+    return memory_selectors.channel_parent(channel_id)

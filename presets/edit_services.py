@@ -23,6 +23,7 @@ from engine.st_format import ImportSummary, resummarize
 from engine.st_format import PresetNode as StNode
 from engine.versions import VersionDiff
 from servers.models import AuditEvent
+from servers.users import User
 
 from . import cache as preset_cache
 from . import selectors, versions
@@ -78,7 +79,7 @@ def node_update(
     node_id: int,
     values: Mapping[str, Any],
     base_version: int | None,
-    by: Any,
+    by: User | None,
     actor_label: str = "",
 ) -> EditResult:
     """Change one node's editable fields (engine.editing.EDITABLE_FIELDS) as the admin wrote them."""
@@ -110,7 +111,7 @@ def node_add(
     values: Mapping[str, Any],
     after_id: int | None,
     base_version: int | None,
-    by: Any,
+    by: User | None,
     actor_label: str = "",
 ) -> EditResult:
     """Add a content node after the node `after_id` (at the end when None), enabled."""
@@ -143,7 +144,7 @@ def node_add(
 
 
 def node_duplicate(
-    *, preset: Preset, node_id: int, base_version: int | None, by: Any, actor_label: str = ""
+    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
 ) -> EditResult:
     """Copy a node right after itself (a new identifier; markers cannot be duplicated)."""
     found: dict[str, StNode] = {}
@@ -167,7 +168,7 @@ def node_duplicate(
 
 
 def node_delete(
-    *, preset: Preset, node_id: int, base_version: int | None, by: Any, actor_label: str = ""
+    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
 ) -> EditResult:
     """Delete a node (not the chat history)."""
     found: dict[str, StNode] = {}
@@ -191,7 +192,13 @@ def node_delete(
 
 
 def node_move(
-    *, preset: Preset, node_id: int, steps: int, base_version: int | None, by: Any, actor_label: str = ""
+    *,
+    preset: Preset,
+    node_id: int,
+    steps: int,
+    base_version: int | None,
+    by: User | None,
+    actor_label: str = "",
 ) -> EditResult:
     """Move a node `steps` places (negative: towards the top)."""
     found: dict[str, StNode] = {}
@@ -215,7 +222,7 @@ def node_move(
 
 
 def nodes_reorder(
-    *, preset: Preset, order: list[int], base_version: int | None, by: Any, actor_label: str = ""
+    *, preset: Preset, order: list[int], base_version: int | None, by: User | None, actor_label: str = ""
 ) -> EditResult:
     """Put the nodes in the order of `order` (every node id exactly once)."""
     result = _edit(
@@ -233,7 +240,7 @@ def nodes_reorder(
 
 
 def preset_rollback(
-    *, preset: Preset, to: int, base_version: int | None = None, by: Any, actor_label: str = ""
+    *, preset: Preset, to: int, base_version: int | None = None, by: User | None, actor_label: str = ""
 ) -> EditResult:
     """Make version `to`'s nodes and settings current again, as a new version. Raises VersionNotFound."""
     state = versions.version_state(preset, to)
@@ -270,7 +277,7 @@ def _edit(
     change: Callable[[Entries], Entries],
     *,
     base_version: int | None,
-    by: Any,
+    by: User | None,
     actor_label: str,
     kind: str,
     reason: Callable[[], str],
@@ -311,7 +318,7 @@ def _edit(
             )
     except editing.EditRefused as exc:
         raise PresetError(exc.message) from None
-    transaction.on_commit(lambda: preset_cache.invalidate(preset.server_id))
+    preset_cache.invalidate(preset.server_id)
     return _Applied(version=version.number, ids=ids)
 
 

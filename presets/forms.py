@@ -13,6 +13,8 @@ from django import forms
 from django.conf import settings
 from django.http import HttpRequest
 
+from servers.uploads import declared_size, too_large
+
 # A multipart body carries a little more than the file: the boundary lines and the other fields.
 MULTIPART_SLACK_BYTES = 64 * 1024
 ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
@@ -24,10 +26,8 @@ def max_upload_body() -> int:
     return settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES
 
 
-def too_large_message() -> str:
-    return (
-        f"The file is larger than the {settings.PRESET_MAX_BYTES // 1024 // 1024 or 1} MiB limit for presets."
-    )
+def too_large_message(size: int | None = None) -> str:
+    return too_large(size, limit=settings.PRESET_MAX_BYTES, what="preset")
 
 
 class UploadRefused(ValueError):
@@ -95,9 +95,9 @@ def read_preset_upload(
     request: HttpRequest, *, default_activate: bool, allow_raw_body: bool = False
 ) -> PresetUpload:
     """The uploaded file, read to at most the size limit, with its options; raises UploadRefused."""
-    length = request.headers.get("Content-Length", "")
-    if length.isdigit() and int(length) > max_upload_body():
-        raise UploadRefused(too_large_message(), 413)
+    declared = declared_size(request)
+    if declared is not None and declared > max_upload_body():
+        raise UploadRefused(too_large_message(declared), 413)
     options = upload_options(request, default_activate=default_activate)
     if request.content_type == "multipart/form-data" or not allow_raw_body:
         upload = request.FILES.get("file")
@@ -109,9 +109,11 @@ def read_preset_upload(
             )
             raise UploadRefused(missing, options=options)
         if upload.size is not None and upload.size > settings.PRESET_MAX_BYTES:
-            raise UploadRefused(too_large_message(), 413, options=options)
+            raise UploadRefused(too_large_message(upload.size), 413, options=options)
         return PresetUpload(upload.read(settings.PRESET_MAX_BYTES + 1), upload.name or "preset.json", options)
     raw = request.read(settings.PRESET_MAX_BYTES + 1)
+    if len(raw) > settings.PRESET_MAX_BYTES:  # the body is the file: its declared length is its size
+        raise UploadRefused(too_large_message(declared), 413, options=options)
     if not raw:
         raise UploadRefused(
             "The request body is empty: send the preset's JSON, or a multipart field named 'file'.",

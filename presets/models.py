@@ -6,8 +6,8 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from engine import DEFAULT_ENCODING as DEFAULT_TOKENIZER
 from engine import count_text
-from engine.tokens import DEFAULT_ENCODING as DEFAULT_TOKENIZER
 from servers.models import Server
 
 NAME_MAX_LENGTH = 100
@@ -42,6 +42,9 @@ class Preset(models.Model):
         max_length=16, choices=InjectionStyle.choices, default=InjectionStyle.MERGE
     )
     stored_text = models.TextField(help_text="The upload as text, secrets blanked, key order preserved.")
+    # The file's `extensions.regex_scripts` and reasoning delimiters (presets.regex_source), taken
+    # from the stored text once at import; None only for a row stored before it was kept.
+    regex_source = models.JSONField(null=True, blank=True, default=None)
     settings = models.JSONField(default=dict, blank=True, help_text="Settings that shape the prompt.")
     summary = models.JSONField(default=dict, blank=True, help_text="The import summary (SPEC §1.6).")
     sampling = models.JSONField(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from django.db import transaction
 
@@ -16,6 +15,7 @@ from engine.sampling import (
     parse_server_value,
 )
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from . import sampling_cache, sampling_selectors
 from .models import ServerSampling
@@ -37,7 +37,7 @@ def sampling_set(
     set_values: Mapping[str, str] | None = None,
     unset: Sequence[str] = (),
     replace_values: bool = False,
-    by: Any = None,
+    by: User | None = None,
     actor_label: str = "",
 ) -> SamplingChoice:
     """Change the server's choice: the mode, the provider, and its own values (`set_values` as typed,
@@ -74,5 +74,5 @@ def sampling_set(
             action="sampling.set",
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
-    transaction.on_commit(lambda: sampling_cache.invalidate(server.pk))
+    sampling_cache.invalidate(server.pk)
     return sampling_selectors.sampling_choice(server.pk)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.db.models import Q, QuerySet
 
 from engine.regex import PresetScripts, scripts_of_preset
@@ -12,6 +10,7 @@ from engine.st_format import PromptSettings
 from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
+from .regex_source import regex_source_of_text
 
 # Shapes whose nodes the importer made from text (SPEC §1.4), not a Prompt Manager order.
 CONVERTED_SHAPES = ("text_completion", "system_prompt")
@@ -102,19 +101,29 @@ def st_node_from_row(row: tuple) -> StNode:
     return StNode(**values)
 
 
+def servers_with_an_active_preset(limit: int) -> list[int]:
+    """The servers whose active preset changed most recently first (the web server warms them)."""
+    rows = Preset.objects.filter(is_active=True).order_by("-updated_at").values_list("server_id", flat=True)
+    return list(rows[:limit])
+
+
 def active_preset_row(server_id: int) -> Preset | None:
     """The server's active preset (stored text deferred), or None when assembly is native."""
     return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()
 
 
-def regex_scripts(preset_id: int) -> PresetScripts:
-    """The regex scripts the preset's stored file ships (`extensions.regex_scripts`), in file order."""
-    text = Preset.objects.filter(pk=preset_id).values_list("stored_text", flat=True).first() or ""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        data = None
-    return scripts_of_preset(data)
+def regex_scripts(preset: Preset | int) -> PresetScripts:
+    """The regex scripts the preset's file ships (`extensions.regex_scripts`), in file order, from
+    the part of the file kept at import (the stored text is not parsed again)."""
+    preset_id = preset if isinstance(preset, int) else preset.pk
+    if isinstance(preset, int):
+        source = Preset.objects.filter(pk=preset).values_list("regex_source", flat=True).first()
+    else:
+        source = preset.regex_source
+    if source is None:  # a row stored before the scripts were kept apart
+        text = Preset.objects.filter(pk=preset_id).values_list("stored_text", flat=True).first()
+        source = regex_source_of_text(text or "")
+    return scripts_of_preset(source)
 
 
 def prompt_settings(preset: Preset) -> PromptSettings:
@@ -131,3 +140,9 @@ def enabled_tokens(preset: Preset, encoding: str | None = None) -> int:
     for node in nodes:
         node.encoding = encoding
     return sum(node.tokens for node in nodes)
+
+
+def inactive_preset_ids(server_ids: list[int], *, limit: int) -> list[int]:
+    """The servers' presets that are not active, most recently changed first (the preview's warm-up)."""
+    rows = Preset.objects.filter(server_id__in=server_ids, is_active=False).order_by("-updated_at")
+    return list(rows.values_list("pk", flat=True)[:limit])

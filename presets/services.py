@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -19,6 +18,7 @@ from django.utils import timezone
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
 from servers import names
+from servers.imports import NameClash, OnClash, lock_server, place_import
 from servers.models import AuditEvent, Server
 from servers.names import UserError
 from servers.users import User
@@ -26,8 +26,8 @@ from servers.users import User
 from . import cache as preset_cache
 from . import selectors, versions
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
+from .regex_source import regex_source_of_text
 
-OnClash = Literal["ask", "replace", "keep_both"]
 FALLBACK_NAME = "Untitled preset"
 
 
@@ -35,12 +35,10 @@ class PresetError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
 
 
-class PresetNameClash(PresetError):
+class PresetNameClash(NameClash, PresetError):
     """An import or rename would reuse a name already taken on the server."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"A preset named “{name}” already exists on this server.")
-        self.name = name
+    kind = "preset"
 
 
 @dataclass(frozen=True)
@@ -72,21 +70,24 @@ def preset_import(
     parsed = parse_preset(raw, filename=filename, max_bytes=settings.PRESET_MAX_BYTES)
     wanted = clean_name(name) or clean_name(parsed.name) or FALLBACK_NAME
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
-        existing = server.presets.filter(name=wanted).first()
+        placement = place_import(
+            server_id=server.pk,
+            rows=server.presets.all(),
+            wanted=wanted,
+            on_clash=on_clash,
+            max_length=NAME_MAX_LENGTH,
+            clash=PresetNameClash,
+        )
+        wanted, existing = placement.name, placement.replaces
         replaced, carried_over, nodes = False, None, parsed.nodes
         is_active = activate
-        if existing is not None and on_clash == "replace":
+        if existing is not None:
             nodes, carried_over = carry_choices_over(existing, parsed.nodes)
             is_active = existing.is_active
             replaced = True
             # The old row steps aside (a name no clean name can be) until the new one has taken
             # over its history below; then it is deleted with its nodes.
             Preset.objects.filter(pk=existing.pk).update(name=f" replaced {existing.pk}", is_active=False)
-        elif existing is not None and on_clash == "keep_both":
-            wanted = names.free_name(server.presets, wanted, max_length=NAME_MAX_LENGTH)
-        elif existing is not None:
-            raise PresetNameClash(wanted)
         if is_active:
             server.presets.filter(is_active=True).update(is_active=False)
         summary = parsed.summary
@@ -171,6 +172,7 @@ def _store(
         shape=parsed.shape,
         is_active=is_active,
         stored_text=parsed.stored_text,
+        regex_source=regex_source_of_text(parsed.stored_text),
         settings=parsed.settings.to_dict(),
         sampling=parsed.sampling,
         summary=summary.to_dict(),
@@ -224,7 +226,7 @@ def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
 def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Make `preset` the server's only active preset."""
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=preset.server_id).first()
+        lock_server(preset.server_id)
         Preset.objects.filter(server_id=preset.server_id, is_active=True).exclude(pk=preset.pk).update(
             is_active=False
         )
@@ -389,4 +391,4 @@ def nodes_set_enabled(
 
 
 def _invalidate_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: preset_cache.invalidate(server_id))
+    preset_cache.invalidate(server_id)

@@ -27,6 +27,7 @@ from engine.versions import (
     node_blob,
     node_from_blob,
 )
+from servers.users import User
 
 from . import selectors
 from .models import ChannelPreset, Preset, PresetNodeBlob, PresetVersion
@@ -66,7 +67,7 @@ def record_version(
     preset: Preset,
     kind: str,
     reason: str,
-    by: Any = None,
+    by: User | None = None,
     actor_label: str = "",
     nodes: Sequence[StNode] | None = None,
     source_text: str | None = None,

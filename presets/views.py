@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -105,7 +105,7 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     return render(request, "presets/upload.html", context, status=status)
 
 
-def _finishing(request: HttpRequest, server: Server) -> PresetUpload | None:
+def _finishing(request: AuthenticatedHttpRequest, server: Server) -> PresetUpload | None:
     """The kept upload when the user pressed "Replace" or "Keep both" after a clash; raises
     UploadRefused when it is no longer kept."""
     choice = request.POST.get("resolve", "")
@@ -247,7 +247,7 @@ def preset_download(request: AuthenticatedHttpRequest, server_id: int, preset_id
     )
 
 
-def _with_counts(request: HttpRequest, response: HttpResponse, preset: Preset) -> HttpResponse:
+def _with_counts(request: AuthenticatedHttpRequest, response: HttpResponse, preset: Preset) -> HttpResponse:
     """Append the page header's node counts as an out-of-band swap, so they follow a toggle."""
     counts = render_to_string(
         "presets/detail.html#preset-counts",
@@ -349,7 +349,7 @@ def _upload_context(
     }
 
 
-def _list_context(request: HttpRequest, server: Server) -> dict[str, Any]:
+def _list_context(request: AuthenticatedHttpRequest, server: Server) -> dict[str, Any]:
     presets = selectors.presets_for(server)
     return {
         "server": server,
@@ -367,7 +367,11 @@ def _filters(data: Any) -> dict[str, str]:
 
 
 def _detail_context(
-    request: HttpRequest, server: Server, preset: Preset, *, filters: dict[str, str] | None = None
+    request: AuthenticatedHttpRequest,
+    server: Server,
+    preset: Preset,
+    *,
+    filters: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     filters = filters or _filters(request.GET)
     summary = ImportSummary.from_dict(preset.summary) if preset.summary else None
@@ -393,7 +397,7 @@ def _detail_context(
     }
 
 
-def _after_list_action(request: HttpRequest, server: Server, message: str) -> HttpResponse:
+def _after_list_action(request: AuthenticatedHttpRequest, server: Server, message: str) -> HttpResponse:
     if request.htmx:
         return render(request, "presets/list.html#preset-table", _list_context(request, server))
     if message:

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -25,6 +25,7 @@ from django.views.decorators.vary import vary_on_headers
 from engine import editing
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import channel_services, edit_services, selectors, versions
 from .models import Preset, PresetNode
@@ -42,7 +43,7 @@ NODE_OPEN = "presets/_node_open.html"
 
 @login_required
 @require_GET
-def version_list(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def version_list(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     preset = _preset_or_404(server, preset_id)
     rows = versions.versions_of(preset)
@@ -59,7 +60,7 @@ def version_list(request: HttpRequest, server_id: int, preset_id: int) -> HttpRe
 
 @login_required
 @require_GET
-def version_diff(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def version_diff(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     preset = _preset_or_404(server, preset_id)
     after = _number(request.GET.get("to")) or preset.version
@@ -81,7 +82,7 @@ def version_diff(request: HttpRequest, server_id: int, preset_id: int) -> HttpRe
 
 @login_required
 @require_GET
-def version_download(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def version_download(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     number = _number(request.GET.get("version")) or preset.version
@@ -98,7 +99,7 @@ def version_download(request: HttpRequest, server_id: int, preset_id: int) -> Ht
 
 @login_required
 @require_POST
-def preset_rollback(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_rollback(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     target = _number(request.POST.get("to"))
@@ -124,7 +125,9 @@ def preset_rollback(request: HttpRequest, server_id: int, preset_id: int) -> Htt
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def node_view(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_view(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     preset = _preset_or_404(server, preset_id)
     node = _node_or_404(preset, node_id)
@@ -137,7 +140,9 @@ def node_view(request: HttpRequest, server_id: int, preset_id: int, node_id: int
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def node_edit(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_edit(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     node = _node_or_404(preset, node_id)
@@ -176,7 +181,7 @@ def node_edit(request: HttpRequest, server_id: int, preset_id: int, node_id: int
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def node_add(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def node_add(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     if request.htmx and request.method == "GET":
@@ -217,7 +222,9 @@ def node_add(request: HttpRequest, server_id: int, preset_id: int) -> HttpRespon
 
 @login_required
 @require_POST
-def node_duplicate(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_duplicate(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     return _node_action(
         request,
         server_id,
@@ -233,7 +240,9 @@ def node_duplicate(request: HttpRequest, server_id: int, preset_id: int, node_id
 
 @login_required
 @require_POST
-def node_delete(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_delete(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     return _node_action(
         request,
         server_id,
@@ -253,7 +262,9 @@ def node_delete(request: HttpRequest, server_id: int, preset_id: int, node_id: i
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def node_move(request: HttpRequest, server_id: int, preset_id: int, node_id: int) -> HttpResponse:
+def node_move(
+    request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
+) -> HttpResponse:
     steps = -1 if request.POST.get("direction") == "up" else 1
     return _node_action(
         request,
@@ -271,7 +282,7 @@ def node_move(request: HttpRequest, server_id: int, preset_id: int, node_id: int
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def nodes_reorder(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     order = [_number(value) for value in request.POST.getlist("order")]
@@ -300,7 +311,7 @@ def nodes_reorder(request: HttpRequest, server_id: int, preset_id: int) -> HttpR
 
 @login_required
 @require_POST
-def channel_set(request: HttpRequest, server_id: int) -> HttpResponse:
+def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     channel_id = _number(request.POST.get("channel"))
     preset_id = request.POST.get("preset", "")
@@ -368,7 +379,7 @@ def _posted_values(data: Any, *, marker: bool) -> dict[str, Any]:
 
 
 def _node_form(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset,
     node: PresetNode | None,
@@ -397,7 +408,7 @@ def _node_form(
 
 
 def _conflict(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset,
     exc: edit_services.PresetConflict,
@@ -415,7 +426,7 @@ def _conflict(
 
 
 def _node_action(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server_id: int,
     preset_id: int,
     node_id: int,
@@ -447,7 +458,7 @@ def _node_action(
     return _back_to_node(server, preset, getattr(result, "node_id", None) or node.pk)
 
 
-def _node_list(request: HttpRequest, server: Server, preset: Preset) -> HttpResponse:
+def _node_list(request: AuthenticatedHttpRequest, server: Server, preset: Preset) -> HttpResponse:
     preset.refresh_from_db()
     context = _detail_context(request, server, preset, filters={"q": "", "kind": ""})
     return render(request, "presets/detail.html#node-list", context)
@@ -465,7 +476,9 @@ def _new_values() -> dict[str, Any]:
     }
 
 
-def _row_context(request: HttpRequest, server: Server, preset: Preset, node: PresetNode) -> dict[str, Any]:
+def _row_context(
+    request: AuthenticatedHttpRequest, server: Server, preset: Preset, node: PresetNode
+) -> dict[str, Any]:
     node.encoding = server.token_encoding
     return {
         "server": server,
@@ -479,7 +492,7 @@ def _row_context(request: HttpRequest, server: Server, preset: Preset, node: Pre
 
 
 def _open_context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset,
     node: PresetNode | None,
@@ -512,7 +525,7 @@ def _open_context(
     }
 
 
-def _rows(request: HttpRequest, server: Server, preset: Preset, ids: list[int]) -> str:
+def _rows(request: AuthenticatedHttpRequest, server: Server, preset: Preset, ids: list[int]) -> str:
     """The folded rows of these nodes, in the order given."""
     nodes = {node.pk: node for node in PresetNode.objects.filter(preset=preset, pk__in=ids)}
     return "".join(
@@ -532,7 +545,7 @@ def _swapped_pair(preset: Preset, node_id: int, steps: int) -> list[int]:
 
 
 def _in_place(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset,
     html: str,
@@ -557,7 +570,7 @@ def _in_place(
     return HttpResponse(html)
 
 
-def _report(request: HttpRequest, text: str, result: edit_services.EditResult) -> None:
+def _report(request: AuthenticatedHttpRequest, text: str, result: edit_services.EditResult) -> None:
     messages.success(request, text)
     for warning in result.warnings:
         messages.warning(request, warning)

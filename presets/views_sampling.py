@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
@@ -20,6 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 from engine.sampling import MODE_LABELS, PROVIDER_LABELS, REASONING_EFFORTS, SETTING_NAMES
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import sampling_selectors, sampling_services, selectors
 from .models import Preset
@@ -30,7 +31,7 @@ PANEL = "presets/sampling.html#sampling-panel"
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def sampling(request: HttpRequest, server_id: int) -> HttpResponse:
+def sampling(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     needs = Action.MANAGE_SAMPLING if request.method == "POST" else Action.READ_PRESETS
     server = get_server_for(request.user, server_id, needs=needs)
     preset = _preset(server, request.POST if request.method == "POST" else request.GET)
@@ -64,7 +65,7 @@ def sampling(request: HttpRequest, server_id: int) -> HttpResponse:
 
 
 def panel_context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset | None,
     *,

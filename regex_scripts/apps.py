@@ -7,6 +7,7 @@ class RegexScriptsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Imported here: settings and the engine are read once the app registry is ready.
         from django.conf import settings
 
         from engine.regex import set_default_budget_ms

@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from characters import cache as card_cache
+from engine import CompiledPreset
 from engine.cards import Card
-from engine.compiled import CompiledPreset
 from engine.macros import MacroEnv
 from engine.regex import (
     DEFAULT_REASONING_PREFIX,
@@ -28,7 +28,7 @@ from engine.regex import (
     switched,
 )
 from presets import cache as preset_cache
-from presets.models import Preset
+from presets import selectors as preset_selectors
 
 from .cache import server_regex
 from .models import PresetScriptSwitch, ServerScript
@@ -182,7 +182,7 @@ def preset_named(server_id: int, name: str | None) -> CompiledPreset | None:
     """The named preset of the server, or the active one when `name` is None (None: no preset)."""
     if name is None:
         return preset_cache.get_active_preset(server_id)
-    found = Preset.objects.filter(server_id=server_id, name=name).values_list("pk", flat=True).first()
+    found = preset_selectors.preset_id_of(server_id, name=name)
     if found is None:
         raise PresetNotFound(f"This server has no preset named {name!r}.")
     return preset_cache.get_preset(found)

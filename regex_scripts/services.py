@@ -10,17 +10,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from django.db import transaction
 from django.db.models import Max
 
 from engine.regex import CompiledScript, RegexScript, compile_scripts
-from presets.models import Preset
+from servers.imports import lock_server
 from servers.models import AuditEvent, Server
+from servers.users import User
 
 from . import cache as regex_cache
 from .models import PresetScriptSwitch, ServerScript
+
+if TYPE_CHECKING:  # annotations only: presets' rows are read through presets.selectors
+    from presets.models import Preset
 
 MAX_SERVER_SCRIPTS = 512  # issue 25: every stored script may run on every request
 
@@ -42,7 +46,12 @@ class RegexScriptError(Exception):
 
 
 def scripts_import(
-    *, server: Server, scripts: Sequence[RegexScript], by: Any = None, actor_label: str = "", source: str = ""
+    *,
+    server: Server,
+    scripts: Sequence[RegexScript],
+    by: User | None = None,
+    actor_label: str = "",
+    source: str = "",
 ) -> tuple[list[ServerScript], tuple[CompiledScript, ...]]:
     """Append `scripts` to the server's list, in order; returns the rows and their compile status.
 
@@ -52,7 +61,7 @@ def scripts_import(
     scripts = [script if script.id else replace(script, id=str(uuid.uuid4())) for script in scripts]
     compiled = compile_scripts(scripts)
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=server.pk).first()
+        lock_server(server.pk)
         existing = ServerScript.objects.filter(server=server)
         room = MAX_SERVER_SCRIPTS - existing.count()
         if room <= 0 and scripts:
@@ -85,7 +94,9 @@ def scripts_import(
     return rows, compiled
 
 
-def script_update(*, row: ServerScript, script: RegexScript, by: Any = None, actor_label: str = "") -> None:
+def script_update(
+    *, row: ServerScript, script: RegexScript, by: User | None = None, actor_label: str = ""
+) -> None:
     """Replace one script of the server's list with the edited one (same place in the list)."""
     with transaction.atomic():
         row.data = script.to_json()
@@ -101,7 +112,9 @@ def script_update(*, row: ServerScript, script: RegexScript, by: Any = None, act
     _reload_on_commit(row.server_id)
 
 
-def script_set_enabled(*, row: ServerScript, enabled: bool, by: Any = None, actor_label: str = "") -> None:
+def script_set_enabled(
+    *, row: ServerScript, enabled: bool, by: User | None = None, actor_label: str = ""
+) -> None:
     with transaction.atomic():
         ServerScript.objects.filter(pk=row.pk).update(enabled=enabled)
         row.enabled = enabled
@@ -117,11 +130,11 @@ def script_set_enabled(*, row: ServerScript, enabled: bool, by: Any = None, acto
 
 
 def script_move(
-    *, row: ServerScript, direction: Literal["up", "down"], by: Any = None, actor_label: str = ""
+    *, row: ServerScript, direction: Literal["up", "down"], by: User | None = None, actor_label: str = ""
 ) -> None:
     """Swap the script with its neighbour above or below (nothing happens at either end)."""
     with transaction.atomic():
-        Server.objects.select_for_update().filter(pk=row.server_id).first()
+        lock_server(row.server_id)
         ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
         index = next(i for i, other in enumerate(ordered) if other.pk == row.pk)
         target = index - 1 if direction == "up" else index + 1
@@ -142,7 +155,7 @@ def script_move(
     _reload_on_commit(row.server_id)
 
 
-def script_delete(*, row: ServerScript, by: Any = None, actor_label: str = "") -> None:
+def script_delete(*, row: ServerScript, by: User | None = None, actor_label: str = "") -> None:
     server_id = row.server_id
     with transaction.atomic():
         AuditEvent.record(
@@ -157,7 +170,7 @@ def script_delete(*, row: ServerScript, by: Any = None, actor_label: str = "") -
 
 
 def preset_script_switch(
-    *, preset: Preset, script_key: str, enabled: bool, by: Any = None, actor_label: str = ""
+    *, preset: Preset, script_key: str, enabled: bool, by: User | None = None, actor_label: str = ""
 ) -> None:
     """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
     with transaction.atomic():
@@ -178,4 +191,4 @@ def preset_script_switch(
 
 
 def _reload_on_commit(server_id: int) -> None:
-    transaction.on_commit(lambda: regex_cache.invalidate(server_id))
+    regex_cache.invalidate(server_id)

@@ -7,30 +7,32 @@ Writes are POST forms that redirect without JavaScript and answer with the list 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.regex import ScriptError, read_export
-from engine.regex.scripts import MAX_EXPORT_BYTES
+from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from presets import cache as preset_cache
 from presets import selectors as preset_selectors
-from presets.models import Preset
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .forms import ScriptForm, TesterForm, UploadForm
 from .models import ServerScript
 
+if TYPE_CHECKING:  # annotations only: presets' rows are read through presets.selectors
+    from presets.models import Preset
 
-def _list_context(request: HttpRequest, server: Server, **extra: Any) -> dict[str, Any]:
-    active = Preset.objects.filter(server=server, is_active=True).first()
+
+def _list_context(request: AuthenticatedHttpRequest, server: Server, **extra: Any) -> dict[str, Any]:
+    active = preset_selectors.active_preset_row(server.pk)
     return {
         "server": server,
         "rows": selectors.server_script_rows(server.pk),
@@ -42,7 +44,9 @@ def _list_context(request: HttpRequest, server: Server, **extra: Any) -> dict[st
     }
 
 
-def _render_list(request: HttpRequest, server: Server, status: int = 200, **extra: Any) -> HttpResponse:
+def _render_list(
+    request: AuthenticatedHttpRequest, server: Server, status: int = 200, **extra: Any
+) -> HttpResponse:
     context = _list_context(request, server, **extra)
     template = "regex_scripts/list.html#script-table" if request.htmx else "regex_scripts/list.html"
     return render(request, template, context, status=status)
@@ -51,7 +55,7 @@ def _render_list(request: HttpRequest, server: Server, status: int = 200, **extr
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def script_list(request: HttpRequest, server_id: int) -> HttpResponse:
+def script_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     return _render_list(request, server)
 
@@ -59,7 +63,7 @@ def script_list(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def script_upload(request: HttpRequest, server_id: int) -> HttpResponse:
+def script_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -84,7 +88,7 @@ def script_upload(request: HttpRequest, server_id: int) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def script_add(request: HttpRequest, server_id: int) -> HttpResponse:
+def script_add(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     form = ScriptForm(request.POST)
     if not form.is_valid():
@@ -107,7 +111,7 @@ def _row_or_404(server: Server, script_id: int) -> ServerScript:
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def script_edit(request: HttpRequest, server_id: int, script_id: int) -> HttpResponse:
+def script_edit(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     row = _row_or_404(server, script_id)
     current = next(r for r in selectors.server_script_rows(server.pk) if r.row and r.row.pk == row.pk)
@@ -128,7 +132,9 @@ def script_edit(request: HttpRequest, server_id: int, script_id: int) -> HttpRes
     )
 
 
-def _row_action(request: HttpRequest, server_id: int, script_id: int, action: Any) -> HttpResponse:
+def _row_action(
+    request: AuthenticatedHttpRequest, server_id: int, script_id: int, action: Any
+) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     action(_row_or_404(server, script_id))
     if request.htmx:
@@ -139,7 +145,7 @@ def _row_action(request: HttpRequest, server_id: int, script_id: int, action: An
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def script_toggle(request: HttpRequest, server_id: int, script_id: int) -> HttpResponse:
+def script_toggle(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
     enabled = request.POST.get("enabled") == "1"
     return _row_action(
         request,
@@ -152,7 +158,7 @@ def script_toggle(request: HttpRequest, server_id: int, script_id: int) -> HttpR
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def script_move(request: HttpRequest, server_id: int, script_id: int) -> HttpResponse:
+def script_move(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
     direction: Literal["up", "down"] = "up" if request.POST.get("direction") == "up" else "down"
     return _row_action(
         request,
@@ -165,20 +171,20 @@ def script_move(request: HttpRequest, server_id: int, script_id: int) -> HttpRes
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def script_delete(request: HttpRequest, server_id: int, script_id: int) -> HttpResponse:
+def script_delete(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
     return _row_action(
         request, server_id, script_id, lambda row: services.script_delete(row=row, by=request.user)
     )
 
 
 def _preset_or_404(server: Server, preset_id: int) -> Preset:
-    preset = Preset.objects.filter(server=server, pk=preset_id).defer("stored_text").first()
+    preset = preset_selectors.preset_of(server, preset_id)
     if preset is None:
         raise Http404("No such preset.")
     return preset
 
 
-def _preset_context(request: HttpRequest, server: Server, preset: Preset) -> dict[str, Any]:
+def _preset_context(request: AuthenticatedHttpRequest, server: Server, preset: Preset) -> dict[str, Any]:
     compiled = preset_cache.get_preset(preset.pk)
     return {
         "server": server,
@@ -191,7 +197,7 @@ def _preset_context(request: HttpRequest, server: Server, preset: Preset) -> dic
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def preset_scripts(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_scripts(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
     preset = _preset_or_404(server, preset_id)
     return render(request, "regex_scripts/preset.html", _preset_context(request, server, preset))
@@ -200,7 +206,7 @@ def preset_scripts(request: HttpRequest, server_id: int, preset_id: int) -> Http
 @login_required
 @vary_on_headers("HX-Request")
 @require_POST
-def preset_script_toggle(request: HttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+def preset_script_toggle(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = _preset_or_404(server, preset_id)
     key = request.POST.get("key", "")
@@ -220,7 +226,7 @@ def preset_script_toggle(request: HttpRequest, server_id: int, preset_id: int) -
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
-def tester(request: HttpRequest, server_id: int) -> HttpResponse:
+def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     names = [preset.name for preset in preset_selectors.presets_for(server)]
     form = TesterForm(request.POST or None, preset_names=names)

@@ -1,8 +1,11 @@
 """Bearer-token authentication for the bot's JSON API.
 
 401 for a missing, malformed or revoked token; 404 for a valid token of another server (as for a
-non-member in the dashboard, the API gives no hint that the server exists). Token digests are
-cached, so a warm request authenticates without touching the database.
+non-member in the dashboard, the API gives no hint that the server exists). What a token digest
+means for the server a request names is cached (`servers.generational_cache`, stamp `tokens`, bumped
+by every token created or revoked on that server), so a warm request authenticates without touching
+the database, and a revocation holds even after Redis comes back from an old snapshot
+(docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -19,10 +22,9 @@ from django.views.decorators.csrf import csrf_exempt
 
 from engine import BucketError, decode_json
 
+from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
-from .resilient_cache import cache_delete, cache_get, cache_set
 
-TOKEN_CACHE_SECONDS = 300
 _REVOKED = 0
 
 
@@ -35,24 +37,33 @@ class ApiError(Exception):
         self.status = status
 
 
-def token_cache_key(digest: str) -> str:
-    return f"apitoken:{digest}"
+def _load_token(key: tuple[int, str]) -> int:
+    """The server a token digest belongs to when it is live; 0 when it is unknown or revoked."""
+    row = ApiToken.objects.filter(digest=key[1]).values_list("server_id", "revoked_at").first()
+    return row[0] if row and row[1] is None else _REVOKED
 
 
-def forget_token(digest: str) -> None:
-    cache_delete(token_cache_key(digest))
+# Keyed by (the server the request names, digest), so that server's stamp covers the entry: a token
+# created or revoked there bumps it. No stale copy: a token is never accepted on an old answer.
+TOKENS: GenerationalCache[tuple[int, str], int, int] = GenerationalCache(
+    name="apitoken",
+    stamp="tokens",
+    load=_load_token,
+    server_of=lambda key: key[0],
+    stale=False,
+    valid=lambda plain: isinstance(plain, int),
+)
 
 
-def server_id_for_token(token: str) -> int | None:
-    """The server a live token belongs to, or None when it is unknown or revoked."""
-    digest = token_digest(token)
-    cached = cache_get(token_cache_key(digest))
-    if cached is not None:
-        return cached or None
-    row = ApiToken.objects.filter(digest=digest).values_list("server_id", "revoked_at").first()
-    server_id = row[0] if row and row[1] is None else _REVOKED
-    cache_set(token_cache_key(digest), server_id, TOKEN_CACHE_SECONDS)
-    return server_id or None
+def forget_tokens(server_id: int) -> None:
+    """Every process asks the database again about any token used on `server_id` (after a write)."""
+    TOKENS.invalidate(server_id)
+
+
+def server_id_for_token(token: str, *, server_id: int) -> int | None:
+    """The server a live token belongs to (asked on behalf of `server_id`), or None when it is
+    unknown or revoked."""
+    return TOKENS.get((server_id, token_digest(token))) or None
 
 
 def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
@@ -62,7 +73,7 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 200:
         raise ApiError("Send an API token as 'Authorization: Bearer <token>'.", 401)
-    token_server = server_id_for_token(token)
+    token_server = server_id_for_token(token, server_id=server_id)
     if token_server is None:
         raise ApiError("This API token is not valid (unknown or revoked).", 401)
     if token_server != server_id:

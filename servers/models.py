@@ -147,3 +147,24 @@ class ServerDirectory(models.Model):
 
     def __str__(self) -> str:
         return f"directory of {self.server_id}"
+
+
+class CacheStamp(models.Model):
+    """The database's own generation of one cached idea of a server (servers.generational_cache).
+
+    Bumped inside the transaction of every write that changes what the cache holds, so the number
+    moves exactly when the change commits; the shared cache keeps a copy, and each process checks the
+    copy against this row at most every CACHE_STAMP_CHECK_SECONDS. A Redis restored from an old
+    snapshot holds a smaller number than this row, which is how it is caught.
+    """
+
+    # A plain number, not a foreign key: a request may name a server that does not exist (yet).
+    server_id = models.BigIntegerField()
+    name = models.CharField(max_length=32)
+    generation = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["server_id", "name"], name="cachestamp_server_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.server_id}: {self.generation}"

@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.urls import NoReverseMatch, reverse
 
 from .permissions import Action, user_can
+from .users import User
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,7 @@ SERVER_NAV: tuple[NavItem, ...] = (
 )
 
 
-def server_links(user: Any, server: Any, path: str) -> list[NavLink]:
+def server_links(user: User | AnonymousUser, server: Any, path: str) -> list[NavLink]:
     """The server's pages this user may open, the one `path` is on marked current."""
     links = []
     for item in SERVER_NAV:

@@ -8,12 +8,13 @@ lacks the action.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from .models import Membership, Role, Server
+from .users import User
 
 
 class Action(StrEnum):
@@ -48,7 +49,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
 }
 
 
-def role_of(user: Any, server: Server | int) -> Role | None:
+def role_of(user: User | AnonymousUser, server: Server | int) -> Role | None:
     """The user's role on the server, or None when they are not a member. Cached per request user."""
     if not getattr(user, "is_authenticated", False):
         return None
@@ -60,11 +61,11 @@ def role_of(user: Any, server: Server | int) -> Role | None:
     return roles[server_id]
 
 
-def is_member(user: Any, server: Server | int) -> bool:
+def is_member(user: User | AnonymousUser, server: Server | int) -> bool:
     return bool(getattr(user, "is_superuser", False)) or role_of(user, server) is not None
 
 
-def user_can(user: Any, server: Server | int, action: Action) -> bool:
+def user_can(user: User | AnonymousUser, server: Server | int, action: Action) -> bool:
     if not getattr(user, "is_authenticated", False):
         return False
     if user.is_superuser:
@@ -73,7 +74,7 @@ def user_can(user: Any, server: Server | int, action: Action) -> bool:
     return role is not None and role in ROLE_TABLE[action]
 
 
-def check_user_can(user: Any, server: Server | int, action: Action) -> None:
+def check_user_can(user: User | AnonymousUser, server: Server | int, action: Action) -> None:
     """Raise Http404 for a non-member (no hint the server exists) and PermissionDenied for a missing role."""
     if not is_member(user, server):
         raise Http404("No such server.")
@@ -81,7 +82,7 @@ def check_user_can(user: Any, server: Server | int, action: Action) -> None:
         raise PermissionDenied("Your role on this server does not allow that.")
 
 
-def get_server_for(user: Any, server_id: int, *, needs: Action) -> Server:
+def get_server_for(user: User | AnonymousUser, server_id: int, *, needs: Action) -> Server:
     """The server, once the user is known to be allowed `needs` on it (404 / 403 otherwise)."""
     server = Server.objects.filter(pk=server_id).first()
     if server is None:
@@ -90,7 +91,7 @@ def get_server_for(user: Any, server_id: int, *, needs: Action) -> Server:
     return server
 
 
-def servers_for(user: Any) -> list[Server]:
+def servers_for(user: User | AnonymousUser) -> list[Server]:
     if getattr(user, "is_superuser", False):
         return list(Server.objects.all())
     return list(Server.objects.filter(memberships__user=user).order_by("name", "id"))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from django.utils import timezone
 
-from .api_auth import forget_token
+from .api_auth import forget_tokens
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
 from .resilient_cache import cache_delete
@@ -36,6 +34,7 @@ def api_token_create(
             target=token,
             detail={"name": token.name},
         )
+        forget_tokens(server.pk)
     return token, plain
 
 
@@ -48,7 +47,7 @@ def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "")
             AuditEvent.record(
                 server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
             )
-    transaction.on_commit(lambda: forget_token(token.digest))
+        forget_tokens(token.server_id)
 
 
 def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
@@ -79,7 +78,7 @@ def server_ensure(*, server_id: int, name: str | None = None) -> Server:
     return server
 
 
-def membership_set(*, server: Server, user: Any, role: Role, by: User | None = None) -> Membership:
+def membership_set(*, server: Server, user: User, role: Role, by: User | None = None) -> Membership:
     membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
     AuditEvent.record(
         server=server,

@@ -27,12 +27,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    from lorebooks.cache import clear_local as clear_lorebooks
-    from presets.cache import clear_local
+    from presets.cache import clear_local as clear_previews
+    from servers.generational_cache import forget_everything_local
 
     cache.clear()
-    clear_local()
-    clear_lorebooks()
+    forget_everything_local()  # every app's cache: each test starts as a brand-new process
+    clear_previews()
 
 
 @pytest.fixture

@@ -1,4 +1,9 @@
-"""The shape docs/architecture.md promises: a pure engine, no import loops, imports in plain sight."""
+"""The shape docs/architecture.md promises: a pure engine, no import loops, imports in plain sight,
+the engine reached through its package faces, and another app's rows read through its selectors.
+
+Every Django app of the project is walked: the list comes from INSTALLED_APPS (the apps whose code
+lives in this repository), so a new app is walked without editing this file.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.conf import settings
+
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("engine", "servers", "presets", "memory", "conversations", "assembly", "config")
+DJANGO_APPS = tuple(
+    sorted(
+        name for name in settings.INSTALLED_APPS if "." not in name and (ROOT / name / "apps.py").is_file()
+    )
+)
+APPS = ("engine", "config", *DJANGO_APPS)
+# The apps every other app may read models from: the floor (servers, users, audit) everything hangs off.
+FLOOR = ("servers",)
 
 
 def _modules() -> dict[str, Path]:
@@ -50,6 +64,78 @@ def _imports(name: str, path: Path) -> list[tuple[str, ast.stmt, bool]]:
 
     visit(tree, False)
     return [(target, stmt, inside) for target, stmt, inside in out if target.split(".")[0] in APPS]
+
+
+def test_every_app_directory_is_an_installed_app_and_walked():
+    on_disk = sorted(path.parent.name for path in ROOT.glob("*/apps.py"))
+    assert on_disk == sorted(DJANGO_APPS)
+    assert {"lorebooks", "regex_scripts", "characters", "presets", "memory"} <= set(DJANGO_APPS)
+
+
+def _plain_imports(path: Path) -> list[tuple[str, int]]:
+    """(module named, line) for every absolute import, leaving out `if TYPE_CHECKING:` blocks
+    (annotations, not reads)."""
+    out: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                visit_list(child.orelse)
+                continue
+            if isinstance(child, ast.Import):
+                out.extend((alias.name, child.lineno) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and not child.level and child.module:
+                out.append((child.module, child.lineno))
+                # `from presets import models` reads the models module too
+                out.extend(
+                    (f"{child.module}.models", child.lineno)
+                    for alias in child.names
+                    if alias.name == "models"
+                )
+            visit(child)
+
+    def visit_list(nodes: list[ast.stmt]) -> None:
+        for stmt in nodes:
+            wrapper = ast.Module(body=[stmt], type_ignores=[])
+            visit(wrapper)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return out
+
+
+def _is_engine_face(module: str) -> bool:
+    parts = module.split(".")
+    return len(parts) == 1 or (len(parts) == 2 and (ROOT / "engine" / parts[1] / "__init__.py").is_file())
+
+
+def test_no_caller_imports_the_engine_past_its_package_faces():
+    past = [
+        f"{path.relative_to(ROOT)}:{line} {module}"
+        for name, path in MODULES.items()
+        if name.split(".")[0] != "engine"
+        for module, line in _plain_imports(path)
+        if module.split(".")[0] == "engine" and not _is_engine_face(module)
+    ]
+    assert past == [], f"imports past the engine's faces (export it from the package instead): {past}"
+
+
+def test_an_app_reads_another_apps_rows_through_its_selectors_not_its_models():
+    # Models may point at another app's models (foreign keys); everything else asks the owner.
+    reads = [
+        f"{path.relative_to(ROOT)}:{line} {module}"
+        for name, path in MODULES.items()
+        if name.split(".")[0] in DJANGO_APPS and path.name != "models.py"
+        for module, line in _plain_imports(path)
+        if _models_of_another_app(module, name.split(".")[0])
+    ]
+    assert reads == [], f"another app's models read directly: {reads}"
+
+
+def _models_of_another_app(module: str, app: str) -> bool:
+    parts = module.split(".")
+    return (
+        len(parts) >= 2 and parts[1] == "models" and parts[0] in DJANGO_APPS and parts[0] not in (app, *FLOOR)
+    )
 
 
 def test_no_two_project_modules_import_each_other_even_from_inside_a_function():
@@ -96,7 +182,7 @@ def test_every_engine_module_imports_on_its_own_without_django_or_the_apps():
         "        del sys.modules[loaded]\n"
         "    importlib.import_module(name)\n"
         "leaked = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('django', 'servers', 'presets', 'memory', 'conversations', 'assembly'))\n"
+        f"{('django', *DJANGO_APPS)!r})\n"
         "print(leaked)\n"
     )
     result = subprocess.run(

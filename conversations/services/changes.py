@@ -7,9 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from engine.macros import MacroEnv
-from engine.macros.extraction import extract_ops
-from engine.macros.values import to_text
+from engine.macros import MacroEnv, extract_ops, to_text
 from servers.models import AuditEvent
 from servers.users import User
 

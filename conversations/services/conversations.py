@@ -7,9 +7,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine.macros import MacroEnv
-from engine.macros.extraction import extract_ops
-from engine.macros.replay import apply_ops
+from engine.macros import MacroEnv, apply_ops, extract_ops
 from servers.models import AuditEvent, Server
 from servers.users import User
 

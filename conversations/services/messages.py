@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from engine.macros.replay import apply_ops
+from engine.macros import apply_ops
 from servers.users import User
 
 from ..models import ConversationMessage, MessageRole, SampleConversation, Swipe

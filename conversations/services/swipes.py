@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from engine.macros.replay import Op
+from engine.macros import Op
 from servers.users import User
 
 from ..models import ConversationMessage, Swipe

@@ -11,31 +11,55 @@ Pure Python (no Django). Entry points:
 
 from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
+from .extraction import extract_ops
 from .identity import depends_on_seed, has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
 from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
 from .render import compiled_once, render_segments, render_text, render_texts
+from .replay import (
+    WRITE_OPS,
+    Op,
+    OpError,
+    Replay,
+    apply_ops,
+    make_op,
+    op_from_dict,
+    ops_from_json,
+    replay_steps,
+)
+from .values import to_text
 
 __all__ = [
     "CONTENT_BLOCKS",
     "KNOWN_MACROS",
+    "WRITE_OPS",
     "CompiledText",
     "Macro",
     "MacroEnv",
+    "Op",
+    "OpError",
     "RenderMemo",
     "RenderOutput",
+    "Replay",
     "Scoped",
     "Segment",
     "SegmentOutput",
+    "apply_ops",
     "compile_text",
     "compiled_once",
     "depends_on_seed",
+    "extract_ops",
     "find_unsupported_macros",
     "has_angle_form",
+    "make_op",
+    "op_from_dict",
+    "ops_from_json",
     "render_segments",
     "render_text",
     "render_texts",
+    "replay_steps",
     "resolve_identity",
+    "to_text",
     "unescape_braces",
 ]

@@ -67,6 +67,7 @@ from .js import (
 )
 from .replacement import compile_replacement
 from .scripts import (
+    MAX_EXPORT_BYTES,
     MAX_PRESET_SCRIPTS,
     CompiledScript,
     Placement,
@@ -88,6 +89,7 @@ from .scripts import (
 __all__ = [
     "DEFAULT_REASONING_PREFIX",
     "DEFAULT_REASONING_SUFFIX",
+    "MAX_EXPORT_BYTES",
     "MAX_PRESET_SCRIPTS",
     "RUN_LIMIT_SECONDS",
     "Applied",

@@ -3,6 +3,7 @@
 No Django here; the presets app stores what this package returns.
 """
 
+from engine.st_format.decode import check_size
 from engine.st_format.model import (
     ImportRefused,
     ImportSummary,
@@ -20,6 +21,7 @@ __all__ = [
     "ParsedPreset",
     "PresetNode",
     "PromptSettings",
+    "check_size",
     "parse_preset",
     "preset_name_from_filename",
     "resummarize",

@@ -12,6 +12,8 @@ from engine import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
 from presets.models import Preset
+from servers.generational_cache import generation_key
+from servers.resilient_cache import cache_get, cache_set
 from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -102,12 +104,11 @@ def test_deleting_the_active_preset_makes_the_cache_say_native(lantern, alice, h
 
 def test_a_reader_that_loaded_before_a_write_cannot_put_the_old_preset_back(lantern, alice, house_style):
     # Simulate the race: a reader reads the generation, the write happens, then the reader stores.
-    generation_before = preset_cache._new_generation(lantern.id)
-    old = preset_cache._load_active(lantern.id)
+    preset_cache.get_active_preset(lantern.id)
+    generation_before = cache_get(generation_key("presets", lantern.id))
+    old = preset_cache.ACTIVE.load(lantern.id)
     services.preset_deactivate(preset=house_style, by=alice)
-    from servers.resilient_cache import cache_set
-
-    cache_set(preset_cache._active_key(lantern.id), (generation_before, old), 600)
+    cache_set(preset_cache.ACTIVE.entry_key(lantern.id), (generation_before, old), 600)
     assert preset_cache.get_active_preset(lantern.id) is None
 
 

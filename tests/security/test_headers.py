@@ -201,7 +201,8 @@ def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token
         HTTP_AUTHORIZATION=f"Bearer {api_token}",
     )
     assert (status, read) == (413, 0)
-    assert "larger than" in json.loads(body)["error"]
+    # the file's real size and kind (issue 25), not only the limit
+    assert json.loads(body)["error"] == "This file is 3.0 MiB, over the 2.0 MiB limit for a preset."
 
 
 def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_token, settings):

@@ -18,8 +18,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from engine.regex import ScriptError, read_export
-from engine.regex.scripts import MAX_EXPORT_BYTES
+from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from regex_scripts import selectors, services
 from servers.management.json_command import JsonCommand, RefusingParser, add_json, add_server
 from servers.models import Server

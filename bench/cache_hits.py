@@ -1,0 +1,63 @@
+"""Warm reads of the generational caches in one process (servers/generational_cache.py): the cost of
+the layer itself, without Redis's round trip (embedded: SQLite and the local-memory cache).
+
+    .venv/bin/python bench/cache_hits.py
+
+Prints the median µs per warm read of the active preset, the sampling choice and the active card.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+os.environ.pop("DATABASE_URL", None)
+os.environ.pop("REDIS_URL", None)
+os.environ["TEST_DATABASE_NAME"] = str(Path(tempfile.gettempdir()) / "bench_cache_hits.sqlite3")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.test.utils import setup_databases, teardown_databases  # noqa: E402
+
+from characters import cache as card_cache  # noqa: E402
+from presets import cache as preset_cache  # noqa: E402
+from presets import sampling_cache, services  # noqa: E402
+from servers.services import server_ensure  # noqa: E402
+from tests.factories import make_preset  # noqa: E402
+
+READS, ROUNDS, SERVER_ID = 5000, 7, 4242
+
+
+def main() -> None:
+    old = setup_databases(verbosity=0, interactive=False)
+    try:
+        server = server_ensure(server_id=SERVER_ID, name="Bench")
+        services.preset_import(server=server, raw=make_preset(("a", "x", True)), filename="a.json")
+        for read in (
+            preset_cache.get_active_preset,
+            sampling_cache.get_sampling_choice,
+            card_cache.get_active_card,
+        ):
+            read(SERVER_ID)
+            rounds = []
+            for _ in range(ROUNDS):
+                started = time.perf_counter()
+                for _ in range(READS):
+                    read(SERVER_ID)
+                rounds.append((time.perf_counter() - started) / READS * 1e6)
+            print(f"{read.__module__}.{read.__name__}: {statistics.median(rounds):.1f} µs per warm read")
+    finally:
+        teardown_databases(old, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""One generational cache for what requests read per server (SPEC §4): presets, sampling, channel
+presets, cards, lorebooks, regex scripts and API tokens each declare a `GenerationalCache` with their
+own `load` (the database → plain data) and `compile` (plain data → what a request uses).
+
+Freshness comes from one number per (server, stamp): the **generation**.
+- The database holds it (`servers.CacheStamp`); a write bumps it inside its own transaction
+  (`invalidate`), so it moves exactly when the change commits, and the new number is copied to the
+  shared cache (`gen:v2:<stamp>:<server>`) once the transaction commits.
+- The shared cache keeps each value as plain data beside the generation it was loaded at
+  (`<name>:v2:<key>` = `(generation, plain)`, TTL `ST_PRESET_CACHE_TTL_MINUTES`). A reader reads the
+  generation before it loads the database, so a reader that loaded just before a write stores its
+  entry under the old number and cannot put an outdated value back.
+- A process may keep the compiled value for the generation it was built from (a small LRU).
+- Generations only grow. Each process checks the shared copy against the database at most every
+  `CACHE_STAMP_CHECK_SECONDS` (one small query per server), and at once when the shared copy is
+  missing or smaller than a number it has seen: a Redis restored from a snapshot taken before a
+  change holds a smaller number, which is replaced, so the old entries beside it are never served.
+- When the database errors while a value is loaded, a cache declared `stale=True` serves this
+  process's last compiled copy, else the shared stale copy (`<name>:v2:stale:<key>`, one day), else
+  its declared `outage` value, else the error propagates. Invalidation leaves the stale copies:
+  an outdated value beats no answer during an outage. Cache-backend errors are misses
+  (servers.resilient_cache) and the database answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.db.models import BigIntegerField, F, Value
+from django.db.models.functions import Greatest
+
+from .models import CacheStamp
+from .resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
+
+log = logging.getLogger("tavernkeep.cache")
+
+STALE_SECONDS = 24 * 60 * 60
+GENERATION_SECONDS = 30 * 24 * 60 * 60
+
+K = TypeVar("K", bound=Hashable)
+P = TypeVar("P")
+V = TypeVar("V")
+
+_MISSING: Any = object()
+_NOTHING_SEEN: dict[str, int] = {}
+
+
+def ttl_seconds() -> int:
+    """How long a shared entry and a process's compiled copy live (`ST_PRESET_CACHE_TTL_MINUTES`)."""
+    return max(1, int(settings.ST_PRESET_CACHE_TTL_MINUTES * 60))
+
+
+def generation_key(stamp: str, server_id: int) -> str:
+    return f"gen:v2:{stamp}:{server_id}"
+
+
+# -- the generations: the database's stamps, the shared copy, and what this process has seen ---------
+
+_seen_lock = threading.Lock()
+_seen: dict[int, tuple[float, dict[str, int]]] = {}  # server → (checked at, stamp → largest seen)
+
+
+def _check_seconds() -> float:
+    return float(getattr(settings, "CACHE_STAMP_CHECK_SECONDS", 5))
+
+
+def _first_generation() -> int:
+    """Where a new stamp starts, and the least a bump moves it to: the clock in microseconds, so a
+    database created (or restored) later never reuses a number an older one published."""
+    return time.time_ns() // 1000
+
+
+def _database_stamps(server_id: int, stamp: str) -> dict[str, int]:
+    """The server's stamps; `stamp`'s row is created the first time anyone asks for it."""
+    stamps = dict(CacheStamp.objects.filter(server_id=server_id).values_list("name", "generation"))
+    if stamp not in stamps:
+        row, _ = CacheStamp.objects.get_or_create(
+            server_id=server_id, name=stamp, defaults={"generation": _first_generation()}
+        )
+        stamps[stamp] = row.generation
+    return stamps
+
+
+def current_generation(stamp: str, server_id: int, shared: Any) -> int | None:
+    """The generation to trust for (stamp, server), given the shared cache's copy `shared`.
+
+    None only when neither the shared cache nor the database can say (both down): nothing cached
+    is then current, and the caller goes to the database (or its stale copy).
+    """
+    shared = shared if isinstance(shared, int) else None
+    now = time.monotonic()
+    # A plain read: entries are replaced whole (never changed in place) under the lock.
+    checked_at, known = _seen.get(server_id, (None, _NOTHING_SEEN))
+    seen = known.get(stamp)
+    fresh = checked_at is not None and now - checked_at < _check_seconds()
+    if fresh and shared is not None and seen is not None and shared >= seen:
+        if shared > seen:
+            _remember_seen(server_id, {stamp: shared}, checked_at=None)
+        return shared
+    if fresh and shared is not None and seen is not None:
+        # The shared copy went backwards (a Redis restored from an old snapshot): put ours back.
+        log.warning(
+            "cache generation %s of server %s went back from %s to %s", stamp, server_id, seen, shared
+        )
+        cache_set(generation_key(stamp, server_id), seen, GENERATION_SECONDS)
+        return seen
+    try:
+        stamps = _database_stamps(server_id, stamp)
+    except DatabaseError:
+        # Cannot check: trust what is known, and do not retry before the next check is due.
+        _remember_seen(server_id, {}, checked_at=now)
+        if shared is not None or seen is not None:
+            return max(x for x in (shared, seen) if x is not None)
+        return None
+    database = stamps[stamp]
+    with _seen_lock:  # the database is the truth: forget larger numbers from an older life
+        _seen[server_id] = (now, stamps)
+    if shared != database:
+        # Missing, or from before a change (a Redis restored from a snapshot). Never legitimately
+        # larger: a number is published only after its write commits, and we read it before this query.
+        cache_set(generation_key(stamp, server_id), database, GENERATION_SECONDS)
+    return database
+
+
+def _remember_seen(server_id: int, stamps: dict[str, int], *, checked_at: float | None) -> None:
+    with _seen_lock:
+        old_checked, known = _seen.get(server_id, (0.0, {}))
+        merged = dict(known)
+        for name, generation in stamps.items():
+            merged[name] = max(generation, merged.get(name, generation))
+        _seen[server_id] = (old_checked if checked_at is None else checked_at, merged)
+
+
+def invalidate(stamp: str, server_id: int) -> None:
+    """Make every cache riding `stamp` reload `server_id`'s values, in every process.
+
+    The database's stamp is bumped now, inside the caller's transaction (if any), and the shared
+    cache learns the new number once that transaction commits; a rolled-back write changes nothing.
+    """
+    with transaction.atomic():
+        rows = CacheStamp.objects.filter(server_id=server_id, name=stamp)
+        bump = Greatest(F("generation") + 1, Value(_first_generation(), output_field=BigIntegerField()))
+        if not rows.update(generation=bump):
+            _, created = CacheStamp.objects.get_or_create(
+                server_id=server_id, name=stamp, defaults={"generation": _first_generation()}
+            )
+            if not created:
+                rows.update(generation=bump)
+        generation = rows.values_list("generation", flat=True).get()
+    transaction.on_commit(lambda: _publish(stamp, server_id, generation))
+
+
+def _publish(stamp: str, server_id: int, generation: int) -> None:
+    shared = cache_get(generation_key(stamp, server_id))
+    if not isinstance(shared, int) or shared < generation:
+        cache_set(generation_key(stamp, server_id), generation, GENERATION_SECONDS)
+    _remember_seen(server_id, {stamp: generation}, checked_at=None)
+
+
+# -- the caches -------------------------------------------------------------------------------------
+
+_registry: list[GenerationalCache[Any, Any, Any]] = []
+
+
+def clear_local() -> None:
+    """Drop every compiled value this process holds (tests call it between cases). What the process
+    has learnt of the generations stays, as it would in a live process."""
+    for declared in _registry:
+        declared.clear_local()
+
+
+def forget_everything_local() -> None:
+    """A brand-new process: no compiled values and no generations seen (tests call it between cases)."""
+    clear_local()
+    with _seen_lock:
+        _seen.clear()
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _server_is_key(key: Any) -> int:
+    return int(key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Local(Generic[V]):
+    generation: int
+    value: V
+    expires: float  # time.monotonic() deadline
+
+
+@dataclass(eq=False)
+class GenerationalCache(Generic[K, P, V]):
+    """One cached idea per key (usually a server id): `load(key)` reads the database and returns
+    plain, picklable data; `compile(plain)` turns it into what requests use.
+
+    - `stamp`: the generation this cache rides (caches sharing one are invalidated together);
+      defaults to `name`. `server_of(key)` says whose stamp covers a key (default: the key itself).
+    - `shared`: keep `(generation, plain)` in the shared cache.
+    - `stale`: keep a day-long stale copy and serve it (or this process's last copy) when the
+      database errors; `outage()` answers when there is no copy at all (default: the error).
+    - `local_entries`: how many compiled values this process keeps (0: none; a callable reads a
+      setting).
+    - `valid(plain)`: whether a shared entry has the expected shape (entries from older code).
+    """
+
+    name: str
+    load: Callable[[K], P]
+    compile: Callable[[P], V] = _identity
+    stamp: str = ""
+    server_of: Callable[[K], int] = _server_is_key
+    shared: bool = True
+    stale: bool = True
+    outage: Callable[[], V] | None = None
+    local_entries: int | Callable[[], int] = 0
+    valid: Callable[[Any], bool] = lambda plain: True
+    _local: OrderedDict[K, _Local[V]] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.stamp = self.stamp or self.name
+        _registry.append(self)
+
+    def entry_key(self, key: K) -> str:
+        return f"{self.name}:v2:{_key_text(key)}"
+
+    def stale_key(self, key: K) -> str:
+        return f"{self.name}:v2:stale:{_key_text(key)}"
+
+    def get(self, key: K) -> V:
+        """The current value for `key`: this process's copy, else the shared entry, else the database."""
+        server_id = self.server_of(key)
+        gen_key = generation_key(self.stamp, server_id)
+        entry_key = self.entry_key(key) if self.shared else ""
+        local_first = bool(self._limit())
+        if self.shared and not local_first:  # small values: the generation and the entry in one trip
+            found = cache_get_many([gen_key, entry_key])
+        else:  # a process copy usually answers: read only the small generation first
+            found = {gen_key: cache_get(gen_key)}
+        generation = current_generation(self.stamp, server_id, found.get(gen_key))
+        if generation is not None:
+            local = self._local_get(key)
+            if local is not None and local.generation == generation and local.expires > time.monotonic():
+                return local.value
+            entry = found[entry_key] if entry_key in found else cache_get(entry_key) if self.shared else None
+            if _holds(entry, generation) and self.valid(entry[1]):
+                return self._remember(key, generation, self.compile(entry[1]))
+        return self.fill(key, generation)
+
+    def fill(self, key: K, generation: int | None) -> V:
+        """Load `key` from the database, store it under `generation` and return it compiled."""
+        try:
+            plain = self.load(key)
+        except DatabaseError as exc:
+            return self._during_outage(key, exc)
+        values: dict[str, Any] = {}
+        if self.shared and generation is not None:
+            values[self.entry_key(key)] = (generation, plain)
+        if self.stale:
+            cache_set_many({self.stale_key(key): plain}, STALE_SECONDS)
+        if values:
+            cache_set_many(values, ttl_seconds())
+        value = self.compile(plain)
+        return value if generation is None else self._remember(key, generation, value)
+
+    def invalidate(self, server_id: int) -> None:
+        """Every cache riding this one's stamp reloads `server_id` (see the module's `invalidate`)."""
+        invalidate(self.stamp, server_id)
+
+    def clear_local(self) -> None:
+        with self._lock:
+            self._local.clear()
+
+    def _limit(self) -> int:
+        return self.local_entries() if callable(self.local_entries) else self.local_entries
+
+    def _local_get(self, key: K) -> _Local[V] | None:
+        if not self._limit():
+            return None
+        with self._lock:
+            entry = self._local.get(key)
+            if entry is not None:
+                self._local.move_to_end(key)
+            return entry
+
+    def _remember(self, key: K, generation: int, value: V) -> V:
+        limit = self._limit()
+        if limit:
+            entry = _Local(generation, value, time.monotonic() + ttl_seconds())
+            with self._lock:
+                self._local[key] = entry
+                self._local.move_to_end(key)
+                while len(self._local) > limit:
+                    self._local.popitem(last=False)
+        return value
+
+    def _during_outage(self, key: K, error: DatabaseError) -> V:
+        if not self.stale:
+            raise error
+        with self._lock:
+            local = self._local.get(key)
+        if local is not None:
+            log.warning("database error: serving this process's last copy of %s %s", self.name, key)
+            return local.value
+        plain = cache_get(self.stale_key(key), _MISSING)
+        if plain is not _MISSING and self.valid(plain):
+            log.warning("database error: serving the stale copy of %s %s", self.name, key)
+            return self.compile(plain)
+        if self.outage is not None:
+            log.warning("database error and no copy of %s %s: serving its outage value", self.name, key)
+            return self.outage()
+        raise error
+
+
+def _holds(entry: Any, generation: int) -> bool:
+    return isinstance(entry, tuple) and len(entry) == 2 and entry[0] == generation
+
+
+def _key_text(key: Any) -> str:
+    return ":".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
