@@ -179,7 +179,7 @@ def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
             f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
         ) from None
     except RecursionError:  # the decoder recurses once per level of nesting
-        raise BucketError(f"{what} is nested too deeply to be a bucket document.") from None
+        raise BucketError(f"{what} is nested too deeply to be read.") from None
 
 
 def parse_buckets(data: Any) -> BucketDocument:

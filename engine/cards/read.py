@@ -50,7 +50,15 @@ def read_card(raw: bytes, *, max_bytes: int = MAX_CARD_BYTES) -> ReadCard:
     warnings: list[str] = []
     if replaced:
         warnings.append(f"The card is not valid UTF-8: {replaced} invalid byte sequence(s) were replaced.")
-    data, lenient = load_json(text)
+    try:
+        data, lenient = load_json(text, what="character card")
+    except ImportRefused as refused:
+        if avatar is None and refused.message.startswith("This file is not valid JSON"):
+            raise ImportRefused(
+                "This file is neither a PNG character card nor JSON, so it is not a character card "
+                f"({refused.message[len('This file is not valid JSON: ') :].rstrip('.')})."
+            ) from None
+        raise
     if lenient:
         warnings.append("Raw control characters inside JSON strings were accepted as they are.")
     if not isinstance(data, dict):

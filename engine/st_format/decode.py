@@ -79,24 +79,30 @@ def _json_error(err: json.JSONDecodeError) -> ImportRefused:
     return ImportRefused(f"This file is not valid JSON: {reason} at line {err.lineno}, column {err.colno}.")
 
 
-TOO_DEEP = "This file's JSON is nested too deeply to be a SillyTavern preset."
+def too_deep(what: str) -> str:
+    """The refusal for JSON nested past the decoder's limit, naming the kind of file expected."""
+    return f"This file's JSON is nested too deeply to be a {what}."
 
 
-def load_json(text: str) -> tuple[Any, bool]:
-    """The JSON value and whether raw control characters inside strings had to be accepted."""
+TOO_DEEP = too_deep("SillyTavern preset")
+
+
+def load_json(text: str, *, what: str = "SillyTavern preset") -> tuple[Any, bool]:
+    """The JSON value and whether raw control characters inside strings had to be accepted; `what`
+    names the kind of file expected in the refusals."""
     try:
         return json.loads(text, parse_constant=_refuse_constant), False
     except json.JSONDecodeError as err:
         if not err.msg.startswith("Invalid control character"):
             raise _json_error(err) from None
     except RecursionError:
-        raise ImportRefused(TOO_DEEP) from None
+        raise ImportRefused(too_deep(what)) from None
     try:
         return json.loads(text, strict=False, parse_constant=_refuse_constant), True
     except json.JSONDecodeError as err:
         raise _json_error(err) from None
     except RecursionError:
-        raise ImportRefused(TOO_DEEP) from None
+        raise ImportRefused(too_deep(what)) from None
 
 
 def _top_level_refusal(value: Any, what: str) -> ImportRefused:
@@ -152,7 +158,7 @@ def decode_upload(raw: bytes, *, max_bytes: int, what: str = "preset") -> Decode
             f"The file is not valid UTF-8: {plural(replaced, 'invalid byte sequence')} "
             f"{'was' if replaced == 1 else 'were'} replaced with \ufffd."
         )
-    data, lenient = load_json(text)
+    data, lenient = load_json(text, what="SillyTavern preset" if what == "preset" else what)
     if not isinstance(data, dict):
         raise _top_level_refusal(data, what)
     if lenient:

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from engine.st_format import ImportRefused, preset_name_from_filename
-from engine.st_format.decode import TOO_DEEP, check_size, decode_upload
+from engine.st_format.decode import check_size, decode_upload, too_deep
 from engine.st_format.shapes import detect_shape
 from engine.st_format.wording import Findings, plural, short_list
 from engine.tokens import count_text
@@ -48,7 +48,7 @@ def parse_lorebook(
     except ImportRefused as refused:
         raise LorebookRefused(refused.message, status=refused.status) from None
     except RecursionError:
-        raise LorebookRefused(TOO_DEEP.replace("SillyTavern preset", "lorebook")) from None
+        raise LorebookRefused(too_deep("lorebook")) from None
     name = preset_name_from_filename(filename)
     if name == "Imported preset":
         name = UNNAMED
