@@ -162,12 +162,11 @@ def contribute(
     rewrite_entries: EntryRewrite | None = None,
     rewritten_history: Mapping[int, str] | None = None,
 ) -> WorldInfoContribution:
-    """Activate, render and place the server's World Info for `doc` (SPEC §7).
-
-    `rewrite_entries` takes the rendered entries as `(text, depth)` — the depth of an @depth entry,
-    None for the others — and gives their texts back after the World Info regex scripts (§9.2), with
-    the scripts that changed each; the parts of a changed entry carry them and its text before them.
-    `rewritten_history` holds the history texts the promptOnly scripts changed, by position."""
+    """Activate, render and place the server's World Info for `doc` (SPEC §7). `rewrite_entries`
+    takes the rendered entries as `(text, depth)` — the depth of an @depth entry, None for the others —
+    and gives their texts back after the World Info regex scripts (§9.2), with the scripts that changed
+    each (a changed entry's parts carry them and its text before them); `rewritten_history` holds the
+    history texts the promptOnly scripts changed, by position."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
     if not world_info.books and world_info.replay is None:
         return _without_books(world_info, doc, items, max(0, chat_length))
