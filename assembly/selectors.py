@@ -22,8 +22,9 @@ from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
 from lorebooks import cache as lorebook_cache
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
-from presets import channel_cache, sampling_cache
 from presets import selectors as preset_selectors
+from presets.channels import cache as channel_cache
+from presets.sampling import cache as sampling_cache
 from regex_scripts.selectors import script_set
 from servers.selectors import tokenizer_for
 

@@ -32,8 +32,8 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
 
     from engine import assemble, load_tables, parse_buckets
     from presets import cache as preset_cache
-    from presets import sampling_cache
     from presets import selectors as preset_selectors
+    from presets.sampling import cache as sampling_cache
     from regex_scripts import cache as regex_cache
 
     from .preview import PreviewOptions, preview_assembly

@@ -8,7 +8,7 @@ production runs, a throwaway database on it: TEST_DATABASE_NAME, default bench_t
 dropped by the bench), alice its admin, nemoengine-v10 imported as the active preset. Then, with Django's test client, N saves of one
 node (its text changed each time, as the editor's form posts it; the answer is the redirect back to
 the preset), N openings of the preset's page after a save and of the node's edit form, wall-clock,
-medians; and the save's service call alone (presets.edit_services.node_update). Target: a save <= 300 ms server time.
+medians; and the save's service call alone (presets.editor.services.node_update). Target: a save <= 300 ms server time.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     from django.urls import reverse
 
     from engine.tokens import load_tables
-    from presets.edit_services import node_update
+    from presets.editor.services import node_update
     from presets.services import preset_import
     from servers.models import Role, Server
     from servers.services import membership_set

@@ -33,8 +33,10 @@ from corpus_path import CORPUS  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
-from presets import edit_services, services, versions  # noqa: E402
+from presets import services  # noqa: E402
+from presets.editor import services as edit_services  # noqa: E402
 from presets.models import PresetNode, PresetNodeBlob, PresetVersion  # noqa: E402
+from presets.versions import selectors as versions  # noqa: E402
 from servers.services import server_ensure  # noqa: E402
 
 PRESET = CORPUS / "pm" / "nemoengine-v10.json"

@@ -11,9 +11,9 @@ from django.conf import settings
 from engine.st_format import parse_preset
 from engine.versions import VersionDiff, diff_versions
 
-from . import versions
 from .models import Preset
 from .services import carry_choices_over
+from .versions import selectors as versions
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,10 @@ from servers.names import UserError
 from servers.users import User
 
 from . import cache as preset_cache
-from . import selectors, versions
+from . import selectors
 from .models import NAME_MAX_LENGTH, InjectionStyle, Preset, PresetNode
 from .regex_source import regex_source_of_text
+from .versions import services as version_services
 
 FALLBACK_NAME = "Untitled preset"
 
@@ -106,9 +107,9 @@ def preset_import(
             by=by,
         )
         if replaced:
-            versions.adopt_history(old_id=existing.pk, new=preset)
+            version_services.adopt_history(old_id=existing.pk, new=preset)
             existing.delete()
-        versions.record_version(
+        version_services.record_version(
             preset=preset,
             kind="replace" if replaced else "import",
             reason=f"{'replaced by' if replaced else 'uploaded'} {filename}",
@@ -308,7 +309,7 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
     with transaction.atomic():
         Preset.objects.filter(pk=preset.pk).update(injection_style=style, updated_at=timezone.now())
         preset.injection_style = style
-        versions.record_version(
+        version_services.record_version(
             preset=preset,
             kind="settings",
             reason=f"depth injections: {style}",
@@ -331,11 +332,11 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
     if not node.toggleable:
         raise PresetError("Comments and the chat history cannot be switched off.")
     with transaction.atomic():
-        versions.lock_preset(node.preset_id)  # first, as editor writes do: no lock-order deadlock
+        version_services.lock_preset(node.preset_id)  # first, as editor writes do: no lock-order deadlock
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
         Preset.objects.filter(pk=node.preset_id).update(updated_at=timezone.now())
         node.enabled = enabled
-        versions.record_version(
+        version_services.record_version(
             preset=node.preset,
             kind="toggle",
             reason=f"switched “{node.name[:80]}” {'on' if enabled else 'off'}",
@@ -361,7 +362,7 @@ def nodes_set_enabled(
     Returns how many nodes changed.
     """
     with transaction.atomic():
-        versions.lock_preset(preset.pk)  # first, as editor writes do: no lock-order deadlock
+        version_services.lock_preset(preset.pk)  # first, as editor writes do: no lock-order deadlock
         changed = (
             PresetNode.objects.filter(preset=preset, pk__in=node_ids)
             .exclude(kind="comment")
@@ -371,7 +372,7 @@ def nodes_set_enabled(
         )
         Preset.objects.filter(pk=preset.pk).update(updated_at=timezone.now())
         if changed:
-            versions.record_version(
+            version_services.record_version(
                 preset=preset,
                 kind="toggle",
                 reason=f"switched {changed} node{'s' * (changed != 1)} {'on' if enabled else 'off'}",

@@ -25,13 +25,16 @@ from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
-from . import channel_services, selectors, services, views_sampling
+from . import selectors, services
+from .channels import selectors as channel_selectors
 from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
+from .lookups import preset_or_404
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
 from .replace_review import ReplaceReview, review_replace
+from .sampling import views as sampling_views
 from .summary_display import summary_groups
-from .version_display import diff_view
+from .versions.display import diff_view
 
 
 @login_required
@@ -158,8 +161,8 @@ preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]
 @require_GET
 def preset_detail(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    context = _detail_context(request, server, preset)
+    preset = preset_or_404(server, preset_id)
+    context = detail_context(request, server, preset)
     if request.htmx and request.GET.get("partial") == "nodes":
         return render(request, "presets/detail.html#node-list", context)
     return render(request, "presets/detail.html", context)
@@ -170,7 +173,7 @@ def preset_detail(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
 @require_POST
 def preset_activate(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     services.preset_activate(preset=preset, by=request.user)
     return _after_list_action(request, server, f"“{preset.name}” is now the active preset.")
 
@@ -180,7 +183,7 @@ def preset_activate(request: AuthenticatedHttpRequest, server_id: int, preset_id
 @require_POST
 def preset_deactivate(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     services.preset_deactivate(preset=preset, by=request.user)
     return _after_list_action(request, server, "No preset is active: the bot uses its native prompt order.")
 
@@ -190,7 +193,7 @@ def preset_deactivate(request: AuthenticatedHttpRequest, server_id: int, preset_
 @require_POST
 def preset_delete(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     was_active = preset.is_active
     services.preset_delete(preset=preset, by=request.user)
     note = " It was active, so the bot is back to its native prompt order." if was_active else ""
@@ -204,7 +207,7 @@ def preset_delete(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
 @require_POST
 def preset_rename(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     try:
         services.preset_rename(preset=preset, name=request.POST.get("name", ""), by=request.user)
     except services.PresetError as exc:
@@ -218,7 +221,7 @@ def preset_rename(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
 @require_POST
 def preset_style(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     try:
         services.preset_set_injection_style(
             preset=preset, style=request.POST.get("style", ""), by=request.user
@@ -265,7 +268,7 @@ def node_toggle(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
 ) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     node = PresetNode.objects.filter(preset=preset, pk=node_id).first()
     if node is None:
         raise Http404("No such node.")
@@ -296,7 +299,7 @@ def node_toggle(
 @require_POST
 def nodes_bulk(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     filters = _filters(request.POST)
     matching = selectors.toggleable(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
     enabled = request.POST.get("enabled") == "1"
@@ -304,7 +307,7 @@ def nodes_bulk(request: AuthenticatedHttpRequest, server_id: int, preset_id: int
         preset=preset, node_ids=list(matching.values_list("pk", flat=True)), enabled=enabled, by=request.user
     )
     if request.htmx:
-        context = _detail_context(request, server, preset, filters=filters)
+        context = detail_context(request, server, preset, filters=filters)
         context["bulk_message"] = (
             f"{'Enabled' if enabled else 'Disabled'} {changed} node{'s' * (changed != 1)}."
         )
@@ -319,14 +322,6 @@ def help_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 # --- context builders and small helpers --------------------------------------------------------
-
-
-def _preset_or_404(server: Server, preset_id: int) -> Preset:
-    preset = selectors.preset_of(server, preset_id)
-    if preset is None:
-        raise Http404("No such preset.")
-    preset.server = server
-    return preset
 
 
 def _upload_context(
@@ -356,8 +351,8 @@ def _list_context(request: AuthenticatedHttpRequest, server: Server) -> dict[str
         "presets": presets,
         "active": next((p for p in presets if p.is_active), None),
         "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
-        "channel_uses": channel_services.channel_uses(server),
-        "known_channels": channel_services.known_channels(server),
+        "channel_uses": channel_selectors.channel_uses(server),
+        "known_channels": channel_selectors.known_channels(server),
     }
 
 
@@ -366,7 +361,7 @@ def _filters(data: Any) -> dict[str, str]:
     return {"q": data.get("q", "").strip()[:200], "kind": kind if kind in selectors.NODE_FILTERS else ""}
 
 
-def _detail_context(
+def detail_context(
     request: AuthenticatedHttpRequest,
     server: Server,
     preset: Preset,
@@ -393,7 +388,7 @@ def _detail_context(
         "filtered": bool(filters["q"] or filters["kind"]),
         "enabled_tokens": selectors.enabled_tokens(preset, server.token_encoding),
         **filters,
-        **views_sampling.panel_context(request, server, preset),
+        **sampling_views.panel_context(request, server, preset),
     }
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from presets import channel_services, edit_services, versions
+from presets.channels import services as channel_services
+from presets.editor import services as edit_services
 from presets.models import Preset
+from presets.versions import selectors as versions
 from servers.models import Server
 
 

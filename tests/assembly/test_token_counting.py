@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from presets.sampling_services import sampling_set
+from presets.sampling.services import sampling_set
 from servers.models import AuditEvent, Server
 
 from .test_api import post

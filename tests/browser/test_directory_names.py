@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory import services
-from presets import channel_services
+from presets.channels import services as channel_services
 from presets.services import preset_import
 from servers.directory import DirectoryChannel, DirectoryMember
 from tests.corpus import CORPUS

@@ -8,7 +8,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from presets import channel_services, services
+from presets import services
+from presets.channels import services as channel_services
 from presets.models import Preset
 from tests.editor.conftest import assembled_text
 from tests.presets.conftest import make_preset
@@ -63,7 +64,7 @@ def test_clearing_a_channel_brings_back_the_active_preset(tavern, library, lante
 
 
 def test_editing_a_channels_preset_reaches_the_next_assembly(tavern, library, lantern, alice):
-    from presets import edit_services
+    from presets.editor import services as edit_services
 
     channel_services.channel_preset_set(server=lantern, channel_id=TAVERN_HALL, preset=library, by=alice)
     assembled_text(lantern.id, in_channel(TAVERN_HALL))

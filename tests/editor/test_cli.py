@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from presets import edit_services, services
+from presets import services
+from presets.editor import services as edit_services
 from tests.editor.conftest import node
 from tests.presets.test_cli import run
 

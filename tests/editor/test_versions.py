@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from presets import edit_services, services, versions
+from presets import services
+from presets.editor import services as edit_services
 from presets.models import Preset, PresetVersion
+from presets.versions import selectors as versions
 from tests.corpus import needs_corpus
 from tests.editor.conftest import CORPUS, assembled_text, node, order
 from tests.presets.conftest import make_preset

@@ -25,9 +25,12 @@ from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
 from lorebooks.models import Lorebook
 from presets import cache as preset_cache
-from presets import channel_cache, channel_services, sampling_cache, sampling_services
 from presets import services as preset_services
+from presets.channels import cache as channel_cache
+from presets.channels import services as channel_services
 from presets.models import ChannelPreset, Preset, ServerSampling
+from presets.sampling import cache as sampling_cache
+from presets.sampling import services as sampling_services
 from regex_scripts import cache as regex_cache
 from regex_scripts import services as regex_services
 from regex_scripts.models import ServerScript

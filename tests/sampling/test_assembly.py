@@ -7,7 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from presets import sampling_services
+from presets.sampling import services as sampling_services
 from tests.assembly.test_api import post
 from tests.assembly.test_cli import DEFAULT, _repo_root, run  # noqa: F401 (a fixture)
 

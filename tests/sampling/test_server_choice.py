@@ -7,8 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from engine.sampling import SamplerSettings
-from presets import sampling_cache, sampling_selectors, sampling_services
 from presets.models import ServerSampling
+from presets.sampling import cache as sampling_cache
+from presets.sampling import selectors as sampling_selectors
+from presets.sampling import services as sampling_services
 from servers.models import AuditEvent
 
 pytestmark = pytest.mark.django_db

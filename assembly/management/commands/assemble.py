@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from assembly.selectors import PresetNotFound, assemble_for_server
 from engine import ENCODINGS, GENERATION_TYPES, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
-from presets.channel_services import thread_parent
+from presets.channels.selectors import thread_parent
 from servers.models import Server
 
 

@@ -18,9 +18,11 @@ from django.core.management.base import CommandParser
 
 from engine.sampling import MODES, PROVIDERS
 from engine.st_format import ImportRefused
-from presets import sampling_selectors, sampling_services, selectors, services
+from presets import selectors, services
 from presets.management import history
 from presets.reports import import_report, preset_listing
+from presets.sampling import selectors as sampling_selectors
+from presets.sampling import services as sampling_services
 from servers.management.json_command import (
     JsonCommand,
     RefusingParser,

@@ -12,7 +12,7 @@ from typing import Any
 from engine.sampling import SamplingChoice
 from servers.generational_cache import GenerationalCache
 
-from . import sampling_selectors
+from . import selectors as sampling_selectors
 
 
 def _load(server_id: int) -> dict[str, Any]:

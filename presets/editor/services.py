@@ -25,10 +25,12 @@ from engine.versions import VersionDiff
 from servers.models import AuditEvent
 from servers.users import User
 
-from . import cache as preset_cache
-from . import selectors, versions
-from .models import InjectionStyle, Preset, PresetNode
-from .services import PresetError
+from .. import cache as preset_cache
+from .. import selectors
+from ..models import InjectionStyle, Preset, PresetNode
+from ..services import PresetError
+from ..versions import selectors as versions
+from ..versions import services as version_services
 
 Entries = list[editing.Entry]
 # Positions are shifted this far out of the way before a reorder, so the unique (preset, position)
@@ -287,7 +289,7 @@ def _edit(
 ) -> _Applied:
     try:
         with transaction.atomic():
-            current = versions.lock_preset(preset.pk)
+            current = version_services.lock_preset(preset.pk)
             old = _entries(preset.pk)
             if base_version is not None and base_version != current:
                 _check_concurrent(preset, base_version, current, old, touches)
@@ -305,7 +307,7 @@ def _edit(
             Preset.objects.filter(pk=preset.pk).update(**fields)
             for name, value in fields.items():
                 setattr(preset, name, value)
-            version = versions.record_version(
+            version = version_services.record_version(
                 preset=preset, kind=kind, reason=reason(), by=by, actor_label=actor_label, nodes=nodes
             )
             AuditEvent.record(

@@ -13,8 +13,8 @@ from __future__ import annotations
 from engine import CompiledPreset
 from servers.generational_cache import GenerationalCache
 
-from . import cache as active_cache
-from .models import ChannelPreset, Preset
+from .. import cache as active_cache
+from ..models import ChannelPreset, Preset
 
 LOCAL_ENTRIES = 64
 

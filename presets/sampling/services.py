@@ -17,8 +17,9 @@ from engine.sampling import (
 from servers.models import AuditEvent, Server
 from servers.users import User
 
-from . import sampling_cache, sampling_selectors
-from .models import ServerSampling
+from ..models import ServerSampling
+from . import cache as sampling_cache
+from . import selectors as sampling_selectors
 
 
 class SamplingError(Exception):

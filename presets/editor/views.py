@@ -1,10 +1,8 @@
-"""The preset editor pages: edit, add, duplicate, delete and move nodes (drag and drop, keyboard,
-or move buttons without JavaScript), the version list with diffs, downloads and rollback, and the
-channel presets form.
+"""The preset editor pages: open, edit, add, duplicate, delete and move nodes (drag and drop,
+keyboard, or move buttons without JavaScript).
 
-Admins write (Action.MANAGE_PRESETS); moderators and support read the versions and diffs
-(Action.READ_PRESETS). Every write is one service call; a stale edit gets the conflict page with
-the changes made since, and the admin's own edit kept in the form.
+Admins write (Action.MANAGE_PRESETS). Every write is one service call; a stale edit gets the
+conflict page with the changes made since, and the admin's own edit kept in the form.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -27,93 +24,17 @@ from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
-from . import channel_services, edit_services, selectors, versions
-from .models import Preset, PresetNode
-from .services import PresetError
-from .version_display import diff_view
-from .views import _detail_context, _preset_or_404
+from .. import selectors
+from ..lookups import posted_number, preset_or_404
+from ..models import Preset, PresetNode
+from ..services import PresetError
+from ..versions.display import diff_view
+from ..views import detail_context
+from . import services as edit_services
 
 ROLES = ("system", "user", "assistant")
 NODE_ROW = "presets/_node_row.html"
 NODE_OPEN = "presets/_node_open.html"
-
-
-# --- versions ---------------------------------------------------------------------------------
-
-
-@login_required
-@require_GET
-def version_list(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    rows = versions.versions_of(preset)
-    previous = [row.number for row in rows[1:]] + [None]
-    context = {
-        "server": server,
-        "preset": preset,
-        "versions": rows,
-        "rows": list(zip(rows, previous, strict=True)),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
-    }
-    return render(request, "presets/versions.html", context)
-
-
-@login_required
-@require_GET
-def version_diff(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    after = _number(request.GET.get("to")) or preset.version
-    before = _number(request.GET.get("from")) or max(1, after - 1)
-    try:
-        diff = versions.diff(preset, before, after)
-    except versions.VersionNotFound as exc:
-        raise Http404(exc.message) from None
-    context = {
-        "server": server,
-        "preset": preset,
-        "diff": diff_view(diff),
-        "before": before,
-        "after": after,
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
-    }
-    return render(request, "presets/version_diff.html", context)
-
-
-@login_required
-@require_GET
-def version_download(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    number = _number(request.GET.get("version")) or preset.version
-    try:
-        text = versions.export_version(preset, number)
-    except versions.VersionNotFound as exc:
-        raise Http404(exc.message) from None
-    return HttpResponse(
-        text.encode("utf-8"),
-        content_type="application/json; charset=utf-8",
-        headers={"Content-Disposition": content_disposition_header(True, f"{preset.name} v{number}.json")},
-    )
-
-
-@login_required
-@require_POST
-def preset_rollback(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    target = _number(request.POST.get("to"))
-    try:
-        if target is None:
-            raise PresetError("Choose the version to roll back to.")
-        result = edit_services.preset_rollback(preset=preset, to=target, by=request.user)
-    except versions.VersionNotFound as exc:
-        messages.error(request, exc.message)
-    except PresetError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Rolled back to version {target}: this is now version {result.version}.")
-    return redirect("presets:versions", server_id=server.id, preset_id=preset.pk)
 
 
 # --- node edits -------------------------------------------------------------------------------
@@ -129,7 +50,7 @@ def node_view(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
 ) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     node = _node_or_404(preset, node_id)
     if request.htmx:
         if request.GET.get("fold"):
@@ -144,7 +65,7 @@ def node_edit(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
 ) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     node = _node_or_404(preset, node_id)
     values = _node_values(node)
     if request.method == "POST":
@@ -154,7 +75,7 @@ def node_edit(
                 preset=preset,
                 node_id=node.pk,
                 values=values,
-                base_version=_number(request.POST.get("version")),
+                base_version=posted_number(request.POST.get("version")),
                 by=request.user,
             )
         except edit_services.PresetConflict as exc:
@@ -183,12 +104,12 @@ def node_edit(
 @require_http_methods(["GET", "POST"])
 def node_add(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     if request.htmx and request.method == "GET":
         if request.GET.get("cancel"):
             return HttpResponse("")
         return render(request, NODE_OPEN, _open_context(request, server, preset, None, _new_values()))
-    after = _number(request.POST.get("after") or request.GET.get("after"))
+    after = posted_number(request.POST.get("after") or request.GET.get("after"))
     values = _new_values()
     if request.method == "POST":
         values = _posted_values(request.POST, marker=False)
@@ -284,15 +205,15 @@ def node_move(
 @require_POST
 def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
-    order = [_number(value) for value in request.POST.getlist("order")]
+    preset = preset_or_404(server, preset_id)
+    order = [posted_number(value) for value in request.POST.getlist("order")]
     try:
         if None in order:
             raise PresetError("The new order must list node ids.")
         edit_services.nodes_reorder(
             preset=preset,
             order=[value for value in order if value is not None],
-            base_version=_number(request.POST.get("version")),
+            base_version=posted_number(request.POST.get("version")),
             by=request.user,
         )
     except edit_services.PresetConflict as exc:
@@ -306,49 +227,7 @@ def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
     return _back_to_node(server, preset, None)
 
 
-# --- channel presets --------------------------------------------------------------------------
-
-
-@login_required
-@require_POST
-def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    channel_id = _number(request.POST.get("channel"))
-    preset_id = request.POST.get("preset", "")
-    try:
-        if channel_id is None:
-            typed = request.POST.get("channel", "").strip()[:100]
-            raise ValueError(
-                f"“{typed}” is not a channel id: give the channel's id (digits only)."
-                if typed
-                else "Choose a channel."
-            )
-        preset = None
-        if preset_id:
-            preset = selectors.preset_of(server, _number(preset_id) or 0)
-            if preset is None:
-                raise ValueError("Choose one of this server's presets.")
-        channel_services.channel_preset_set(
-            server=server, channel_id=channel_id, preset=preset, by=request.user
-        )
-    except ValueError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(
-            request,
-            f"Channel {channel_id} now uses “{preset.name}”."
-            if preset
-            else f"Channel {channel_id} uses the server's active preset again.",
-        )
-    return redirect(reverse("presets:list", args=[server.id]) + "#channels")
-
-
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def _number(value: Any) -> int | None:
-    text = str(value or "").strip()
-    return int(text) if text.isdigit() and len(text) < 20 else None
 
 
 def _node_or_404(preset: Preset, node_id: int) -> PresetNode:
@@ -436,10 +315,10 @@ def _node_action(
 ) -> HttpResponse:
     """The shape every one-button node edit shares: find, call one service, answer."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = _preset_or_404(server, preset_id)
+    preset = preset_or_404(server, preset_id)
     node = _node_or_404(preset, node_id)
     try:
-        result = action(preset, node, _number(request.POST.get("version")))
+        result = action(preset, node, posted_number(request.POST.get("version")))
     except edit_services.PresetConflict as exc:
         return _conflict(request, server, preset, exc)
     except PresetError as exc:
@@ -460,7 +339,7 @@ def _node_action(
 
 def _node_list(request: AuthenticatedHttpRequest, server: Server, preset: Preset) -> HttpResponse:
     preset.refresh_from_db()
-    context = _detail_context(request, server, preset, filters={"q": "", "kind": ""})
+    context = detail_context(request, server, preset, filters={"q": "", "kind": ""})
     return render(request, "presets/detail.html#node-list", context)
 
 

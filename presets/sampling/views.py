@@ -22,8 +22,10 @@ from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
-from . import sampling_selectors, sampling_services, selectors
-from .models import Preset
+from .. import selectors
+from ..models import Preset
+from . import selectors as sampling_selectors
+from . import services as sampling_services
 
 PANEL = "presets/sampling.html#sampling-panel"
 

@@ -16,7 +16,7 @@ from engine.sampling import (
     generation_settings,
 )
 
-from .models import Preset, ServerSampling
+from ..models import Preset, ServerSampling
 
 
 def sampling_choice(server_id: int) -> SamplingChoice:

@@ -1,0 +1,49 @@
+"""Presets per channel, written: an admin may give a channel (or a thread) its own preset, which
+wins over the server's active one there; a thread without its own inherits its parent channel's.
+
+Writes lock the server row like activation does, record an audit entry and invalidate the server's
+preset cache on commit (presets.channels.cache reads them).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from servers.imports import lock_server
+from servers.models import AuditEvent, Server
+from servers.users import User
+
+from .. import cache as preset_cache
+from ..models import ChannelPreset, Preset
+
+MAX_CHANNEL_ID = 2**63 - 1
+
+
+def channel_preset_set(
+    *, server: Server, channel_id: int, preset: Preset | None, by: User | None, actor_label: str = ""
+) -> bool:
+    """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
+    if not 0 < channel_id <= MAX_CHANNEL_ID:
+        raise ValueError("A channel id is a positive Discord snowflake.")
+    with transaction.atomic():
+        lock_server(server.pk)
+        current = ChannelPreset.objects.filter(server=server, channel_id=channel_id).first()
+        if preset is None:
+            if current is None:
+                return False
+            current.delete()
+            action, detail = "preset.channel.clear", {"channel": str(channel_id)}
+        else:
+            if current is not None and current.preset_id == preset.pk:
+                return False
+            ChannelPreset.objects.update_or_create(
+                server=server,
+                channel_id=channel_id,
+                defaults={"preset": preset, "set_by": by if getattr(by, "is_authenticated", False) else None},
+            )
+            action, detail = "preset.channel.set", {"channel": str(channel_id), "preset": preset.name}
+        AuditEvent.record(
+            server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
+        )
+    preset_cache.invalidate(server.pk)
+    return True

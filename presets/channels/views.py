@@ -1,0 +1,52 @@
+"""The channel presets form on the presets page: an admin gives a channel (or a thread) its own
+preset, or hands it back to the server's active one (Action.MANAGE_PRESETS)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from servers.permissions import Action, get_server_for
+from servers.users import AuthenticatedHttpRequest
+
+from .. import selectors
+from ..lookups import posted_number
+from . import services as channel_services
+
+
+@login_required
+@require_POST
+def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    channel_id = posted_number(request.POST.get("channel"))
+    preset_id = request.POST.get("preset", "")
+    try:
+        if channel_id is None:
+            typed = request.POST.get("channel", "").strip()[:100]
+            raise ValueError(
+                f"“{typed}” is not a channel id: give the channel's id (digits only)."
+                if typed
+                else "Choose a channel."
+            )
+        preset = None
+        if preset_id:
+            preset = selectors.preset_of(server, posted_number(preset_id) or 0)
+            if preset is None:
+                raise ValueError("Choose one of this server's presets.")
+        channel_services.channel_preset_set(
+            server=server, channel_id=channel_id, preset=preset, by=request.user
+        )
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Channel {channel_id} now uses “{preset.name}”."
+            if preset
+            else f"Channel {channel_id} uses the server's active preset again.",
+        )
+    return redirect(reverse("presets:list", args=[server.id]) + "#channels")
