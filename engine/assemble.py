@@ -419,6 +419,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         index = CARD_DEPTH_INDEX
         source = card_source("depth_prompt")
         arrangement.injections.append(Injection(depth.prompt, depth.depth, 100, index, depth.role, source))
+    if not arrangement.chat:
+        _drop_in_chat(arrangement, notes)
     if doc.budget is not None:
         trim_to_budget(arrangement, doc.budget, inputs.encoding, notes, doc=doc, seed=inputs.seed)
     arranged.injected = bool(arrangement.injections)
@@ -454,6 +456,18 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if preset is not None and preset.settings.squash_system_messages:
         arranged.items, arranged.history = squash(arranged.items, arranged.history)
     return arranged
+
+
+def _drop_in_chat(arrangement: Arrangement, notes: Notes) -> None:
+    """Without a chat (chatHistory disabled or absent) nothing lands inside it, as in SillyTavern 1.18:
+    @depth nodes, World Info at a depth, the in-chat Author's Note, the card's depth prompt."""
+    for injection in arrangement.injections:
+        notes.omit(
+            f"An in-chat {injection.role} message at depth {injection.depth}.",
+            "The preset sends no chat (its chatHistory is disabled or absent), so nothing is placed in it.",
+            injection.source,
+        )
+    arrangement.injections.clear()
 
 
 def _arrange_preset(

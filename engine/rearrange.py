@@ -108,6 +108,9 @@ class Arrangement:
     history: list[Item] = field(default_factory=list)
     after: list[Item] = field(default_factory=list)
     injections: list[Injection] = field(default_factory=list)
+    # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
+    # and nothing meant to land inside it (SPEC §11.2).
+    chat: bool = True
 
 
 def native_arrangement(items: tuple[Item, ...]) -> Arrangement:
@@ -289,10 +292,10 @@ class _Walk:
         for index in self.plan.visits:  # inactive nodes and comments do nothing
             self.visit(index, nodes[index].node)
         if self.history_at is None:
-            # No chatHistory in the preset: everything not placed yet goes first, then the history.
+            # No chatHistory in the preset: everything not placed yet goes last, and no chat at all.
             for tag in TAGS[:-1]:
                 self.take(tag)
-            self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+            self.no_chat("The preset has no chatHistory marker")
         for tag in self.plan.appended:  # SillyTavern 1.18 appends these after every node of the order
             self.out.after.extend(self.block(tag))
         if SCENARIO_TAG in self.pending:
@@ -339,14 +342,31 @@ class _Walk:
 
     def chat_history(self, index: int) -> None:
         """The leftovers not claimed after the history, then the history; later nodes go after it."""
-        if not self.active[index]:
-            self.notes.warn("The preset disables chatHistory; the conversation history is never omitted.")
         pending, claimed = self.pending, self.claimed_after
         for tag in TAGS[:-1]:
             if tag in pending and tag not in claimed:
                 self.take(tag)
-        self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        if self.active[index]:
+            self.out.history = list(self.buckets.get("DIALOGUE_HISTORY", []))
+        else:
+            self.no_chat("The preset disables chatHistory")
         self.current = self.out.after
+
+    def no_chat(self, cause: str) -> None:
+        """As SillyTavern 1.18: a preset without an enabled chatHistory sends no conversation at all."""
+        self.out.chat = False
+        self.notes.warn(
+            f"{cause}: as in SillyTavern 1.18, the conversation is not sent with this preset "
+            "(switch its Chat History node on to send it)."
+        )
+        history = self.buckets.get("DIALOGUE_HISTORY", ())
+        if history:
+            count = len(history)
+            self.notes.omit(
+                f"The conversation ({count} message{'s' if count != 1 else ''}).",
+                f"{cause}.",
+                native_source("DIALOGUE_HISTORY"),
+            )
 
     def injection(self, index: int, node: PresetNode, text: str) -> None:
         if text:

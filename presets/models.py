@@ -110,8 +110,13 @@ class PresetNode(models.Model):
 
     @property
     def toggleable(self) -> bool:
-        """Every node but comments and chatHistory may be switched on and off."""
+        """The nodes the counts and the bulk switches cover: every node but comments and chatHistory."""
         return self.kind != NodeKind.COMMENT and self.identifier != "chatHistory"
+
+    @property
+    def switchable(self) -> bool:
+        """The nodes an admin may switch one by one: chatHistory too (off, no conversation is sent)."""
+        return self.kind != NodeKind.COMMENT
 
     @property
     def is_depth_injection(self) -> bool:

@@ -140,8 +140,8 @@ def carry_choices_over(old: Preset, nodes: tuple[StNode, ...]) -> tuple[tuple[St
     previous = dict(old.nodes.values_list("identifier", "enabled"))
     carried, result = 0, []
     for node in nodes:
-        if node.toggleable and node.identifier in previous:
-            carried += 1
+        if node.switchable and node.identifier in previous:
+            carried += node.toggleable  # chatHistory's choice is kept too, but not counted as a switch
             if previous[node.identifier] != node.enabled:
                 node = _with_enabled(node, previous[node.identifier])
         result.append(node)
@@ -328,13 +328,19 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
 
 
 def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_label: str = "") -> None:
-    """Switch one node on or off; raises PresetError for comments and chatHistory."""
-    if not node.toggleable:
-        raise PresetError("Comments and the chat history cannot be switched off.")
+    """Switch one node on or off; raises PresetError for comments."""
+    if not node.switchable:
+        raise PresetError("Comments cannot be switched on or off.")
     with transaction.atomic():
         version_services.lock_preset(node.preset_id)  # first, as editor writes do: no lock-order deadlock
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
-        Preset.objects.filter(pk=node.preset_id).update(updated_at=timezone.now())
+        changes: dict[str, object] = {"updated_at": timezone.now()}
+        if node.identifier == "chatHistory" and node.preset.summary:
+            # the summary's warning says whether the conversation is sent: keep it true
+            summary = ImportSummary.from_dict(node.preset.summary)
+            changes["summary"] = resummarize(summary, selectors.st_nodes(node.preset_id)).to_dict()
+            node.preset.summary = changes["summary"]
+        Preset.objects.filter(pk=node.preset_id).update(**changes)
         node.enabled = enabled
         version_services.record_version(
             preset=node.preset,

@@ -51,8 +51,6 @@ def replace_node(entries: Sequence[Entry], key: Hashable, node: PresetNode) -> l
     old = result[index][1]
     if (old.kind == "marker") != (node.kind == "marker"):
         raise EditRefused("A marker stays a marker: it marks where one of the server's blocks goes.")
-    if old.identifier == CHAT_HISTORY and not node.enabled:
-        raise EditRefused("The chat history cannot be switched off.")
     result[index] = (key, node)
     return result
 

@@ -42,8 +42,14 @@ class PresetNode:
 
     @property
     def toggleable(self) -> bool:
-        """True for every node a user may switch on or off: all but comments and chatHistory."""
+        """True for every node the summary counts as switchable: all but comments and chatHistory."""
         return self.kind != "comment" and self.identifier != "chatHistory"
+
+    @property
+    def switchable(self) -> bool:
+        """True for every node a user may switch on or off, chatHistory included (off, SillyTavern 1.18
+        sends no conversation); the counts leave chatHistory out (`toggleable`)."""
+        return self.kind != "comment"
 
     @property
     def is_depth_injection(self) -> bool:

@@ -103,8 +103,17 @@ def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: 
             "Enabled nodes that run only for other generation types (continue, impersonate, swipe, "
             f"regenerate or quiet) are left out of normal replies: {short_list(other_types)}."
         )
-    if any(n.identifier == "chatHistory" and n.kind == "marker" and not n.enabled for n in nodes):
-        warnings.append("The chatHistory marker is disabled, but the chat history is never left out.")
+    history = [n for n in nodes if n.identifier == "chatHistory" and n.kind == "marker"]
+    if history and not any(n.enabled for n in history):
+        warnings.append(
+            "The Chat History node is switched off: as in SillyTavern 1.18, the bot sends no conversation "
+            "with this preset until it is switched on."
+        )
+    elif nodes and not history:
+        warnings.append(
+            "The preset has no Chat History node: as in SillyTavern 1.18, the bot sends no conversation "
+            "with it."
+        )
     return warnings
 
 

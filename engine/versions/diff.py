@@ -108,7 +108,7 @@ def diff_versions(
     toggled = tuple(
         node.identifier
         for node in after
-        if node.identifier in old and node.toggleable and old[node.identifier].enabled != node.enabled
+        if node.identifier in old and node.switchable and old[node.identifier].enabled != node.enabled
     )
     settings_before, settings_after = settings_before or {}, settings_after or {}
     settings = tuple(

@@ -298,11 +298,25 @@ def test_a_disabled_dialogue_examples_marker_omits_the_samples_and_says_so():
     assert any("dialogueExamples disabled" in o.reason for o in result.omitted)
 
 
-def test_a_disabled_chat_history_marker_never_omits_the_history_and_warns():
-    preset = build_preset([marker("main"), marker("chatHistory", enabled=False)])
+def test_a_disabled_chat_history_marker_sends_no_conversation_as_sillytavern_does():
+    # SillyTavern 1.18 (fidelity case own-history-disabled): no chat, nothing placed inside it, and what
+    # the preset puts after the marker still follows.
+    preset = build_preset(
+        [
+            marker("main"),
+            depth("reminder", "Keep the lamp lit.", 1),
+            marker("chatHistory", enabled=False),
+            make_node("after", content="AFTER", role="user"),
+        ]
+    )
     result = assemble(small(), preset=preset)
-    assert tags(result).count("DIALOGUE_HISTORY") == 3
-    assert any("chatHistory" in w for w in result.warnings)
+    order = tags(result)
+    assert "DIALOGUE_HISTORY" not in order
+    assert "reminder" not in order
+    assert order.index("after") > order.index("SYSTEM_CHANNEL_PROMPT")  # what follows the marker is sent
+    assert any("switch its Chat History node on" in w for w in result.warnings)
+    assert any(o.what == "The conversation (3 messages)." for o in result.omitted)
+    assert any("at depth 1" in o.what and "chatHistory" in o.reason for o in result.omitted)
 
 
 def test_server_only_blocks_follow_the_last_character_anchor_before_the_history():
@@ -378,12 +392,15 @@ def test_what_the_preset_places_after_chat_history_stays_after_it():
     assert order.index("DIALOGUE_SAMPLE") > max(i for i, t in enumerate(order) if t == "DIALOGUE_HISTORY")
 
 
-def test_a_preset_without_chat_history_ends_with_the_leftovers_then_the_history():
+def test_a_preset_without_chat_history_ends_with_the_leftovers_and_sends_no_conversation():
+    # SillyTavern 1.18 (fidelity case own-history-absent) sends no chat when the order has no chatHistory.
     preset = build_preset([make_node("a", content="A"), make_node("b", content="B")])
-    order = tags(assemble(small(), preset=preset))
-    assert order[-3:] == ["DIALOGUE_HISTORY"] * 3
+    result = assemble(small(), preset=preset)
+    order = tags(result)
+    assert "DIALOGUE_HISTORY" not in order
+    assert any("no chatHistory marker" in w for w in result.warnings)
     assert order[:4] == ["SYSTEM_HUMANIZER_RULES", "SYSTEM_CHANNEL_PROMPT", "a", "b"]
-    assert order[4:-3] == [
+    assert order[4:] == [
         "SYSTEM_PERSONA_PROMPT",
         "SYSTEM_PERSONALITY",
         "KNOWLEDGE_SERVER_INFO",
@@ -397,6 +414,7 @@ def test_a_preset_without_chat_history_ends_with_the_leftovers_then_the_history(
         "@new_example_chat_prompt",
         "DIALOGUE_SAMPLE",
         "DIALOGUE_SAMPLE",
+        "@sample_note",  # the samples end the prompt now (SPEC §3.3)
     ]
 
 

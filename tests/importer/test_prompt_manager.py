@@ -119,7 +119,8 @@ def test_whole_number_strings_with_spaces_are_accepted(parse) -> None:
 
 
 def test_missing_injection_fields_take_the_defaults_silently(parse) -> None:
-    parsed = parse(pm_preset([prompt("a", "A", role="system", injection_position=None)]))
+    history = prompt("chatHistory", marker=True)
+    parsed = parse(pm_preset([prompt("a", "A", role="system", injection_position=None), history]))
     n = parsed.nodes[0]
     assert (n.injection_position, n.injection_depth, n.injection_order) == (0, 4, 100)
     assert not parsed.summary.warnings

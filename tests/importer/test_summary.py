@@ -66,8 +66,13 @@ def test_documents_are_hidden_only_when_every_world_info_marker_is_disabled(pars
     assert s.hidden_blocks == ("documents: worldInfoBefore and worldInfoAfter are disabled",)
 
 
-def test_a_disabled_chat_history_is_warned_as_never_left_out(parse) -> None:
-    assert warned(parse(_preset(disabled=("chatHistory",))), "chat history is never left out")
+def test_a_disabled_chat_history_is_warned_as_sending_no_conversation(parse) -> None:
+    assert warned(parse(_preset(disabled=("chatHistory",))), "the bot sends no conversation with this preset")
+
+
+def test_a_preset_without_chat_history_is_warned_as_sending_no_conversation(parse) -> None:
+    parsed = parse(pm_preset([prompt("main", "Be kind.", role="system")]))
+    assert warned(parsed, "The preset has no Chat History node")
 
 
 def test_unsupported_macros_of_enabled_nodes_are_listed_past_four_as_more(parse) -> None:

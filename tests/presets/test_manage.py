@@ -184,15 +184,29 @@ def test_toggling_with_htmx_returns_the_node_row_and_the_new_header_counts(
     assert "8 of 10 switchable nodes on" in counts
 
 
-def test_the_chat_history_and_comments_cannot_be_switched_off(client, alice, lantern, house_style):
+def test_a_comment_cannot_be_switched_off(client, alice, lantern, house_style):
     client.force_login(alice)
-    for identifier in ("chatHistory", "c6f1c2a0-house-rules-heading"):
-        node = house_style.nodes.get(identifier=identifier)
-        client.post(
-            reverse("presets:node-toggle", args=[lantern.id, house_style.pk, node.pk]), {"enabled": "0"}
-        )
-        node.refresh_from_db()
-        assert node.enabled, identifier
+    node = house_style.nodes.get(identifier="c6f1c2a0-house-rules-heading")
+    client.post(reverse("presets:node-toggle", args=[lantern.id, house_style.pk, node.pk]), {"enabled": "0"})
+    node.refresh_from_db()
+    assert node.enabled
+
+
+def test_the_chat_history_can_be_switched_off_and_on_as_in_sillytavern(client, alice, lantern, house_style):
+    client.force_login(alice)
+    node = house_style.nodes.get(identifier="chatHistory")
+    url = reverse("presets:node-toggle", args=[lantern.id, house_style.pk, node.pk])
+    client.post(url, {"enabled": "0"})
+    node.refresh_from_db()
+    assert not node.enabled
+    page = client.get(reverse("presets:detail", args=[lantern.id, house_style.pk])).content.decode()
+    assert f'aria-label="Enable {node.name}"' in page
+    assert "the bot sends no conversation with this preset" in page
+    client.post(url, {"enabled": "1"})
+    node.refresh_from_db()
+    assert node.enabled
+    page = client.get(reverse("presets:detail", args=[lantern.id, house_style.pk])).content.decode()
+    assert "the bot sends no conversation" not in page
 
 
 def test_bulk_disable_with_a_name_filter_touches_only_matching_nodes(client, alice, lantern, house_style):
