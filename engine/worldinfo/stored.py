@@ -5,7 +5,10 @@ zlib at its fastest level (a 10 000-entry book: 5.3 MB to 2.3 MB in about 50 ms,
 then stores and returns several times faster than the raw pickle), tagged with
 `FORMAT`: a digest of the field layout of every class the pickle holds. Bytes written under another
 layout (an older or newer engine) load as None, and the caller compiles the book again from its
-entries. Only bytes this module wrote are ever loaded (they come from our own database or cache).
+entries. Only bytes this module wrote are loaded (they come from our own database or cache), and even
+so the loader rebuilds nothing but the engine's own classes listed here: a pickle naming any other
+callable (`os.system`, say) loads as None without calling it, so bytes planted in the database or
+the cache cannot run code.
 """
 
 from __future__ import annotations
@@ -38,6 +41,17 @@ FORMAT = hashlib.blake2b(
 _HEADER = f"tk-wi:{FORMAT}:".encode()
 
 
+_ALLOWED = {(cls.__module__, cls.__qualname__): cls for cls in _CLASSES}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        allowed = _ALLOWED.get((module, name))
+        if allowed is None:
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a compiled book")
+        return allowed
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         getter = _GETTERS.get(type(obj))
@@ -64,7 +78,7 @@ def book_from_bytes(blob: bytes | memoryview | None) -> CompiledBook | None:
     try:
         pickled = zlib.decompress(memoryview(data)[len(_HEADER) :])
         with paused_gc():
-            book = pickle.loads(pickled)  # noqa: S301 -- bytes we wrote ourselves
-    except Exception:  # bytes from an engine whose classes moved: compile again
+            book = _Unpickler(io.BytesIO(pickled)).load()
+    except Exception:  # bytes from an engine whose classes moved, or not ours: compile again
         return None
     return book if isinstance(book, CompiledBook) else None

@@ -41,6 +41,30 @@ def test_bytes_of_another_layout_or_damaged_bytes_load_as_nothing():
     assert book_from_bytes(b"") is None
 
 
+class _Planted:
+    """What someone who could write the stored bytes would plant: unpickling it calls `record`."""
+
+    def __reduce__(self):
+        return (_record, ("planted code ran",))
+
+
+_RAN: list[str] = []
+
+
+def _record(text: str) -> None:
+    _RAN.append(text)
+
+
+def test_planted_bytes_with_a_valid_header_load_as_nothing_and_run_nothing():
+    import pickle
+    import zlib
+
+    header = book_to_bytes(book({"key": ["lantern"], "content": "A lantern."})).split(b":", 2)
+    planted = b":".join(header[:2]) + b":" + zlib.compress(pickle.dumps(_Planted()))
+    assert book_from_bytes(planted) is None
+    assert _RAN == []
+
+
 def test_switching_entries_gives_the_book_compiled_from_the_switched_entries():
     from dataclasses import replace
 
