@@ -13,7 +13,7 @@ from .macros import depends_on_seed, resolve_identity
 from .native import HistoryRun, history_run, ready_messages
 from .parts import Item, Message, Notes, Part, Source, Transform, native_source
 from .providers import provider_texts, shape
-from .rearrange import Arrangement
+from .rearrange import Arrangement, Injection
 from .tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 
 ROLE_TOKENS = 1  # "system", "user" and "assistant" are one token each in every encoding we count with
@@ -91,10 +91,13 @@ def trim_to_budget(
         named = count_text(item.name, encoding) + 1 if item.name else 0
         return message_tokens(text, encoding) + ROLE_TOKENS + named
 
-    injected = sum(
-        message_tokens(resolve_identity(inj.text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
-        for inj in arr.injections
-    )
+    def injected_cost(inj: Injection) -> int:
+        return (
+            message_tokens(resolve_identity(inj.text, user=user, char=char, seed=seed), encoding)
+            + ROLE_TOKENS
+        )
+
+    injected = sum(injected_cost(inj) for inj in arr.injections)
     total = sum(cost(i) for i in (*arr.before, *arr.history, *arr.after)) + injected + REPLY_PRIMING
     limit = budget.prompt
     if total <= limit:
@@ -113,7 +116,22 @@ def trim_to_budget(
                 native_source("DIALOGUE_SAMPLE"),
             )
     dropped = 0
-    while total > limit and len(arr.history) > 1:
+    # Oldest first, as SillyTavern 1.18 keeps the newest messages that fit: an injection as deep as the
+    # history still kept sits before all of it, so it goes before the oldest message (the deepest first).
+    while total > limit:
+        deep = [inj for inj in arr.injections if inj.depth >= len(arr.history)]
+        if deep:
+            oldest = max(deep, key=lambda inj: inj.depth)
+            arr.injections.remove(oldest)
+            total -= injected_cost(oldest)
+            notes.omit(
+                f"An in-chat {oldest.role} message at depth {oldest.depth}.",
+                "Trimmed to fit the token budget (it sits before the oldest history message kept).",
+                oldest.source,
+            )
+            continue
+        if len(arr.history) <= 1:
+            break
         total -= cost(arr.history.pop(0))
         dropped += 1
     if dropped:

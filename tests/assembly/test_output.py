@@ -14,7 +14,7 @@ from engine import (
     parse_buckets,
     shape,
 )
-from tests.factories import build_preset, make_node, marker
+from tests.factories import build_preset, depth, make_node, marker
 
 
 def msg(role: str, content: str) -> Message:
@@ -108,6 +108,30 @@ def test_the_budget_then_trims_the_oldest_history_messages(doc_with):
     assert 0 < len(history) < len(doc.history)
     assert history[-1] == "Mira: Is it... a secret?"
     assert any("oldest history" in o.what for o in trimmed.omitted)
+
+
+def test_an_injection_older_than_the_messages_kept_is_trimmed_with_them_as_sillytavern_does(doc_with):
+    # SillyTavern 1.18 keeps the newest messages that fit, injected ones included (own-budget-trim-depth)
+    doc = doc_with(sample_dialogues=[])
+    count = len(doc.history)
+    preset = build_preset(
+        [
+            depth("deep", "A very old note.", count - 1),
+            depth("near", "A recent note.", 1),
+            marker("chatHistory"),
+        ]
+    )
+    full = assemble(doc, preset=preset, style="standalone")
+    assert {"A very old note.", "A recent note."} <= {m.content for m in full.messages}
+    trimmed = assemble(
+        doc_with(sample_dialogues=[], budget={"context": full.tokens.total - 30}),
+        preset=preset,
+        style="standalone",
+    )
+    contents = [m.content for m in trimmed.messages]
+    assert "A very old note." not in contents
+    assert "A recent note." in contents
+    assert any(o.what == f"An in-chat system message at depth {count - 1}." for o in trimmed.omitted)
 
 
 def test_system_and_preset_items_are_never_trimmed_and_an_impossible_budget_says_so(doc_with):
