@@ -158,6 +158,9 @@ class BucketDocument:
     authors_note: AuthorsNote = AuthorsNote()
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
+    # A character card's example messages as written (prepared), for {{mesExamplesRaw}}; None when the
+    # sample dialogues did not come from a card (the macro then gives them in {{mesExamples}}'s form).
+    sample_dialogues_raw: str | None = None
     # What the engine derives from the document once and shares between its assemblies (the
     # history's items and messages, engine.native); a `replace()`d document starts empty.
     memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)

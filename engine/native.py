@@ -293,9 +293,11 @@ def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> 
         samples = [sample_text(p, "") for p in doc.sample_dialogues]
         personality = "\n".join(doc.personality)
         description = doc.persona_prompt
-        # SillyTavern's {{mesExamples}}: each block as "<START>\n" + block + "\n", joined as they are
-        # ({{mesExamplesRaw}} is the same text for Chat Completion, SPEC §11.2).
+        # SillyTavern's {{mesExamples}}: each block as "<START>\n" + block + "\n", joined as they are;
+        # {{mesExamplesRaw}} is a card's text as written (SillyTavern 1.18), else the same text.
         raw = samples = [f"{SAMPLE_HEADER}\n{s.strip()}\n" for s in samples if s.strip()]
+        if doc.sample_dialogues_raw is not None:
+            raw = [doc.sample_dialogues_raw]
     return MacroEnv(
         description=description,
         personality=personality,

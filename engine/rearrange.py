@@ -34,6 +34,9 @@ MARKER_TAG = {
     "worldInfoBefore": "KNOWLEDGE_WORLD_INFO_BEFORE",
     "worldInfoAfter": "KNOWLEDGE_WORLD_INFO_AFTER",
 }
+# SillyTavern 1.18 sends these markers' blocks in the role the preset gives the marker (World Info
+# too); the server-only blocks and the sample dialogues keep theirs.
+ROLE_FROM_MARKER = frozenset({"charDescription", "charPersonality", "scenario", "personaDescription"})
 DOCUMENTS = "KNOWLEDGE_SERVER_DOCUMENTS"  # the first enabled World Info marker takes them
 WORLD_INFO_TAGS = ("KNOWLEDGE_WORLD_INFO_BEFORE", "KNOWLEDGE_WORLD_INFO_AFTER")
 KNOWN_MARKERS = frozenset({*MARKER_TAG, *SILENT_MARKERS, "main", "chatHistory"})
@@ -378,10 +381,14 @@ class _Walk:
         tag = MARKER_TAG.get(node.identifier)
         if node.identifier in WORLD_INFO:
             # World Info text first, then (at the first enabled World Info marker) the documents
-            items = self.block(tag)
+            items = _in_role(self.block(tag), node)
             if self.nodes[self.wi_at].node is node:
                 items += self.block(DOCUMENTS)
             self.current.extend(_wrap(items, node.prefix, node.suffix, items[0].tag if items else tag))
+        elif tag is not None and node.identifier in ROLE_FROM_MARKER:
+            items = _in_role(self.block(tag), node)
+            if items:
+                self.current.extend(_wrap(items, node.prefix, node.suffix, tag))
         elif tag is not None:
             self.take(tag, node.prefix, node.suffix)
         elif node.identifier not in KNOWN_MARKERS:
@@ -410,6 +417,16 @@ class _Walk:
         elif tag == SCENARIO_TAG:
             items = _wrap_format(items, self.settings.scenario_format, "{{scenario}}", tag)
         return list(items)
+
+
+def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
+    """The block sent in the marker's own role (a preset may set user or assistant on a marker)."""
+    if node.role == "system" or node.role not in ("user", "assistant"):
+        return items
+    return [
+        Item(i.tag, node.role, i.parts, i.fallback, i.group, i.history, i.same_channel, i.name, i.squash)
+        for i in items
+    ]
 
 
 def _drop_duplicates_and_disabled(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,11 +53,27 @@ def our_messages(
             _run("lorebook", "import", book, "--server", server, "--name", "fidelity-book", "--replace")
         _run("preset", "import", str(preset), "--server", server, "--name", "fidelity", "--replace")
         _run("lorebook", "settings", "--server", server, *_world_info_options(case))
+        may_draw = _may_draw(case)
         for number, seed in enumerate(seeds):
             runs.append(_assemble(case, folder, server, seed))
-            if number == 1 and runs[1] == runs[0]:
+            if number == 1 and runs[1] == runs[0] and not may_draw:
                 break
     return runs, ([PIPE_FOLD.format(count=piped)] if piped else [])
+
+
+_DRAW = re.compile(rb"\{\{\s*(?:random|roll|pick)", re.IGNORECASE)
+
+
+def _may_draw(case: Case) -> bool:
+    """Whether the case's files may hold a draw: then every seed runs, since two seeds can agree on a
+    draw of few choices (`{{random::mad::scornful}}`) by chance. A card that is not JSON may."""
+    for ref in (case.preset, case.card, case.lorebook):
+        if not ref:
+            continue
+        path = case.path(ref)
+        if path.suffix.lower() != ".json" or _DRAW.search(path.read_bytes()):
+            return True
+    return False
 
 
 def _assemble(case: Case, folder: Path, server: str, seed: int) -> list[dict[str, Any]]:

@@ -96,6 +96,7 @@ def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
         changes["personality"] = (card.personality,)
     if card.mes_example.strip() and not doc.sample_dialogues:
         changes["sample_dialogues"] = example_blocks(card.mes_example)
+        changes["sample_dialogues_raw"] = card.mes_example.strip()
     if card.scenario.strip() and hasattr(doc, "scenario") and not str(getattr(doc, "scenario", "")).strip():
         changes["scenario"] = card.scenario
     return replace(doc, **changes) if changes else doc

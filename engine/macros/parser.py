@@ -27,6 +27,9 @@ _OPEN_RUN = re.compile(r"\{+")
 _CLOSE_RUN = re.compile(r"\}+")
 _SINGLE_BRACE_RANDOM = re.compile(r"random[\s:]", re.IGNORECASE)
 _NAME = re.compile(r"[^\s:{}]+")
+# SillyTavern 1.18's lexer reads a macro name as this and skips what follows it up to a space, a colon,
+# a pipe or the closing braces (a lexing error it recovers from): `{{random@::a::b}}` is a random.
+_ST_NAME = re.compile(r"[a-zA-Z][A-Za-z0-9_-]*")
 _TIME_OFFSET = re.compile(r"time_(utc[+-]\d+)", re.IGNORECASE)
 # `.name` / `$name`, then an operator (longest spellings first); the value follows the operator.
 _VARIABLE = re.compile(
@@ -262,11 +265,14 @@ class _Scan:
                     return variable
         match = _NAME.match(stripped)
         name = match.group().lower() if match else ""
+        rest_at = match.end() if match else 0
+        if name and name not in KNOWN_MACROS:
+            name = _name_past_stray(stripped, name)
         if name:
             self.names.add(name)
         if not name or name not in KNOWN_MACROS:
             return Macro(name, frame.start, end, body=group_blocks(parts), single=single)
-        rest = stripped[match.end() :]
+        rest = stripped[rest_at:]
         if rest.startswith("::"):
             rest = rest[2:]
         elif rest.startswith(":"):
@@ -291,6 +297,8 @@ class _Scan:
                     return variable
         match = _NAME.match(stripped)
         name = match.group().lower() if match else ""
+        if name and name not in KNOWN_MACROS:
+            name = _name_past_stray(stripped, name)
         if not name or name not in KNOWN_MACROS:
             if name.startswith("time_"):
                 offset = _TIME_OFFSET.fullmatch(stripped.rstrip())
@@ -363,3 +371,13 @@ def _split_args(tail: list[Part]) -> tuple[Parts, ...]:
         else:
             args[-1].append(part)
     return tuple(group_blocks(arg) for arg in args)
+
+
+def _name_past_stray(stripped: str, name: str) -> str:
+    """The known macro SillyTavern 1.18 reads in a name with stray characters after it (`random@`),
+    else the name as written."""
+    found = _ST_NAME.match(stripped)
+    if found is None or found.end() >= len(name):
+        return name
+    known = found.group().lower()
+    return known if known in KNOWN_MACROS else name

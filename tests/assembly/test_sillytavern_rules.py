@@ -131,6 +131,41 @@ def test_card_fields_are_trimmed_rendered_with_every_macro_and_lose_carriage_ret
     ]
 
 
+def test_a_marker_sends_its_block_in_the_role_the_preset_gives_it():
+    # vcrp-engine gives charDescription, charPersonality, scenario and the World Info markers the
+    # user role; SillyTavern 1.18 sends those blocks as user messages (corpus-vcrp-engine)
+    card = Card(spec="chara_card_v2", name="Tess", description="Tess keeps a shop.", personality="Wry.")
+    preset = build_preset(
+        [
+            make_node("main", content="MAIN"),
+            marker("charDescription", role="user"),
+            marker("charPersonality", role="assistant"),
+            marker("chatHistory"),
+        ]
+    )
+    messages = sent(assemble(doc(), preset=preset, card=card))
+    assert messages[:3] == [
+        ("system", "", "MAIN"),
+        ("user", "", "Tess keeps a shop."),
+        ("assistant", "", "Wry."),
+    ]
+
+
+def test_mes_examples_raw_is_the_cards_text_as_written():
+    # SillyTavern 1.18's {{mesExamplesRaw}} is the card's field, without the <START> {{mesExamples}} adds
+    # (corpus-marinara-friendship-ended)
+    card = Card(spec="chara_card_v2", name="Tess", mes_example="{{user}}: Hi.\n{{char}}: Evening.")
+    preset = build_preset(
+        [
+            make_node("raw", content="[{{mesExamplesRaw}}]"),
+            make_node("ex", content="[{{mesExamples}}]"),
+            marker("chatHistory"),
+        ]
+    )
+    texts = [m.content for m in assemble(doc(), preset=preset, card=card).messages]
+    assert texts[:2] == ["[Ann: Hi.\nTess: Evening.]", "[<START>\nAnn: Hi.\nTess: Evening.\n]"]
+
+
 def test_angle_identity_forms_are_read_in_any_case():
     preset = build_preset([make_node("main", content="<user> and <Bot> and <CHAR>"), marker("chatHistory")])
     assert assemble(doc(), preset=preset).messages[0].content == "Ann and Tess and Tess"

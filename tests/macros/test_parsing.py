@@ -65,6 +65,21 @@ def test_find_unsupported_macros_names_what_the_engine_does_not_know() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "read_as"),
+    [
+        ("{{random@::x::x}}", "x"),
+        ("{{newline,more}}", "\n"),
+        ("{{user's}}", "{{user}}"),
+        ("{{char@}}", "{{char}}"),
+    ],
+)
+def test_stray_characters_after_a_macro_name_are_skipped_as_sillytavern_does(text: str, read_as: str) -> None:
+    # SillyTavern 1.18's lexer ends a name at the first character a name cannot hold and skips what
+    # follows up to a space, a colon, a pipe or the braces (fidelity case own-macro-stray-characters)
+    assert render(f"[{text}]").text == f"[{read_as}]"
+
+
+@pytest.mark.parametrize(
     "text", ["{{user}}", "{{ Char }}", "{{bot}}", "{{group}}", "{{charIfNotGroup}}", "<USER>", "<BOT>"]
 )
 def test_deferred_identity_macros_are_left_in_place_for_the_end(text: str) -> None:
