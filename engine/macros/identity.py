@@ -17,11 +17,6 @@ _ANGLES = re.compile(_ANGLE)
 _MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|" + _ANGLE)
 
 
-def is_identity_macro(text: str) -> bool:
-    """Whether `text` is one identity macro as the end resolves it (`{{ Char }}`, not `{{char@}}`)."""
-    return _MACROS_ONLY.fullmatch(text) is not None
-
-
 def has_angle_form(text: str) -> bool:
     """True when `text` holds `<user>`, `<bot>` or `<char>` in any case."""
     return "<" in text and _ANGLES.search(text) is not None

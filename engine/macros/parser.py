@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .blocks import group_blocks
-from .catalog import COMMENT_CLOSE, KNOWN_MACROS, SHORTHAND_READ, SHORTHAND_WRITE
+from .catalog import COMMENT_CLOSE, IDENTITY_MACROS, KNOWN_MACROS, SHORTHAND_READ, SHORTHAND_WRITE
 from .nodes import MAX_NESTING, Macro, Part, Parts, Variable
 
 MAX_TEXT_CHARS = 1024 * 1024
@@ -268,6 +268,9 @@ class _Scan:
         rest_at = match.end() if match else 0
         if name and name not in KNOWN_MACROS:
             name = _name_past_stray(stripped, name)
+            if name in IDENTITY_MACROS and len(parts) == 1 and not stripped[rest_at:].strip():
+                self.names.add(name)  # its body: the plain form the end resolves
+                return Macro(name, frame.start, end, body=("{{" + name + "}}",))
         if name:
             self.names.add(name)
         if not name or name not in KNOWN_MACROS:
@@ -299,6 +302,9 @@ class _Scan:
         name = match.group().lower() if match else ""
         if name and name not in KNOWN_MACROS:
             name = _name_past_stray(stripped, name)
+            if name in IDENTITY_MACROS and match is not None and not stripped[match.end() :].strip():
+                self.names.add(name)  # its body: the plain form the end resolves
+                return Macro(name, frame.start, end, body=("{{" + name + "}}",))
         if not name or name not in KNOWN_MACROS:
             if name.startswith("time_"):
                 offset = _TIME_OFFSET.fullmatch(stripped.rstrip())

@@ -13,7 +13,6 @@ from .dice import base_seed
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
-from .identity import is_identity_macro
 from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
@@ -274,10 +273,8 @@ class _Pass:
             if arity is not None and not arity[0] <= len(macro.args) <= arity[1]:
                 return self.wrong_arity(macro, arity)
             return handler(self, macro)
-        if macro.name in IDENTITY_MACROS:
-            # deferred to the end; one read past stray characters (`{{user's}}`) is written plainly
-            raw = self.raw(macro)
-            return raw if macro.args or is_identity_macro(raw) else "{{" + macro.name + "}}"
+        if macro.name in IDENTITY_MACROS:  # left for the end; read past stray characters: plainly written
+            return macro.body[0] if macro.body else self.raw(macro)
         if macro.name:
             self.unknown[macro.name] = None
         if macro.single:
