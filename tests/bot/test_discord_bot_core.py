@@ -20,7 +20,6 @@ from django.db import close_old_connections
 from memory.models import StmEntry
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "discord_bot.py"
-PORT = 18147
 CHANNEL = "1234567890123456789"  # past 2^53, as discord.py gives it
 USER = "987654321098765432"
 
@@ -111,7 +110,8 @@ class Recorder:
                 pass
 
         ThreadingHTTPServer.allow_reuse_address = True
-        self.server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # a free port: runs may overlap
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/chat"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> Recorder:
@@ -136,8 +136,8 @@ def http():
     request_finished.connect(close_old_connections)
 
 
-def core_for(provider, http, api_token):
-    model = bot.Model(provider, f"http://127.0.0.1:{PORT}/v1/chat", "test-key", "test-model")
+def core_for(provider, http, api_token, recorder):
+    model = bot.Model(provider, recorder.url, "test-key", "test-model")
     return bot.BotCore(bot.Tavernkeep("http://testserver", api_token, http), model, http, bot_name="Lantern")
 
 
@@ -153,8 +153,8 @@ def test_the_core_imports_without_discord_py():
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_one_message_runs_the_whole_loop_for_each_provider(provider, http, api_token):
-    core = core_for(provider, http, api_token)
     with Recorder(provider, "<think>ale math</think>Plenty of ale, Mira.", "Mira asked for ale.") as model:
+        core = core_for(provider, http, api_token, model)
         pieces = core.handle(mira_says("Any ale left?"))
     assert pieces == ["Plenty of ale, Mira."]
     sent = model.requests[0]
@@ -166,8 +166,8 @@ def test_one_message_runs_the_whole_loop_for_each_provider(provider, http, api_t
 
 
 def test_the_second_message_carries_the_first_turn_and_its_variables(http, api_token):
-    core = core_for("openai", http, api_token)
     with Recorder("openai", "Plenty.", "Ale talk.") as model:
+        core = core_for("openai", http, api_token, model)
         core.handle(mira_says("Any ale left?"))
         core.handle(mira_says("Then pour one."))
     second = json.dumps(model.requests[1])
@@ -175,9 +175,9 @@ def test_the_second_message_carries_the_first_turn_and_its_variables(http, api_t
 
 
 def test_a_long_reply_is_posted_in_pieces_under_discords_limit(http, api_token):
-    core = core_for("anthropic", http, api_token)
     long_reply = " ".join(["The lantern swings over the bar."] * 200)
-    with Recorder("anthropic", long_reply, "Long story."):
+    with Recorder("anthropic", long_reply, "Long story.") as model:
+        core = core_for("anthropic", http, api_token, model)
         pieces = core.handle(mira_says("Tell me everything."))
     assert len(pieces) > 1 and all(len(p) <= 2000 for p in pieces)
     assert " ".join(pieces) == long_reply
