@@ -9,7 +9,7 @@ the depth injections still to place (§3.4, `injection.py`). Every block it drop
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
@@ -421,12 +421,9 @@ class _Walk:
 
 def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
     """The block sent in the marker's own role (a preset may set user or assistant on a marker)."""
-    if node.role == "system" or node.role not in ("user", "assistant"):
+    if node.role not in ("user", "assistant"):
         return items
-    return [
-        Item(i.tag, node.role, i.parts, i.fallback, i.group, i.history, i.same_channel, i.name, i.squash)
-        for i in items
-    ]
+    return [replace(item, role=node.role) for item in items]
 
 
 def _drop_duplicates_and_disabled(
