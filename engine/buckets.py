@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .groups import GroupTurn
 from .stm import StmContext
 
 SCHEMA_VERSION = 1
@@ -158,6 +159,7 @@ class BucketDocument:
     authors_note: AuthorsNote = AuthorsNote()
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
+    group: GroupTurn | None = None  # a group chat: which group and which member speaks (docs/groups.md)
     # A character card's example messages as written (prepared), for {{mesExamplesRaw}}; None when the
     # sample dialogues did not come from a card (the macro then gives them in {{mesExamples}}'s form).
     sample_dialogues_raw: str | None = None
@@ -235,6 +237,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         authors_note=_authors_note(data.get("authors_note")),
         chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
         world_info_state=_object(data, "world_info_state") or {},
+        group=_group(data.get("group")),
     )
 
 
@@ -431,6 +434,24 @@ def _authors_note(value: Any) -> AuthorsNote:
         depth=depth,
         role=_role(entry, "authors_note", ("system", "user", "assistant")) if "role" in entry else "system",
         interval=interval,
+    )
+
+
+def _group(value: Any) -> GroupTurn | None:
+    if value is None:
+        return None
+    entry = _entry(value, "group")
+    name = _text(entry, "name", "group.name").strip()
+    speaker = _text(entry, "speaker", "group.speaker").strip()
+    if not name:
+        raise BucketError("`group.name` must name one of the server's groups.")
+    if not speaker:
+        raise BucketError("`group.speaker` must name the member who speaks.")
+    return GroupTurn(
+        name=name,
+        speaker=speaker,
+        scenario_override=_optional_text(entry, "scenario_override"),
+        examples_override=_optional_text(entry, "examples_override"),
     )
 
 
