@@ -20,6 +20,7 @@ from .differences import differences
 from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
+from .groups import Group
 from .injection import STYLES, place_injections, tail_injections
 from .macros import (
     MacroEnv,
@@ -155,6 +156,7 @@ def assemble(
     regex_scripts: Sequence[CompiledScript] | None = None,
     count_for: str | None = None,
     world_info: WorldInfoInput | None = None,
+    group: Group | None = None,
 ) -> Assembly:
     """The messages the bot would send for `doc`, rearranged by `preset` when one is given.
 
@@ -169,7 +171,9 @@ def assemble(
     generation settings, goes into the provider's request body when it is for that provider, and its
     sentences about values changed to fit join the warnings; `card` is the server's active character
     (SPEC §8: it fills the document's empty fields and overrides main and jailbreak); `count_for` is
-    the provider the token counts are for when no `provider` is asked for (the server's, SPEC §10.4).
+    the provider the token counts are for when no `provider` is asked for (the server's, SPEC §10.4);
+    `group` is the group of the document's `group` turn (docs/groups.md), `card` then being the
+    speaker's card.
     Raises ValueError for an unknown style, provider or encoding.
     """
     _check_choices(style, provider, encoding)
@@ -198,6 +202,7 @@ def assemble(
         regex_scripts=regex_scripts,
     )
     inputs.card = card
+    inputs.group = group
     if world_info is not None:
         _add_world_info(inputs, world_info)
     arranged = _arrange(inputs, style=style, provider=provider)
@@ -227,6 +232,7 @@ class _Inputs:
     encoding: str
     notes: Notes
     card: Card | None = None
+    group: Group | None = None
     world_info: WorldInfoContribution | None = None
     regex_scripts: Sequence[CompiledScript] = ()
     names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
