@@ -280,3 +280,20 @@ def test_the_command_line_gives_a_channel_a_group_and_refuses_an_unknown_one(cli
     assert refused.returncode == 2 and "“Nope”" in refused.stderr
     refused = cli("group", "show", "--server", "5", "--name", "Nope", "--json", db=cli_db)
     assert refused.returncode == 2 and "“Nope”" in refused.stderr
+
+
+def test_the_assemble_command_refuses_a_speaker_outside_the_group_in_one_line(cli_db, tmp_path):
+    cli("group", "create", "--server", "5", "--name", "Party", "--members", "Mira,Tomas", "--json", db=cli_db)
+    document = tmp_path / "turn.json"
+    turn = {
+        "history": [{"role": "user", "name": "Ann", "content": "Hi"}],
+        "group": {"name": "Party", "speaker": "Old Tom"},
+    }
+    document.write_text(json.dumps(turn))
+    refused = cli("assemble", "--server", "5", "--buckets", str(document), "--json", db=cli_db)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == "error: “Old Tom” is not a member of the group “Party”.\n"
+    turn["group"]["speaker"] = "Tomas"
+    document.write_text(json.dumps(turn))
+    done = cli("assemble", "--server", "5", "--buckets", str(document), "--native", "--json", db=cli_db)
+    assert done.returncode == 0 and "Tomas keeps the lighthouse." in done.stdout
