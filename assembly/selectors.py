@@ -17,7 +17,7 @@ from typing import Any
 from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
-from engine.groups import Group, GroupTurn
+from engine.groups import Group, GroupTurn, with_group_tools
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
 from groups import selectors as group_selectors
@@ -189,7 +189,19 @@ def assemble_for_server(
     )
     if channel_note:
         result = replace(result, warnings=(*result.warnings, channel_note))
+    if doc.group_tools:
+        result = _with_group_tools(result, group)
     return result
+
+
+def _with_group_tools(result: Assembly, group: Group | None) -> Assembly:
+    """The provider body with the group tools declared (docs/groups.md), for a group turn."""
+    if group is None:
+        note = "`group_tools` declares the group tools only for a group turn (`group`): none were declared."
+        return replace(result, warnings=(*result.warnings, note))
+    if result.provider is None or result.provider_payload is None:
+        return result
+    return replace(result, provider_payload=with_group_tools(result.provider, result.provider_payload))
 
 
 def group_turn(

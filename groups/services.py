@@ -22,6 +22,7 @@ from .models import GroupMember as MemberRow
 
 MAX_GROUPS_PER_SERVER = 64
 MAX_CHANNEL_ID = 2**63 - 1
+TRIGGER_MESSAGE_MAX_LENGTH = 2_000
 
 
 class GroupError(UserError):
@@ -160,7 +161,7 @@ def channel_group_set(
 
 def member_note_set(
     *,
-    server: Server,
+    server: Server | int,
     group_name: str,
     channel_id: int,
     member: str | int,
@@ -170,23 +171,24 @@ def member_note_set(
 ) -> tuple[int, str]:
     """Keep `text` as the private note of `member` (a member's name or id) of the group in one
     channel (empty text removes it). Returns the member's (id, name). Raises GroupError."""
+    server_id = server if isinstance(server, int) else server.pk
     if not 0 < channel_id <= MAX_CHANNEL_ID:
         raise GroupError("A channel id is a positive Discord snowflake.")
     if len(text) > NOTE_MAX_LENGTH:
         raise GroupError(f"A member note has at most {NOTE_MAX_LENGTH} characters.")
-    loaded = group_cache.get_group(server.pk, group_name)
+    loaded = group_cache.get_group(server_id, group_name)
     if loaded is None:
         raise GroupError(f"This server has no group named “{group_name}”.")
     member_id, member_name = member_of(loaded, member)
     with transaction.atomic():
         if text.strip():
             MemberNote.objects.update_or_create(
-                server=server, channel_id=channel_id, card_id=member_id, defaults={"text": text}
+                server_id=server_id, channel_id=channel_id, card_id=member_id, defaults={"text": text}
             )
         else:
-            MemberNote.objects.filter(server=server, channel_id=channel_id, card_id=member_id).delete()
+            MemberNote.objects.filter(server_id=server_id, channel_id=channel_id, card_id=member_id).delete()
         AuditEvent.record(
-            server=server,
+            server=server_id,
             actor=by,
             actor_label=actor_label,
             action="group.note" if text.strip() else "group.note.clear",
@@ -198,7 +200,7 @@ def member_note_set(
                 "chars": len(text),
             },
         )
-        group_cache.invalidate_notes(server.pk)
+        group_cache.invalidate_notes(server_id)
     return member_id, member_name
 
 
@@ -241,3 +243,19 @@ def _muted_names(muted: Sequence[str], members: list[str]) -> set[str]:
         if card_name not in members:
             raise GroupError(f"“{card_name}” is muted but is not a member of the group.")
     return names
+
+
+def member_trigger_record(
+    *, server_id: int, group_name: str, member: str, message: str, by: User | None, actor_label: str = ""
+) -> None:
+    """Audit one trigger_group_member call: a member asked another to answer next."""
+    if len(message) > TRIGGER_MESSAGE_MAX_LENGTH:
+        raise GroupError(f"A trigger message has at most {TRIGGER_MESSAGE_MAX_LENGTH} characters.")
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="group.trigger",
+            detail={"group": group_name, "member": member, "chars": len(message)},
+        )
