@@ -35,3 +35,8 @@ def cards_by_id(server_id: int, ids: list[int]) -> dict[int, CardRow]:
     """The server's cards with these ids, by id (an id not found is absent)."""
     rows = CardRow.objects.filter(server_id=server_id, pk__in=ids).defer("original", "avatar")
     return {row.pk: row for row in rows}
+
+
+def card_ids_with_avatar(server_id: int) -> set[int]:
+    """The ids of the server's cards that came with an image."""
+    return set(CardRow.objects.filter(server_id=server_id, avatar__isnull=False).values_list("pk", flat=True))

@@ -63,34 +63,34 @@ def group_list(request: HttpRequest, server_id: int) -> HttpResponse:
 
 
 @api_view
-def group_detail(request: HttpRequest, server_id: int, name: str) -> HttpResponse:
+def group_detail(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
     if request.method != "GET":
         raise ApiError("Use GET to read a group.", 405)
-    return json_response(selectors.group_json(_group(server_id, name), with_ids=True))
+    return json_response(selectors.group_json(_group(server_id, group_name), with_ids=True))
 
 
 @api_view
-def channel_group(request: HttpRequest, server_id: int, channel: int) -> HttpResponse:
+def channel_group(request: HttpRequest, server_id: int, channel_id: int) -> HttpResponse:
     if request.method != "GET":
         raise ApiError("Use GET to read a channel's group.", 405)
     parent = request.GET.get("parent")
     parent_id = snowflake_or_none(parent) if parent else None
     if parent and parent_id is None:
         raise ApiError("`parent` must be a Discord id: a positive whole number.")
-    name = selectors.channel_group(server_id, channel, parent_id)
+    name = selectors.channel_group(server_id, channel_id, parent_id)
     loaded = selectors.loaded_group(server_id, name) if name is not None else None
     return json_response(
         {
-            "channel": snowflake_text(channel),
+            "channel": snowflake_text(channel_id),
             "group": None if loaded is None else selectors.group_json(loaded, with_ids=True),
         }
     )
 
 
 @api_view
-def group_next(request: HttpRequest, server_id: int, name: str) -> HttpResponse:
+def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
     body = _object_body(request)
-    loaded = _group(server_id, name)
+    loaded = _group(server_id, group_name)
     seed = _seed(body.get("seed"))
     answer: dict[str, Any] = {"strategy": loaded.group.strategy, "seed": seed}
     trigger = body.get("trigger")
@@ -115,7 +115,7 @@ def group_next(request: HttpRequest, server_id: int, name: str) -> HttpResponse:
 
 
 @api_view
-def member_note(request: HttpRequest, server_id: int, name: str) -> HttpResponse:
+def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
     body = _object_body(request)
     channel = read_snowflake(body, "channel")
     text = body.get("text")
@@ -123,11 +123,11 @@ def member_note(request: HttpRequest, server_id: int, name: str) -> HttpResponse
         raise ApiError("`text` must be text (empty removes the note).")
     if len(text) > NOTE_MAX_LENGTH:
         raise ApiError(f"`text` has at most {NOTE_MAX_LENGTH} characters.")
-    _group(server_id, name)
+    _group(server_id, group_name)
     try:
         member_id, member_name = services.member_note_set(
             server=server_id,
-            group_name=name,
+            group_name=group_name,
             channel_id=channel,  # type: ignore[arg-type]
             member=_member_ref(body.get("member")),
             text=text,

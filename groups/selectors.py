@@ -82,3 +82,29 @@ def group_json(loaded: LoadedGroup, *, with_ids: bool = False) -> dict[str, Any]
         "strategy": group.strategy,
         "allow_self_responses": group.allow_self_responses,
     }
+
+
+def members_of(group: GroupRow) -> list[Any]:
+    """A group's member rows, in order (card ids and muted flags)."""
+    return list(group.memberships.order_by("position"))
+
+
+def group_of(server: Server, group_id: int) -> GroupRow | None:
+    return GroupRow.objects.filter(server=server, pk=group_id).first()
+
+
+def groups_page(server: Server) -> list[dict[str, Any]]:
+    """Each group of the server for the Groups page: the row, its members (name, card id, muted,
+    whether the card has an image) in order, and the channels using it."""
+    channels = channels_using(server.pk)
+    out = []
+    for row in groups_for(server):
+        loaded = group_cache.get_group(server.pk, row.name)
+        members = []
+        if loaded is not None:
+            members = [
+                {"name": m.name, "card_id": member_id, "muted": m.muted}
+                for m, member_id in zip(loaded.group.members, loaded.ids, strict=True)
+            ]
+        out.append({"row": row, "members": members, "channels": channels.get(row.name, [])})
+    return out

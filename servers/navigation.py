@@ -34,6 +34,7 @@ SERVER_NAV: tuple[NavItem, ...] = (
     NavItem("Presets", "presets:list", Action.READ_PRESETS),
     NavItem("Sampling", "presets:sampling", Action.READ_PRESETS),
     NavItem("Characters", "characters:list", Action.READ_PRESETS),
+    NavItem("Groups", "groups:list", Action.READ_PRESETS),
     NavItem("Regex", "regex_scripts:list", Action.READ_PRESETS),
     NavItem("Lorebooks", "lorebooks:list", Action.READ_PRESETS),
     NavItem("Preview", "assembly:preview", Action.VIEW_PREVIEW),

@@ -20,6 +20,9 @@ from conversations import services as conversation_services
 from conversations.models import ConversationMessage, SampleConversation, Swipe
 from engine.cards import Card, card_png
 from engine.regex import parse_scripts
+from groups import services as group_services
+from groups.models import Group as GroupRow
+from groups.models import GroupMember, MemberNote
 from lorebooks import services as lorebook_services
 from memory import services as memory_services
 from presets import cache as preset_cache
@@ -70,9 +73,13 @@ class World:
     script_id: int = 0
     lorebook_id: int = 0
     entry_id: int = 0
+    group_name: str = ""
+    group_id: int = 0
 
-    def kwargs(self) -> dict[str, int]:
+    def kwargs(self) -> dict[str, int | str]:
         return {
+            "group_name": self.group_name,
+            "group_id": self.group_id,
             "card_id": self.card_id,
             "server_id": self.server.pk,
             "preset_id": self.preset_id,
@@ -142,7 +149,11 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     lorebook = lorebook_services.lorebook_import(
         server=server, raw=lorebook_bytes(label), filename=f"{label} lore.json", by=admin
     ).lorebook
+    group = group_services.group_save(server=server, name=f"{label} group", members=[card.row.name], by=admin)
+    group_services.channel_group_set(server=server, channel_id=channel.pk, group=group, by=admin)
     return World(
+        group_name=group.name,
+        group_id=group.pk,
         card_id=card.row.pk,
         script_id=script.pk,
         server=server,
@@ -211,6 +222,17 @@ def snapshot(server: Server) -> dict[str, Any]:
             LorebookEntry.objects.filter(lorebook__server=server).order_by("pk").values_list("pk", "enabled")
         ),
         "world_info_settings": list(WorldInfoSettingsRow.objects.filter(server=server).values()),
+        "groups": list(
+            GroupRow.objects.filter(server=server).order_by("pk").values_list("pk", "name", "strategy")
+        ),
+        "group_members": list(
+            GroupMember.objects.filter(group__server=server)
+            .order_by("pk")
+            .values_list("pk", "card_id", "muted")
+        ),
+        "group_notes": list(
+            MemberNote.objects.filter(server=server).order_by("pk").values_list("pk", "text")
+        ),
     }
 
 

@@ -106,6 +106,11 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "regex_scripts:delete": {"POST": Action.MANAGE_PRESETS},
     "regex_scripts:preset": {"GET": Action.READ_PRESETS},
     "regex_scripts:preset-toggle": {"POST": Action.MANAGE_PRESETS},
+    "groups:list": {"GET": Action.READ_PRESETS},
+    "groups:new": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
+    "groups:edit": {"GET": Action.MANAGE_PRESETS, "POST": Action.MANAGE_PRESETS},
+    "groups:delete": {"POST": Action.MANAGE_PRESETS},
+    "groups:channel-set": {"POST": Action.MANAGE_PRESETS},
 }
 
 # name -> methods the bearer-token API accepts.
@@ -121,6 +126,11 @@ API: dict[str, tuple[str, ...]] = {
     "memory:api-directory": ("GET", "POST"),
     "assembly:api-assemble": ("POST",),
     "regex_scripts:api-clean": ("POST",),
+    "groups:api-list": ("GET",),
+    "groups:api-detail": ("GET",),
+    "groups:api-channel": ("GET",),
+    "groups:api-next": ("POST",),
+    "groups:api-notes": ("POST",),
 }
 
 # Patterns the walk does not exercise, each with its reason.
@@ -231,6 +241,9 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "regex_scripts:toggle": lambda: {"enabled": "0"},
         "regex_scripts:move": lambda: {"direction": "up"},
         "regex_scripts:preset-toggle": lambda: {"key": "walk-script", "enabled": "0"},
+        "groups:new": lambda: {"name": "walk group", f"member-{world.card_id}": "on"},
+        "groups:edit": lambda: {f"member-{world.card_id}": "on", "strategy": "list"},
+        "groups:channel-set": lambda: {"channel": str(world.channel_id), "group": str(world.group_id)},
         "conversations:ops-save": lambda: {
             "swipe": str(world.swipe_id),
             "rows": "1",
@@ -261,6 +274,8 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         ),
         "assembly:api-assemble": (json.loads(_bucket_text()), ""),
         "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
+        "groups:api-next": ({"messages": [{"role": "user", "name": "U", "content": "hi"}], "seed": 1}, ""),
+        "groups:api-notes": ({"channel": world.channel_id, "member": world.card_id, "text": "walked"}, ""),
     }
     body, query = bodies.get(name, (b"", ""))
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()

@@ -1,0 +1,149 @@
+"""The Groups page (docs/groups.md): every role reads the server's groups; admins create, edit and
+delete them and choose a group per channel (Action.MANAGE_PRESETS, as for cards). Every form works
+without JavaScript (POST, then redirect)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from characters import selectors as card_selectors
+from presets.channels import selectors as channel_selectors  # the channel picker's names
+from servers.models import Server
+from servers.permissions import Action, get_server_for, user_can
+from servers.users import AuthenticatedHttpRequest
+
+from . import forms, selectors, services
+from .models import Group as GroupRow
+
+
+@login_required
+@require_GET
+def group_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    context: dict[str, Any] = {
+        "server": server,
+        "groups": selectors.groups_page(server),
+        "avatars": card_selectors.card_ids_with_avatar(server.pk),
+        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "known_channels": channel_selectors.known_channels(server),
+    }
+    return render(request, "groups/list.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_new(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    cards, avatars = card_selectors.cards_for(server), card_selectors.card_ids_with_avatar(server.pk)
+    if request.method == "GET":
+        return _edit_page(request, server, forms.blank_form(cards, avatars), group=None)
+    return _save(request, server, forms.read_form(request.POST, cards, avatars), group=None)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    group = _group_or_404(server, group_id)
+    cards, avatars = card_selectors.cards_for(server), card_selectors.card_ids_with_avatar(server.pk)
+    if request.method == "GET":
+        form = forms.form_for_group(group, selectors.members_of(group), cards, avatars)
+        return _edit_page(request, server, form, group=group)
+    form = forms.read_form(request.POST, cards, avatars)
+    form.name = group.name  # the name is the group's key for the bot: it stays
+    return _save(request, server, form, group=group)
+
+
+@login_required
+@require_POST
+def group_delete(request: AuthenticatedHttpRequest, server_id: int, group_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    group = _group_or_404(server, group_id)
+    services.group_delete(group=group, by=request.user)
+    messages.success(request, f"Deleted the group “{group.name}”.")
+    return redirect("groups:list", server_id=server.pk)
+
+
+@login_required
+@require_POST
+def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    typed = str(request.POST.get("channel", "")).strip()
+    group_id = str(request.POST.get("group", "")).strip()
+    try:
+        if not typed.isdigit() or len(typed) > 20:
+            raise services.GroupError(
+                f"“{typed[:100]}” is not a channel id: give the channel's id (digits only)."
+                if typed
+                else "Choose a channel."
+            )
+        group = None
+        if group_id:
+            group = _group_or_none(server, group_id)
+            if group is None:
+                raise services.GroupError("Choose one of this server's groups.")
+        services.channel_group_set(server=server, channel_id=int(typed), group=group, by=request.user)
+    except services.GroupError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            f"Channel {typed} now uses the group “{group.name}”."
+            if group
+            else f"Channel {typed} uses the server's character again.",
+        )
+    return redirect(reverse("groups:list", args=[server.pk]) + "#channels")
+
+
+def _save(
+    request: AuthenticatedHttpRequest, server: Server, form: forms.GroupForm, *, group: GroupRow | None
+) -> HttpResponse:
+    try:
+        saved = services.group_save(
+            server=server,
+            name=form.name,
+            members=form.members,
+            muted=form.muted,
+            mode=form.mode,
+            join_prefix=form.join_prefix,
+            join_suffix=form.join_suffix,
+            strategy=form.strategy,
+            allow_self_responses=form.allow_self_responses,
+            replace=group is not None,
+            by=request.user,
+        )
+    except services.GroupError as exc:
+        return _edit_page(request, server, form, group=group, error=exc.message, status=400)
+    messages.success(request, f"Saved the group “{saved.name}”.")
+    return redirect("groups:list", server_id=server.pk)
+
+
+def _edit_page(
+    request: AuthenticatedHttpRequest,
+    server: Server,
+    form: forms.GroupForm,
+    *,
+    group: GroupRow | None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    context = {"server": server, "form": form, "group": group, "error": error}
+    return render(request, "groups/edit.html", context, status=status)
+
+
+def _group_or_404(server: Server, group_id: int) -> GroupRow:
+    group = selectors.group_of(server, group_id)
+    if group is None:
+        raise Http404("No such group on this server.")
+    return group
+
+
+def _group_or_none(server: Server, group_id: str) -> GroupRow | None:
+    return selectors.group_of(server, int(group_id)) if group_id.isdigit() and len(group_id) < 20 else None
