@@ -46,8 +46,9 @@ class GroupForm:
         return [c.name for c in self.cards if c.member and c.muted]
 
 
-def blank_form(cards: list[Any]) -> GroupForm:
-    return GroupForm(cards=[CardChoice(card_id=c.pk, name=c.name, has_avatar=bool(c.avatar)) for c in cards])
+def blank_form(cards: list[Any], avatars: set[int]) -> GroupForm:
+    """An empty form listing the server's cards (`avatars`: the ids of those with an image)."""
+    return GroupForm(cards=[CardChoice(card_id=c.pk, name=c.name, has_avatar=c.pk in avatars) for c in cards])
 
 
 def form_for_group(group: Any, members: list[Any], cards: list[Any], avatars: set[int]) -> GroupForm:

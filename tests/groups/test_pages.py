@@ -16,6 +16,8 @@ def test_alice_creates_a_group_with_a_plain_form_in_the_order_she_numbers(
     client, alice, lantern, party_cards
 ):
     client.force_login(alice)
+    blank = client.get(reverse("groups:new", args=[lantern.pk])).content.decode()
+    assert all(f'data-card="{name}"' in blank for name in party_cards)
     ids = {name: card.pk for name, card in party_cards.items()}
     form = {
         "name": "Party",

@@ -1,0 +1,51 @@
+"""The Groups page in a real browser, on a laptop and on a phone: alice builds a party with the plain
+form (tick, number, mute), sees it listed with its members, and gives a channel the group."""
+
+from __future__ import annotations
+
+import pytest
+
+from characters import services as card_services
+from engine.cards import Card, card_png
+
+from .conftest import sign_in
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def cards(lantern):
+    for name in ("Mira", "Tomas", "Old Tom"):
+        raw = card_png(Card(spec="chara_card_v2", name=name, description=f"{name} keeps the lighthouse."))
+        card_services.card_import(server=lantern, raw=raw, filename=f"{name}.png", activate=False, by=None)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_alice_builds_a_party_on_the_groups_page_and_gives_it_a_channel(page, alice, lantern, cards, width):
+    page.set_viewport_size({"width": width, "height": 844})
+    sign_in(page, "alice")
+    page.goto(f"/servers/{lantern.pk}/groups/")
+    page.get_by_test_id("group-new").click()
+    page.get_by_test_id("group-name").fill("Party")
+    for name, position in (("Old Tom", "1"), ("Mira", "2")):
+        row = page.locator(f"tr[data-card='{name}']")
+        row.get_by_label("member").check()
+        row.locator("input.group-order").fill(position)
+    page.locator("tr[data-card='Old Tom']").get_by_label("muted").check()
+    page.select_option("select[name=strategy]", "list")
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    page.get_by_test_id("group-save").click()
+    page.wait_for_load_state("networkidle")
+    row = page.locator("[data-testid=group-table] tbody tr").first
+    members = row.locator(".group-members li")
+    assert members.count() == 2
+    assert members.nth(0).inner_text().startswith("Old Tom") and "muted" in members.nth(0).inner_text()
+    assert members.nth(1).inner_text().strip() == "Mira"
+    assert row.locator("img.group-avatar").count() == 2  # the cards came as PNGs
+    assert "List order" in row.inner_text()
+    page.get_by_test_id("group-channel-id").fill("1234567890123456789")
+    page.get_by_role("button", name="Set").click()
+    page.wait_for_load_state("networkidle")
+    assert "1234567890123456789" in page.locator("[data-testid=group-table] tbody tr").first.inner_text()
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.console_errors == []
