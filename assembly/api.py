@@ -5,7 +5,8 @@ The body is a bucket document (SPEC §3.2) — or `{"buckets": {…}}` — plus 
 `native` (true: ignore presets), `preset` (a stored preset's name instead of the active one),
 `encoding` (o200k_base | cl100k_base), `channel` and `parent_channel` (the channel or thread the
 prompt is for, when the document has no `stm_context` naming it: its own preset wins over the
-active one, a thread inherits its parent's). The answer is the same JSON object `manage.py assemble` prints.
+active one, a thread inherits its parent's). The answer is the same JSON object `manage.py assemble` prints. A document's `group` turn
+(docs/groups.md) names a group and its speaker; an unknown group or a speaker outside it is a 400.
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
 With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query. When
 the document names a channel (`stm_context.channel`) its World Info timed state is read from the

@@ -25,7 +25,7 @@ from engine import (
 )
 
 from .preview_display import Segment, VariableRow, is_long, segments, snippet, variable_rows
-from .selectors import PresetNotFound, assemble_for_server
+from .selectors import GroupPreview, PresetNotFound, assemble_for_server, group_preview
 
 # Budget bar categories, in prompt order.
 CATEGORIES = (
@@ -95,6 +95,7 @@ class Preview:
     variables: tuple[VariableRow, ...] = ()
     global_variables: tuple[VariableRow, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    group: GroupPreview | None = None  # a group turn: the group, who speaks next, the speaker's note
 
 
 def with_conversation(
@@ -158,6 +159,7 @@ def preview_assembly(
         global_variables_json=_pretty(main.global_variables),
         variables=variable_rows(main.variables),
         global_variables=variable_rows(main.global_variables),
+        group=group_preview(server_id, doc, main.seed),
     )
 
 

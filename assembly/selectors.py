@@ -8,7 +8,7 @@ SQL query at all (the API asserts it).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -17,7 +17,7 @@ from typing import Any
 from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
-from engine.groups import Group, GroupTurn, with_group_tools
+from engine.groups import ChatLine, Group, GroupTurn, next_speakers, with_group_tools
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
 from groups import selectors as group_selectors
@@ -43,6 +43,21 @@ class GroupRefused(ValueError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPreview:
+    """What the preview shows of a group turn: the group, the speaker, who the group's strategy
+    would have answer after the document's history (with the assembly's seed), and the speaker's
+    note in the document's channel."""
+
+    name: str
+    speaker: str
+    mode: str
+    strategy: str
+    members: tuple[tuple[str, bool], ...]  # (name, muted) in order
+    next_speakers: tuple[str, ...]
+    note: str
 
 
 class PresetNotFound(LookupError):
@@ -270,3 +285,26 @@ def world_info_channel(doc: BucketDocument, channel: int | None = None) -> str |
     context = doc.stm_context
     channel = getattr(context, "channel", None) if context is not None else None
     return str(channel) if channel not in (None, "") else None
+
+
+def group_preview(server_id: int, doc: BucketDocument, seed: int) -> GroupPreview | None:
+    """The preview's view of the document's group turn (None without one, or for an unknown group)."""
+    turn = doc.group
+    loaded = group_selectors.loaded_group(server_id, turn.name) if turn is not None else None
+    if turn is None or loaded is None:
+        return None
+    lines = [ChatLine(role=m.role, name=m.name, content=m.content) for m in doc.history]
+    context = doc.stm_context
+    channel = getattr(context, "channel", None) if context is not None else None
+    member_id = loaded.id_of(turn.speaker)
+    with_note = channel and member_id and turn.scenario_override is None  # as group_turn passes it
+    note = group_selectors.member_note(server_id, int(channel), member_id) if with_note else None
+    return GroupPreview(
+        name=loaded.group.name,
+        speaker=turn.speaker,
+        mode=loaded.group.mode,
+        strategy=loaded.group.strategy,
+        members=tuple((m.name, m.muted) for m in loaded.group.members),
+        next_speakers=tuple(next_speakers(loaded.group, lines, seed)),
+        note=note or "",
+    )

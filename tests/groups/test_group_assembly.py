@@ -126,3 +126,34 @@ def test_a_channel_using_a_group_lets_the_member_named_as_char_answer(lantern, p
     )
     assert "Mira keeps the lighthouse." in "\n".join(m.content for m in result.messages)
     assert any("uses the group “Party”" in warning for warning in result.warnings)
+
+
+def test_the_preview_shows_the_group_who_speaks_next_and_the_speakers_note(
+    client, carol, lantern, party, committed
+):
+    with committed(execute=True):
+        services.member_note_set(
+            server=lantern,
+            group_name="Party",
+            channel_id=77,
+            member="Tomas",
+            text="Tomas hides the key.",
+            by=None,
+        )
+        services.group_save(
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], muted=["Old Tom"],
+            strategy="list", replace=True, by=None,
+        )  # fmt: skip
+    client.force_login(carol)
+    document = group_doc("Tomas", stm_context={"channel": "77", "user": "5"})
+    page = client.post(
+        reverse("assembly:preview-render", args=[lantern.pk]), {"document": json.dumps(document)}
+    )
+    body = page.content.decode()
+    assert page.status_code == 200 and 'data-testid="preview-group"' in body
+    assert "the group would have Mira, Tomas answer next" in body
+    assert "Tomas hides the key." in body and "Old Tom (muted)" in body
+    refused = client.post(
+        reverse("assembly:preview-render", args=[lantern.pk]), {"document": json.dumps(group_doc("Gull"))}
+    )
+    assert "“Gull” is not a member of the group “Party”." in refused.content.decode()
