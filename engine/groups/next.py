@@ -4,8 +4,10 @@ browser, with our seeded source for its random draws.
 
 The bot sends the channel's last messages. When the last one is a user's, it is the input that
 triggered the turn (SillyTavern's typed input): mentions are read in it and nobody is barred. When it
-is a member's (the bot letting the group go on by itself, SillyTavern's auto mode), its author may
-not answer itself unless the group allows it, and narrator lines (role `system`) activate nobody.
+is a member's or a narrator line's (role `system`; the bot letting the group go on by itself,
+SillyTavern's auto mode), its author may not answer itself unless the group allows it, and the
+members it names answer as a user's mentions do (SillyTavern's narrator messages are not system
+messages to its activation).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def _natural(
     group: Group, enabled: list[str], last: ChatLine | None, user_turn: bool, draw: random.Random
 ) -> list[str]:
     barred = None if user_turn or group.allow_self_responses or last is None else last.name
-    trigger_text = "" if last is None or last.role == "system" else last.content
+    trigger_text = "" if last is None else last.content
     chosen: list[str] = []
     for word in words(trigger_text):  # members named, in the order the message names them
         for name in enabled:
