@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from characters import selectors as card_selectors
 from engine.groups import Group
 from servers.models import Server
 
 from . import cache as group_cache
 from .cache import LoadedGroup
-from .models import ChannelGroup
+from .models import ChannelGroup, MemberNote
 from .models import Group as GroupRow
 
 
@@ -108,3 +109,20 @@ def groups_page(server: Server) -> list[dict[str, Any]]:
             ]
         out.append({"row": row, "members": members, "channels": channels.get(row.name, [])})
     return out
+
+
+def notes_for(server: Server, *, limit: int = 200) -> list[dict[str, Any]]:
+    """The members' notes on the server, newest first (at most `limit`), with the members' names."""
+    rows = list(MemberNote.objects.filter(server=server).order_by("-updated_at", "-pk")[:limit])
+    names = {
+        pk: row.name for pk, row in card_selectors.cards_by_id(server.pk, [r.card_id for r in rows]).items()
+    }
+    return [
+        {
+            "channel": r.channel_id,
+            "member": names.get(r.card_id, "?"),
+            "text": r.text,
+            "updated_at": r.updated_at,
+        }
+        for r in rows
+    ]

@@ -33,6 +33,7 @@ def group_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespons
         "avatars": card_selectors.card_ids_with_avatar(server.pk),
         "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
         "known_channels": channel_selectors.known_channels(server),
+        "notes": selectors.notes_for(server),
     }
     return render(request, "groups/list.html", context)
 

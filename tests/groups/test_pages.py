@@ -97,11 +97,20 @@ def test_alice_deletes_a_group(client, alice, lantern, party_cards):
     assert not selectors.groups_for(lantern)
 
 
-def test_bob_reads_the_groups_but_cannot_change_them(client, bob, lantern, party_cards):
+def test_bob_reads_the_groups_and_the_members_notes_but_cannot_change_them(client, bob, lantern, party_cards):
     group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
+    services.member_note_set(
+        server=lantern,
+        group_name="Party",
+        channel_id=77,
+        member="Mira",
+        text="Mira owes <b>Tomas</b>.",
+        by=None,
+    )
     client.force_login(bob)
     page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()
     assert "Party" in page and "New group" not in page and "Delete" not in page
+    assert "Mira owes &lt;b&gt;Tomas&lt;/b&gt;." in page
     assert client.get(reverse("groups:new", args=[lantern.pk])).status_code == 403
     assert client.post(reverse("groups:delete", args=[lantern.pk, group.pk])).status_code == 403
     assert selectors.groups_for(lantern)
