@@ -17,8 +17,10 @@ from typing import Any
 from characters import cache as card_cache
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
+from engine.groups import Group, GroupTurn, with_group_tools
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
+from groups import selectors as group_selectors
 from lorebooks import cache as lorebook_cache
 from memory.selectors import stm_contribution
 from presets import cache as preset_cache
@@ -32,6 +34,15 @@ from .bucket_models import SampleBucket
 
 DEFAULT_BUCKETS_PATH = Path(__file__).with_name("default_buckets.json")
 DEFAULT_SAMPLE_NAME = "Default sample"
+
+
+class GroupRefused(ValueError):
+    """The document's `group` names no group of the server, or a speaker who is not a member;
+    `message` is one sentence naming it (the API answers 400, the command exits 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class PresetNotFound(LookupError):
@@ -148,7 +159,8 @@ def assemble_for_server(
         )
     )
     generation = generation_for(server_id, preset, provider)
-    card = card_cache.get_active_card(server_id)
+    doc, channel_note = _channel_group_turn(server_id, doc, channel, parent_channel)
+    group, card, doc = group_turn(server_id, doc, channel)
     world_info = lorebook_cache.get_world_info(server_id)
     state_channel = str(channel) if channel_state and channel is not None else None
     encoding = encoding or tokenizer_for(server_id)
@@ -173,8 +185,65 @@ def assemble_for_server(
             state=lorebook_cache.read_state(server_id, state_channel) if state_channel else None,
             replay=replay,
         ),
+        group=group,
     )
+    if channel_note:
+        result = replace(result, warnings=(*result.warnings, channel_note))
+    if doc.group_tools:
+        result = _with_group_tools(result, group)
     return result
+
+
+def _with_group_tools(result: Assembly, group: Group | None) -> Assembly:
+    """The provider body with the group tools declared (docs/groups.md), for a group turn."""
+    if group is None:
+        note = "`group_tools` declares the group tools only for a group turn (`group`): none were declared."
+        return replace(result, warnings=(*result.warnings, note))
+    if result.provider is None or result.provider_payload is None:
+        return result
+    return replace(result, provider_payload=with_group_tools(result.provider, result.provider_payload))
+
+
+def group_turn(
+    server_id: int, doc: BucketDocument, channel: int | None
+) -> tuple[Group | None, Card | None, BucketDocument]:
+    """The group, the card and the document to assemble with: for a group turn the speaker's card
+    (whose own book alone joins the server's, docs/groups.md) and, when the chat sets no scenario
+    override, the speaker's note in this channel as one; else no group and the active card."""
+    turn = doc.group
+    if turn is None:
+        return None, card_cache.get_active_card(server_id), doc
+    loaded = group_selectors.loaded_group(server_id, turn.name)
+    if loaded is None:
+        raise GroupRefused(f"This server has no group named “{turn.name}”.")
+    member = loaded.group.member(turn.speaker)
+    if member is None:
+        raise GroupRefused(f"“{turn.speaker}” is not a member of the group “{turn.name}”.")
+    if turn.scenario_override is None and channel is not None:
+        note = group_selectors.member_note(server_id, channel, loaded.id_of(turn.speaker) or 0)
+        if note:
+            doc = replace(doc, group=replace(turn, scenario_override=note))
+    return loaded.group, member.card, doc
+
+
+def _channel_group_turn(
+    server_id: int, doc: BucketDocument, channel: int | None, parent_channel: int | None
+) -> tuple[BucketDocument, str]:
+    """A channel that uses a group, for a document without `group` (docs/groups.md): the turn of the
+    member the document names as `names.char`; when it names none, the server's character answers
+    and the returned sentence says why."""
+    if doc.group is not None or channel is None:
+        return doc, ""
+    name = group_selectors.channel_group(server_id, channel, parent_channel)
+    if name is None:
+        return doc, ""
+    loaded = group_selectors.loaded_group(server_id, name)
+    if loaded is not None and loaded.group.member(doc.char_name) is not None:
+        return replace(doc, group=GroupTurn(name=name, speaker=doc.char_name)), ""
+    return doc, (
+        f"This channel uses the group “{name}”, but the document names no member as `names.char` "
+        "and has no `group`: the server's character answered."
+    )
 
 
 def _with_card_book(books: tuple[CompiledBook, ...], card: Card | None) -> tuple[CompiledBook, ...]:

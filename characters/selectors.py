@@ -23,3 +23,15 @@ def active_card_row(server_id: int) -> CardRow | None:
 
 def card_data(row: CardRow) -> Card:
     return Card.from_dict(row.fields)
+
+
+def cards_named(server_id: int, names: list[str]) -> dict[str, CardRow]:
+    """The server's cards whose names are in `names`, by name (a name not found is absent)."""
+    rows = CardRow.objects.filter(server_id=server_id, name__in=names).defer("original", "avatar")
+    return {row.name: row for row in rows}
+
+
+def cards_by_id(server_id: int, ids: list[int]) -> dict[int, CardRow]:
+    """The server's cards with these ids, by id (an id not found is absent)."""
+    rows = CardRow.objects.filter(server_id=server_id, pk__in=ids).defer("original", "avatar")
+    return {row.pk: row for row in rows}

@@ -52,7 +52,8 @@ def card_import(
     actor_label: str = "",
 ) -> CardImportResult:
     """Read and store a card. Raises ImportRefused (not a card / too large) or CardNameClash; nothing is
-    written on any error. A replacement keeps the replaced card's active flag."""
+    written on any error. A replacement keeps the replaced card's row (its id, its places in groups)
+    and its active flag."""
     read = read_card(raw, max_bytes=MAX_CARD_BYTES)
     book_entries = book_entry_count(read.card)
     wanted = (
@@ -72,21 +73,33 @@ def card_import(
         wanted, replaced, is_active = placement.name, placement.replaces is not None, activate
         if placement.replaces is not None:
             is_active = placement.replaces.is_active
-            placement.replaces.delete()
         if is_active:
-            server.cards.filter(is_active=True).update(is_active=False)
-        row = CardRow.objects.create(
-            server=server,
-            name=wanted,
-            spec=read.card.spec,
-            is_active=is_active,
-            fields=read.card.to_dict(),
-            original=json.dumps(read.source, ensure_ascii=False),
-            filename=filename[:255],
-            avatar=read.avatar,
-            warnings=list(read.warnings),
-            created_by=by if getattr(by, "is_authenticated", False) else None,
-        )
+            server.cards.filter(is_active=True).exclude(pk=getattr(placement.replaces, "pk", None)).update(
+                is_active=False
+            )
+        values = {
+            "spec": read.card.spec,
+            "is_active": is_active,
+            "fields": read.card.to_dict(),
+            "original": json.dumps(read.source, ensure_ascii=False),
+            "filename": filename[:255],
+            "avatar": read.avatar,
+            "warnings": list(read.warnings),
+        }
+        if placement.replaces is not None:
+            # The same row, changed: what points at the card (its places in groups, its members'
+            # notes) stays with it, as a replaced card stays in SillyTavern's groups.
+            row = placement.replaces
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.save()
+        else:
+            row = CardRow.objects.create(
+                server=server,
+                name=wanted,
+                created_by=by if getattr(by, "is_authenticated", False) else None,
+                **values,
+            )
         AuditEvent.record(
             server=server,
             actor=by,

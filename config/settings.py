@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "memory",
     "conversations",
     "characters",
+    "groups",
     "assembly",
     "regex_scripts",
 ]

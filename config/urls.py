@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("lorebooks.urls")),
     path("", include("conversations.urls")),
     path("", include("characters.urls")),
+    path("", include("groups.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -162,6 +162,7 @@ class BucketDocument:
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
     group: GroupTurn | None = None  # a group chat: which group and which member speaks (docs/groups.md)
+    group_tools: bool = False  # declare the group tools in the provider body (docs/groups.md)
     # A character card's example messages as written (prepared), for {{mesExamplesRaw}}; None when the
     # sample dialogues did not come from a card (the macro then gives them in {{mesExamples}}'s form).
     sample_dialogues_raw: str | None = None
@@ -240,6 +241,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
         world_info_state=_object(data, "world_info_state") or {},
         group=_group(data.get("group")),
+        group_tools=_bool(data, "group_tools"),
     )
 
 

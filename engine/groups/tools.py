@@ -1,0 +1,101 @@
+"""The group tools (docs/groups.md, "Agents that talk to each other") as each provider declares a
+tool: with `group_tools: true` in the bucket document the provider body lets the speaker list the
+group's members, make one of them answer next, and keep a private note for one of them. The bot
+carries the calls out through the group API; the shapes follow `engine/memory_tool.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NOTE_MAX_CHARS = 1_500
+TRIGGER_MAX_CHARS = 2_000
+LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
+TOOL_NAMES = (LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE)
+
+_MEMBER_ID = {"type": "integer", "description": "The member's id, as list_group_members gives it."}
+
+_TOOLS: tuple[tuple[str, str, dict[str, Any] | None], ...] = (
+    (
+        LIST_MEMBERS,
+        "List the members of this group chat: each member's id, name, and whether it is muted "
+        "(a muted member speaks only when asked to).",
+        None,
+    ),
+    (
+        TRIGGER_MEMBER,
+        "Ask another member of the group to answer next. The message is shown to the members, not "
+        "to the users of the channel.",
+        {
+            "type": "object",
+            "properties": {
+                "id": _MEMBER_ID,
+                "message": {
+                    "type": "string",
+                    "description": f"What you say to that member, at most {TRIGGER_MAX_CHARS} characters.",
+                    "maxLength": TRIGGER_MAX_CHARS,
+                },
+            },
+            "required": ["id", "message"],
+        },
+    ),
+    (
+        SET_NOTE,
+        "Keep a private note for one member in this channel; it becomes that member's scenario when it "
+        "speaks here. An empty text removes the note.",
+        {
+            "type": "object",
+            "properties": {
+                "id": _MEMBER_ID,
+                "text": {
+                    "type": "string",
+                    "description": f"The note, at most {NOTE_MAX_CHARS} characters.",
+                    "maxLength": NOTE_MAX_CHARS,
+                },
+            },
+            "required": ["id", "text"],
+        },
+    ),
+)
+
+_NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def group_tools(provider: str) -> list[dict[str, Any]]:
+    """The group tools in this provider's `tools` shape (Gemini: one entry of declarations)."""
+    if provider == "openai":
+        return [
+            {
+                "type": "function",
+                "function": {"name": name, "description": text, "parameters": schema or _NO_ARGUMENTS},
+            }
+            for name, text, schema in _TOOLS
+        ]
+    if provider == "anthropic":
+        return [
+            {"name": name, "description": text, "input_schema": schema or _NO_ARGUMENTS}
+            for name, text, schema in _TOOLS
+        ]
+    if provider == "gemini":
+        # Gemini refuses an object schema without properties: a tool without arguments has none.
+        declarations = [
+            {"name": name, "description": text, **({"parameters": schema} if schema else {})}
+            for name, text, schema in _TOOLS
+        ]
+        return [{"functionDeclarations": declarations}]
+    raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+
+
+def with_group_tools(provider: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the provider body with the group tools declared after the tools it already has
+    (Gemini's declarations join the body's one declarations entry)."""
+    tools = [dict(tool) for tool in payload.get("tools", [])]
+    added = group_tools(provider)
+    if provider == "gemini" and tools and "functionDeclarations" in tools[0]:
+        tools[0]["functionDeclarations"] = [
+            *tools[0]["functionDeclarations"],
+            *added[0]["functionDeclarations"],
+        ]
+    else:
+        tools.extend(added)
+    return {**payload, "tools": tools}

@@ -1,0 +1,84 @@
+"""Reads for groups: the server's groups for pages and commands, the engine's `Group` for a request
+(cached, groups/cache.py), a channel's group and the members' notes, and the JSON shape every
+command and API answers a group in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.groups import Group
+from servers.models import Server
+
+from . import cache as group_cache
+from .cache import LoadedGroup
+from .models import ChannelGroup
+from .models import Group as GroupRow
+
+
+def groups_for(server: Server | int) -> list[GroupRow]:
+    """The server's groups by name."""
+    server_id = server if isinstance(server, int) else server.pk
+    return list(GroupRow.objects.filter(server_id=server_id).order_by("name", "id"))
+
+
+def group_named(server_id: int, name: str) -> GroupRow | None:
+    return GroupRow.objects.filter(server_id=server_id, name=name).first()
+
+
+def group_count(server_id: int) -> int:
+    return GroupRow.objects.filter(server_id=server_id).count()
+
+
+def engine_group(server_id: int, name: str) -> Group | None:
+    """The server's group named `name` as the engine takes it (from the cache), or None."""
+    loaded = group_cache.get_group(server_id, name)
+    return None if loaded is None else loaded.group
+
+
+def loaded_group(server_id: int, name: str) -> LoadedGroup | None:
+    """The group with its members' ids (from the cache), or None."""
+    return group_cache.get_group(server_id, name)
+
+
+def channel_group(server_id: int, channel: int, parent_channel: int | None = None) -> str | None:
+    """The name of the group `channel` uses (a thread inherits its parent's), or None (from the cache)."""
+    return group_cache.get_channel_group(server_id, channel, parent_channel)
+
+
+def channels_using(server_id: int) -> dict[str, list[int]]:
+    """Group name → the channels that use it (for listings)."""
+    out: dict[str, list[int]] = {}
+    rows = ChannelGroup.objects.filter(server_id=server_id).order_by("channel_id")
+    for channel_id, name in rows.values_list("channel_id", "group__name"):
+        out.setdefault(name, []).append(channel_id)
+    return out
+
+
+def member_note(server_id: int, channel: int, member_id: int) -> str | None:
+    """A member's note in a channel (from the cache), or None."""
+    return group_cache.get_notes(server_id, channel).get(member_id)
+
+
+def member_notes(server_id: int, channel: int) -> dict[int, str]:
+    return group_cache.get_notes(server_id, channel)
+
+
+def group_json(loaded: LoadedGroup, *, with_ids: bool = False) -> dict[str, Any]:
+    """The group as the commands and the API print it: name, members in order with their muted
+    flags, mode, join prefix and suffix, strategy and whether a member may answer itself."""
+    group = loaded.group
+    members = []
+    for member, member_id in zip(group.members, loaded.ids, strict=True):
+        entry: dict[str, Any] = {"name": member.name, "muted": member.muted}
+        if with_ids:
+            entry = {"id": member_id, **entry}
+        members.append(entry)
+    return {
+        "name": group.name,
+        "members": members,
+        "mode": group.mode,
+        "join_prefix": group.join_prefix,
+        "join_suffix": group.join_suffix,
+        "strategy": group.strategy,
+        "allow_self_responses": group.allow_self_responses,
+    }

@@ -1,0 +1,261 @@
+"""Writes for groups (docs/groups.md): create or replace a group, delete it, give a channel a group,
+and keep a member's private note. Each is one transaction with an audit event; the groups cache is
+invalidated inside it (the generation moves when the write commits)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+
+from characters import selectors as card_selectors
+from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
+from servers.imports import NameClash, lock_server
+from servers.models import AuditEvent, Server
+from servers.names import UserError, clean_name
+from servers.users import User
+
+from . import cache as group_cache
+from .models import JOIN_TEXT_MAX_LENGTH, NAME_MAX_LENGTH, NOTE_MAX_LENGTH, ChannelGroup, MemberNote
+from .models import Group as GroupRow
+from .models import GroupMember as MemberRow
+
+MAX_GROUPS_PER_SERVER = 64
+MAX_CHANNEL_ID = 2**63 - 1
+TRIGGER_MESSAGE_MAX_LENGTH = 2_000
+
+
+class GroupError(UserError):
+    """A group write that cannot be done as asked; `message` is one sentence for the user."""
+
+
+class GroupNameClash(NameClash, GroupError):
+    kind = "group"
+
+
+def group_save(
+    *,
+    server: Server,
+    name: str,
+    members: Sequence[str],
+    muted: Sequence[str] = (),
+    mode: str = "swap",
+    join_prefix: str = "",
+    join_suffix: str = "",
+    strategy: str = "natural",
+    allow_self_responses: bool = False,
+    replace: bool = False,
+    by: User | None,
+    actor_label: str = "",
+) -> GroupRow:
+    """Create the group `name` (or, with `replace`, change the one of that name: its channels stay
+    with it) with `members` (the server's card names, in order). Raises GroupError, naming what is
+    wrong; nothing is written then."""
+    name = clean_name(name, max_length=NAME_MAX_LENGTH + 1)
+    if not name:
+        raise GroupError("Give the group a name.")
+    if len(name) > NAME_MAX_LENGTH:
+        raise GroupError(f"A group name has at most {NAME_MAX_LENGTH} characters.")
+    wanted = _member_names(members)
+    muted_names = _muted_names(muted, wanted)
+    if mode not in GENERATION_MODES:
+        raise GroupError(f"“{mode}” is not a generation mode: use {', '.join(GENERATION_MODES)}.")
+    if strategy not in STRATEGIES:
+        raise GroupError(f"“{strategy}” is not an activation strategy: use {', '.join(STRATEGIES)}.")
+    for label, text in (("join prefix", join_prefix), ("join suffix", join_suffix)):
+        if len(text) > JOIN_TEXT_MAX_LENGTH:
+            raise GroupError(f"The {label} has at most {JOIN_TEXT_MAX_LENGTH} characters.")
+    with transaction.atomic():
+        lock_server(server.pk)
+        cards = card_selectors.cards_named(server.pk, wanted)
+        for card_name in wanted:
+            if card_name not in cards:
+                raise GroupError(f"This server has no character card named “{card_name}”.")
+        row = GroupRow.objects.filter(server=server, name=name).first()
+        if row is not None and not replace:
+            raise GroupNameClash(name)
+        if row is None and GroupRow.objects.filter(server=server).count() >= MAX_GROUPS_PER_SERVER:
+            raise GroupError(f"A server has at most {MAX_GROUPS_PER_SERVER} groups; delete one first.")
+        settings = {
+            "mode": mode,
+            "join_prefix": join_prefix,
+            "join_suffix": join_suffix,
+            "strategy": strategy,
+            "allow_self_responses": allow_self_responses,
+        }
+        replaced = row is not None
+        if row is None:
+            row = GroupRow.objects.create(
+                server=server,
+                name=name,
+                created_by=by if getattr(by, "is_authenticated", False) else None,
+                **settings,
+            )
+        else:
+            GroupRow.objects.filter(pk=row.pk).update(**settings)
+            MemberRow.objects.filter(group=row).delete()
+        MemberRow.objects.bulk_create(
+            MemberRow(group=row, card=cards[card_name], position=index, muted=card_name in muted_names)
+            for index, card_name in enumerate(wanted)
+        )
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            actor_label=actor_label,
+            action="group.replace" if replaced else "group.create",
+            target=row,
+            detail={"members": wanted, "muted": sorted(muted_names), **settings},
+        )
+        group_cache.invalidate(server.pk)
+    return row
+
+
+def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> None:
+    """Delete a group; the channels that used it go back to the server's character."""
+    with transaction.atomic():
+        AuditEvent.record(
+            server=group.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="group.delete",
+            target=group,
+            detail={"name": group.name},
+        )
+        server_id = group.server_id
+        group.delete()
+        group_cache.invalidate(server_id)
+
+
+def channel_group_set(
+    *, server: Server, channel_id: int, group: GroupRow | None, by: User | None, actor_label: str = ""
+) -> bool:
+    """Make `channel_id` use `group` instead of the server's character, or clear it with None.
+    Returns whether anything changed."""
+    if not 0 < channel_id <= MAX_CHANNEL_ID:
+        raise GroupError("A channel id is a positive Discord snowflake.")
+    if group is not None and group.server_id != server.pk:
+        raise GroupError("Choose one of this server's groups.")
+    with transaction.atomic():
+        lock_server(server.pk)
+        current = ChannelGroup.objects.filter(server=server, channel_id=channel_id).first()
+        if group is None:
+            if current is None:
+                return False
+            current.delete()
+            action, detail = "group.channel.clear", {"channel": str(channel_id)}
+        else:
+            if current is not None and current.group_id == group.pk:
+                return False
+            ChannelGroup.objects.update_or_create(
+                server=server,
+                channel_id=channel_id,
+                defaults={"group": group, "set_by": by if getattr(by, "is_authenticated", False) else None},
+            )
+            action, detail = "group.channel.set", {"channel": str(channel_id), "group": group.name}
+        AuditEvent.record(
+            server=server, actor=by, actor_label=actor_label, action=action, target=group, detail=detail
+        )
+        group_cache.invalidate(server.pk)
+    return True
+
+
+def member_note_set(
+    *,
+    server: Server | int,
+    group_name: str,
+    channel_id: int,
+    member: str | int,
+    text: str,
+    by: User | None,
+    actor_label: str = "",
+) -> tuple[int, str]:
+    """Keep `text` as the private note of `member` (a member's name or id) of the group in one
+    channel (empty text removes it). Returns the member's (id, name). Raises GroupError."""
+    server_id = server if isinstance(server, int) else server.pk
+    if not 0 < channel_id <= MAX_CHANNEL_ID:
+        raise GroupError("A channel id is a positive Discord snowflake.")
+    if len(text) > NOTE_MAX_LENGTH:
+        raise GroupError(f"A member note has at most {NOTE_MAX_LENGTH} characters.")
+    loaded = group_cache.get_group(server_id, group_name)
+    if loaded is None:
+        raise GroupError(f"This server has no group named “{group_name}”.")
+    member_id, member_name = member_of(loaded, member)
+    with transaction.atomic():
+        if text.strip():
+            MemberNote.objects.update_or_create(
+                server_id=server_id, channel_id=channel_id, card_id=member_id, defaults={"text": text}
+            )
+        else:
+            MemberNote.objects.filter(server_id=server_id, channel_id=channel_id, card_id=member_id).delete()
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="group.note" if text.strip() else "group.note.clear",
+            target=None,
+            detail={
+                "group": group_name,
+                "channel": str(channel_id),
+                "member": member_name,
+                "chars": len(text),
+            },
+        )
+        group_cache.invalidate_notes(server_id)
+    return member_id, member_name
+
+
+def member_of(loaded: group_cache.LoadedGroup, member: str | int) -> tuple[int, str]:
+    """The (id, name) of a member named or numbered `member`; GroupError when it is not one."""
+    if isinstance(member, int) and not isinstance(member, bool):
+        name = loaded.name_of(member)
+        if name is not None:
+            return member, name
+        raise GroupError(f"The group “{loaded.group.name}” has no member with id {member}.")
+    if isinstance(member, str):
+        wanted = member.strip()
+        member_id = loaded.id_of(wanted)
+        if member_id is not None:
+            return member_id, wanted
+        if wanted.isdigit() and loaded.name_of(int(wanted)) is not None:
+            return int(wanted), loaded.name_of(int(wanted)) or ""
+        raise GroupError(f"“{wanted[:100]}” is not a member of the group “{loaded.group.name}”.")
+    raise GroupError("Name the member by its name or its id.")
+
+
+def _member_names(members: Sequence[str]) -> list[str]:
+    names = [str(m).strip() for m in members]
+    names = [n for n in names if n]
+    if not names:
+        raise GroupError("Name at least one member: the server's character cards, by name.")
+    seen: set[str] = set()
+    for card_name in names:
+        if card_name in seen:
+            raise GroupError(f"“{card_name}” is named twice in the member list.")
+        seen.add(card_name)
+    if len(names) > MAX_MEMBERS:
+        raise GroupError(f"A group has at most {MAX_MEMBERS} members.")
+    return names
+
+
+def _muted_names(muted: Sequence[str], members: list[str]) -> set[str]:
+    names = {str(m).strip() for m in muted} - {""}
+    for card_name in sorted(names):
+        if card_name not in members:
+            raise GroupError(f"“{card_name}” is muted but is not a member of the group.")
+    return names
+
+
+def member_trigger_record(
+    *, server_id: int, group_name: str, member: str, message: str, by: User | None, actor_label: str = ""
+) -> None:
+    """Audit one trigger_group_member call: a member asked another to answer next."""
+    if len(message) > TRIGGER_MESSAGE_MAX_LENGTH:
+        raise GroupError(f"A trigger message has at most {TRIGGER_MESSAGE_MAX_LENGTH} characters.")
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            actor_label=actor_label,
+            action="group.trigger",
+            detail={"group": group_name, "member": member, "chars": len(message)},
+        )
