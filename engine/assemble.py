@@ -439,6 +439,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if doc.budget is not None:
         trim_to_budget(arrangement, doc.budget, inputs.encoding, notes, doc=doc, seed=inputs.seed)
     arranged.injected = bool(arrangement.injections)
+    if continued is not None:
+        _count_continued(arrangement, arranged.style, preset)
     arrangement = place_injections(arrangement, arranged.style)
     if arranged.nudge is not None:  # at the end of the history block, after its depth-0 injections
         arrangement.after.insert(0, arranged.nudge)
@@ -473,6 +475,18 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if preset is not None and preset.settings.squash_system_messages:
         arranged.items, arranged.history = squash(arranged.items, arranged.history)
     return arranged
+
+
+def _count_continued(arrangement: Arrangement, style: str, preset: CompiledPreset | None) -> None:
+    """SillyTavern 1.18 places depth injections with the continued message still in the chat, then
+    takes it out: each injection deeper than 0 lands one message nearer the end than it would in the
+    chat without it (standalone placement, the continue nudge rather than a prefill)."""
+    if style != "standalone" or preset is None or preset.settings.continue_prefill:
+        return
+    arrangement.injections[:] = [
+        replace(injection, depth=injection.depth - 1) if injection.depth > 0 else injection
+        for injection in arrangement.injections
+    ]
 
 
 def _drop_in_chat(arrangement: Arrangement, notes: Notes) -> None:

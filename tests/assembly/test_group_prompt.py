@@ -58,12 +58,13 @@ def group(mode="swap", muted=(), prefix="", suffix="") -> Group:
     return Group("Party", members, mode=mode, join_prefix=prefix, join_suffix=suffix)
 
 
-def doc(speaker="Wren", **turn):
+def doc(speaker="Wren", generation_type="normal", **turn):
     return parse_buckets(
         {
             "names": {"user": "Ann", "char": speaker},
             "history": HISTORY,
             "seed": 3,
+            "generation_type": generation_type,
             "group": {"name": "Party", "speaker": speaker, **turn},
         }
     )
@@ -73,10 +74,11 @@ def texts(result) -> list[str]:
     return [m.content for m in result.messages]
 
 
-def run(the_group, speaker="Wren", settings=None, **turn):
+def run(the_group, speaker="Wren", settings=None, generation_type="normal", **turn):
     preset = build_preset(NODES, settings=settings or {})
     card = the_group.member(speaker).card
-    return assemble(doc(speaker, **turn), preset=preset, card=card, group=the_group, style="standalone")
+    document = doc(speaker, generation_type, **turn)
+    return assemble(document, preset=preset, card=card, group=the_group, style="standalone")
 
 
 def test_swap_sends_the_speakers_card_and_ends_the_history_with_the_nudge():
