@@ -442,8 +442,6 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if continued is not None:
         _count_continued(arrangement, arranged.style, preset)
     arrangement = place_injections(arrangement, arranged.style)
-    if arranged.nudge is not None:  # at the end of the history block, after its depth-0 injections
-        arrangement.after.insert(0, arranged.nudge)
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
         arrangement.history = wi.mark_injected(arrangement.history)
         arrangement.after = wi.mark_injected(arrangement.after)
@@ -552,6 +550,8 @@ def _arrange_preset(
         arranged.nudge, in_chat = group_nudge(formats.group_nudge, preset, plan, doc.generation_type)
         if in_chat is not None:
             arrangement.injections.append(in_chat)
+        if arranged.nudge is not None:  # the end of the history block (its budget counted first)
+            arrangement.after.insert(0, arranged.nudge)
     return arrangement, arranged
 
 
