@@ -6,7 +6,8 @@ For one shared corpus preset (default the one with most nodes), with its own tog
 speaker's card: the solo assembly (the card alone), then the same card speaking in a group of
 three, in `swap` and in `join_include_muted` with a join prefix; CPU ms (median of rounds × runs,
 `assemble(count_tokens=False)`, a fresh seed each time) and the ratio group / solo against the
-target (≤ 1.2×). The history is 200 messages, its speakers the members, users and a narrator.
+target (≤ 1.2×). The history is 200 messages, its speakers the members, users and a narrator (in
+the solo document, the narrator's lines are a user's).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def main() -> None:
     cards = [read_card((CARDS / name).read_bytes()).card for name in MEMBERS]
     speaker = next(card for card in cards if card.name == SPEAKER)
     chat = history()
-    solo_history = [m for m in chat if m["role"] != "system"]
+    # the same 200 messages for one character: the narrator's lines as a user's
+    solo_history = [{**m, "role": "user"} if m["role"] == "system" else m for m in chat]
     solo = parse_buckets({"names": {"user": "Ann", "char": SPEAKER}, "history": solo_history})
     grouped = parse_buckets(
         {
