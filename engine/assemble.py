@@ -14,13 +14,13 @@ from typing import Any
 
 from .authors_note import place_authors_note
 from .buckets import BucketDocument, Budget, StmLine
-from .cards import Card, card_env, fill_document, node_override, prepared_card
+from .cards import Card, DepthPrompt, card_env, fill_document, node_override, prepared_card
 from .compiled import CompiledPreset
 from .differences import differences
 from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, without_replaced_reply
-from .groups import Group
+from .groups import Group, group_document, group_nudge, without_node_text
 from .injection import STYLES, place_injections, tail_injections
 from .macros import (
     MacroEnv,
@@ -181,6 +181,10 @@ def assemble(
         raise ValueError(f"Unknown provider {count_for!r}: use openai, anthropic or gemini.")
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
+    speaker = None
+    if group is not None and doc.group is not None:  # the speaker's name and card (docs/groups.md)
+        doc, speaker = group_document(doc, group, card)
+        card = speaker.card
     if card is not None:
         card, rendered = prepared_card(
             card,
@@ -203,6 +207,7 @@ def assemble(
     )
     inputs.card = card
     inputs.group = group
+    inputs.depth_prompts = speaker.depth_prompts if speaker is not None else ()
     if world_info is not None:
         _add_world_info(inputs, world_info)
     arranged = _arrange(inputs, style=style, provider=provider)
@@ -233,6 +238,7 @@ class _Inputs:
     notes: Notes
     card: Card | None = None
     group: Group | None = None
+    depth_prompts: tuple[DepthPrompt, ...] = ()  # a join mode's members' (docs/groups.md)
     world_info: WorldInfoContribution | None = None
     regex_scripts: Sequence[CompiledScript] = ()
     names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
@@ -396,6 +402,7 @@ class _Arranged:
     history: tuple[int, int] = (0, 0)  # where the history items are in `items`: [start, stop)
     injected: bool = False  # some depth injection was placed
     sample_note: bool = False  # the assembler's note after trailing sample dialogues was added
+    nudge: Item | None = None  # a group's nudge, for the end of the history (docs/groups.md)
 
 
 def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Arranged:
@@ -419,8 +426,10 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     stm = inputs.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
     arrangement.injections.extend(tail_injections(directives))
-    if inputs.card is not None and inputs.card.depth_prompt is not None:
-        depth = inputs.card.depth_prompt
+    depths = inputs.depth_prompts
+    if not depths and inputs.card is not None and inputs.card.depth_prompt is not None:
+        depths = (inputs.card.depth_prompt,)
+    for depth in depths:
         # after the preset's own injections and World Info's Author's Note entries (SillyTavern's order)
         index = CARD_DEPTH_INDEX
         source = card_source("depth_prompt")
@@ -430,6 +439,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if doc.budget is not None:
         trim_to_budget(arrangement, doc.budget, inputs.encoding, notes, doc=doc, seed=inputs.seed)
     arranged.injected = bool(arrangement.injections)
+    if continued is not None:
+        _count_continued(arrangement, arranged.style, preset)
     arrangement = place_injections(arrangement, arranged.style)
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
         arrangement.history = wi.mark_injected(arrangement.history)
@@ -462,6 +473,18 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if preset is not None and preset.settings.squash_system_messages:
         arranged.items, arranged.history = squash(arranged.items, arranged.history)
     return arranged
+
+
+def _count_continued(arrangement: Arrangement, style: str, preset: CompiledPreset | None) -> None:
+    """SillyTavern 1.18 places depth injections with the continued message still in the chat, then
+    takes it out: each injection deeper than 0 lands one message nearer the end than it would in the
+    chat without it (standalone placement, the continue nudge rather than a prefill)."""
+    if style != "standalone" or preset is None or preset.settings.continue_prefill:
+        return
+    arrangement.injections[:] = [
+        replace(injection, depth=injection.depth - 1) if injection.depth > 0 else injection
+        for injection in arrangement.injections
+    ]
 
 
 def _drop_in_chat(arrangement: Arrangement, notes: Notes) -> None:
@@ -497,6 +520,7 @@ def _arrange_preset(
         variables=render.variables,
         global_variables=render.global_variables,
         notes=notes,
+        group=doc.group is not None,
     )
     if formats.render is not None:
         render = replace(
@@ -520,6 +544,14 @@ def _arrange_preset(
         tuple(sorted(render.unknown_macros)),
     )
     _st_openers(arrangement, formats, inputs)
+    if doc.group is not None:
+        without_node_text(arrangement)
+        plan = plan_of(preset, doc.generation_type)
+        arranged.nudge, in_chat = group_nudge(formats.group_nudge, preset, plan, doc.generation_type)
+        if in_chat is not None:
+            arrangement.injections.append(in_chat)
+        if arranged.nudge is not None:  # the end of the history block (its budget counted first)
+            arrangement.after.insert(0, arranged.nudge)
     return arrangement, arranged
 
 
@@ -537,11 +569,20 @@ def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> 
                 char=doc.char_name,
                 seed=inputs.seed,
                 kept=doc.memo,
+                members=_member_names(inputs),
             )
     plan = plan_of(preset, doc.generation_type)
     if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:
-        part = Part(formats.new_chat, (setting_source("new_chat_prompt"),), True)
+        setting = "new_group_chat_prompt" if doc.group is not None else "new_chat_prompt"
+        part = Part(formats.new_chat, (setting_source(setting),), True)
         arrangement.before.append(Item("", "system", (part,), squash=False))
+
+
+def _member_names(inputs: _Inputs) -> tuple[str, ...] | None:
+    """A group's member names (sample dialogues are group turns), or None outside a group."""
+    if inputs.group is None or inputs.doc.group is None:
+        return None
+    return tuple(member.name for member in inputs.group.members)
 
 
 def _render_preset(

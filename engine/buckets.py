@@ -39,6 +39,8 @@ TAGS = (
 )
 ROLES = ("system", "user", "assistant")
 HISTORY_ROLES = ("user", "assistant")
+# A group chat's history also holds narrator lines: role system, with the narrator's name.
+GROUP_HISTORY_ROLES = (*HISTORY_ROLES, "system")
 MAX_HISTORY = 5000
 
 
@@ -215,7 +217,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         documents=_texts(data, "documents"),
         conditioning=_text(data, "conditioning"),
         sample_dialogues=tuple(_sample(entry, i) for i, entry in enumerate(_list(data, "sample_dialogues"))),
-        history=tuple(_history(entry, i) for i, entry in enumerate(history)),
+        history=_history_of(history, grouped=data.get("group") is not None),
         short_term_memory=tuple(
             _stm_line(entry, i) for i, entry in enumerate(_list(data, "short_term_memory"))
         ),
@@ -330,18 +332,29 @@ def _sample(value: Any, index: int) -> SampleDialogue:
     )
 
 
-def _history(value: Any, index: int) -> HistoryMessage:
+def _history_of(history: list, *, grouped: bool) -> tuple[HistoryMessage, ...]:
+    """The history's messages; a group document's may also be narrator lines (role system, named)."""
+    if not grouped:
+        return tuple(_history(entry, i) for i, entry in enumerate(history))
+    messages = tuple(_history(entry, i, GROUP_HISTORY_ROLES) for i, entry in enumerate(history))
+    for index, message in enumerate(messages):
+        if message.role == "system" and not message.name.strip():
+            raise BucketError(f"`history[{index}].name` must name the narrator of a system message.")
+    return messages
+
+
+def _history(value: Any, index: int, roles: tuple[str, ...] = HISTORY_ROLES) -> HistoryMessage:
     if value.__class__ is dict and value.get("timestamp") is None:
         # The usual message, checked without building the labels only an error needs.
         role, name, content = value.get("role"), value.get("name"), value.get("content")
         name = "" if name is None else name
         content = "" if content is None else content
-        if role in HISTORY_ROLES and name.__class__ is str and content.__class__ is str:
+        if role in roles and name.__class__ is str and content.__class__ is str:
             return HistoryMessage(role, name, content)
     label = f"history[{index}]"
     entry = _entry(value, label)
     return HistoryMessage(
-        role=_role(entry, label, HISTORY_ROLES),
+        role=_role(entry, label, roles),
         name=_text(entry, "name", f"{label}.name"),
         content=_text(entry, "content", f"{label}.content"),
         timestamp=_moment(entry.get("timestamp"), f"{label}.timestamp"),

@@ -22,16 +22,27 @@ SAMPLE_TAG = "DIALOGUE_SAMPLE"
 _SINGLE_RANDOM = re.compile(r"(?<!\{)\{random", re.IGNORECASE)
 
 
-def example_turns(block: str, *, user: str, char: str) -> list[tuple[str, str]]:
-    """The (name, text) turns of one sample block whose identity macros are already resolved."""
+def example_turns(
+    block: str, *, user: str, char: str, members: Sequence[str] | None = None
+) -> list[tuple[str, str]]:
+    """The (name, text) turns of one sample block whose identity macros are already resolved.
+
+    In a group (`members`: every member's name) each turn is named in its text too (`User: `,
+    `Name: `), and a line that starts with another member's `Name:` opens a character turn spoken
+    by that member; as in SillyTavern 1.18, a later line of the speaker's own does not switch back."""
     turns: list[tuple[str, str]] = []
     lines: list[str] = []
     speaker = ""  # "user" | "char" | "" before the first speaker line
     user_prefix, char_prefix = f"{user}:", f"{char}:"
+    member_prefixes = tuple(f"{name}:" for name in members or ())
+    bot = char
 
     def close(kind: str) -> None:
-        prefix, name = (user_prefix, EXAMPLE_USER) if kind == "user" else (char_prefix, EXAMPLE_ASSISTANT)
-        turns.append((name, "\n".join(lines).replace(prefix, "", 1).strip()))
+        name = user if kind == "user" else bot
+        text = "\n".join(lines).replace(f"{name}:", "", 1).strip()
+        if members is not None:
+            text = f"{name}: {text}"
+        turns.append((EXAMPLE_USER if kind == "user" else EXAMPLE_ASSISTANT, text))
         lines.clear()
 
     # The block as SillyTavern holds it: a heading line, the trimmed block, a final newline.
@@ -40,7 +51,9 @@ def example_turns(block: str, *, user: str, char: str) -> list[tuple[str, str]]:
             if speaker == "char":
                 close("char")
             speaker = "user"
-        elif line.startswith(char_prefix):
+        elif line.startswith(char_prefix) or line.startswith(member_prefixes):
+            if not line.startswith(char_prefix) and member_prefixes:
+                bot = line.split(":", 1)[0]
             if speaker == "user":
                 close("user")
             speaker = "char"
@@ -58,33 +71,37 @@ def example_items(
     char: str,
     seed: int,
     kept: dict[Any, Any] | None = None,
+    members: tuple[str, ...] | None = None,
 ) -> list[Item]:
     """`items` with every sample dialogue item replaced by SillyTavern's messages for it: the
     separator (when not empty) and one named system item per turn, all in the item's group.
 
     `kept` (a document's memo) keeps each item's messages for the same separator and names, unless
-    its text holds a single-brace random form (those depend on the seed)."""
+    its text holds a single-brace random form (those depend on the seed). `members` (a group's
+    names) makes the turns group turns (see `example_turns`)."""
     out: list[Item] = []
     for item in items:
         if item.tag != SAMPLE_TAG:
             out.append(item)
             continue
         if kept is None:
-            out.extend(_messages(item, separator, user, char, seed))
+            out.extend(_messages(item, separator, user, char, seed, members))
             continue
-        key = ("st:examples", id(item), separator, user, char)
+        key = ("st:examples", id(item), separator, user, char, members)
         found = kept.get(key)
         if found is not None and found[0] is item:
             out.extend(found[1])
             continue
-        made = _messages(item, separator, user, char, seed)
+        made = _messages(item, separator, user, char, seed, members)
         if not any(part.trusted and _SINGLE_RANDOM.search(part.text) for part in item.parts):
             kept[key] = (item, made)  # the item is kept alive with them, so its id stays unique
         out.extend(made)
     return out
 
 
-def _messages(item: Item, separator: str, user: str, char: str, seed: int) -> list[Item]:
+def _messages(
+    item: Item, separator: str, user: str, char: str, seed: int, members: tuple[str, ...] | None
+) -> list[Item]:
     out: list[Item] = []
     if separator:
         part = Part(separator, (setting_source("new_example_chat_prompt"),), True)
@@ -95,7 +112,7 @@ def _messages(item: Item, separator: str, user: str, char: str, seed: int) -> li
         resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
         for part in item.parts
     )
-    for name, turn in example_turns(text, user=user, char=char):
+    for name, turn in example_turns(text, user=user, char=char, members=members):
         if turn:
             part = Part(turn, sources, False, transforms)
             out.append(Item(SAMPLE_TAG, "system", (part,), group=item.group, name=name, squash=False))

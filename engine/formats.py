@@ -33,9 +33,10 @@ class Formats:
     tag), the two openers' texts, and the render's variable state (None when nothing rendered)."""
 
     blocks: Mapping[str, str]
-    new_chat: str
+    new_chat: str  # in a group, the new_group_chat_prompt (docs/groups.md)
     new_example_chat: str
     render: RenderOutput | None = None
+    group_nudge: str = ""  # in a group only
 
 
 def plain_wrap(template: str, placeholder: str) -> bool:
@@ -60,18 +61,24 @@ def render_formats(
     variables: Mapping[str, Any],
     global_variables: Mapping[str, Any],
     notes: Notes,
+    group: bool = False,
 ) -> Formats:
     """The format settings rendered; `present` names the block tags the document has (a format
-    renders only around a block that is there, as in SillyTavern)."""
+    renders only around a block that is there, as in SillyTavern). In a group, the new-chat opener is
+    `new_group_chat_prompt` and the group nudge is rendered too."""
     wanted: list[tuple[str, str]] = []
     for setting, (tag, placeholder) in WRAPPING.items():
         template = getattr(settings, setting)
         if tag in present and not plain_wrap(template, placeholder):
             wanted.append((setting, template))
     openers = {key: getattr(settings, key) for key in OPENERS}
+    if group:
+        openers["new_chat_prompt"] = settings.new_group_chat_prompt
+        openers["group_nudge_prompt"] = settings.group_nudge_prompt
     wanted.extend((key, text) for key, text in openers.items() if not _identity_only(text))
+    nudge = openers.get("group_nudge_prompt", "")
     if not wanted:
-        return Formats({}, openers["new_chat_prompt"], openers["new_example_chat_prompt"])
+        return Formats({}, openers["new_chat_prompt"], openers["new_example_chat_prompt"], None, nudge)
     render = render_texts(
         wanted,
         env=env,
@@ -88,4 +95,5 @@ def render_formats(
         texts.get("new_chat_prompt", openers["new_chat_prompt"]),
         texts.get("new_example_chat_prompt", openers["new_example_chat_prompt"]),
         render,
+        texts.get("group_nudge_prompt", nudge),
     )

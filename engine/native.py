@@ -137,7 +137,12 @@ def _native_items(
     block("KNOWLEDGE_SERVER_CONDITIONING", doc.conditioning)
     for index, pair in enumerate(doc.sample_dialogues):
         block("DIALOGUE_SAMPLE", sample_text(pair, sample_header), group=index)
-    run = _history_run(doc.history, rewritten, names, doc.char_name) if rewritten else history_run(doc, names)
+    grouped = doc.group is not None
+    run = (
+        _history_run(doc.history, rewritten, names, doc.char_name, grouped)
+        if rewritten
+        else history_run(doc, names)
+    )
     items.extend(run.items)
     return tuple(items)
 
@@ -163,7 +168,7 @@ def history_run(doc: BucketDocument, names: int = NAMES_DEFAULT) -> HistoryRun:
     key = "history" if names in (NAMES_NONE, NAMES_DEFAULT) else ("history", names)
     run = doc.memo.get(key)
     if run is None:
-        run = doc.memo[key] = _history_run(doc.history, None, names, doc.char_name)
+        run = doc.memo[key] = _history_run(doc.history, None, names, doc.char_name, doc.group is not None)
     return run
 
 
@@ -177,10 +182,13 @@ def _history_run(
     rewritten: Mapping[int, tuple[str, tuple[Transform, ...]]] | None = None,
     names: int = NAMES_DEFAULT,
     char_name: str = "",
+    grouped: bool = False,
 ) -> HistoryRun:
     """The history as items and messages. Speaker names (SPEC §11.1 item 1, §11.2): a user message is
     "Name: text" unless the preset puts names in the `name` field (names_behavior 1, every message
-    named); with names_behavior 2 every message is "Name: text", the character's included."""
+    named); with names_behavior 2 every message is "Name: text", the character's included. In a
+    group (docs/groups.md) names_behavior 0 names every message too, narrator lines included, and
+    names_behavior 2 every message but the narrator's."""
     source = native_source("DIALOGUE_HISTORY")
     sources = (source,)
     items: list[Item] = []
@@ -193,7 +201,11 @@ def _history_run(
         # A message with nothing to say (a script may have emptied it) gets no bare "Name: "; it stays
         # an item, so it still counts for depth injections as in SillyTavern, and is never sent.
         prefix = (
-            (role == "user" or names == NAMES_IN_CONTENT)
+            (
+                role == "user"
+                or (names == NAMES_IN_CONTENT and role != "system")
+                or (grouped and names == NAMES_DEFAULT)
+            )
             and names != NAMES_IN_FIELD
             and speaker
             and content.strip()

@@ -182,6 +182,8 @@ def our_side(case: Case, *, server_id: int) -> OurSide:
     runs, folds = our_messages(case, server_id=server_id, seeds=SEEDS)
     speakers = sorted({case.user, *(m.get("name", "") for m in case.chat if m["role"] == "user")})
     names_behavior = case.preset_data().get("names_behavior", 0)
+    if case.group and names_behavior == 0:  # in a group SillyTavern names every other user too
+        speakers = [case.user]
     folded = [fold_ours(run, speakers=speakers, names_behavior=names_behavior) for run in runs]
     masks = draw_masks([f.messages for f in folded]) if len(folded) > 1 else []
     messages, count = apply_masks(folded[0].messages, masks)

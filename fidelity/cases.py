@@ -51,11 +51,22 @@ class Case:
     world_info: dict[str, Any] = field(default_factory=dict)
     # the chat's Author's Note, as our bucket document takes it (text, position, depth, role, interval)
     authors_note: dict[str, Any] = field(default_factory=dict)
+    # A group chat (docs/groups.md): {"cards": [paths, in member order], "speaker": name, "muted":
+    # [names], "mode": swap|join_exclude_muted|join_include_muted, "join_prefix", "join_suffix",
+    # "scenario_override", "examples_override"}; `card` is then the speaker's card. Chat messages
+    # carry their speaker's `name`; role system is a narrator line.
+    group: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The case's input files (the preset, the cards, the lorebook)."""
+        refs = (self.preset, self.card, self.lorebook, *self.group.get("cards", ()))
+        return tuple(dict.fromkeys(ref for ref in refs if ref))
 
     @property
     def third_party(self) -> bool:
         """True when any input is a corpus file: SillyTavern's messages are kept as hashes only."""
-        return any(p and p.startswith("corpus:") for p in (self.preset, self.card, self.lorebook))
+        return any(p.startswith("corpus:") for p in self.inputs)
 
     @property
     def wi(self) -> dict[str, Any]:
@@ -65,19 +76,26 @@ class Case:
         return CORPUS / ref.removeprefix("corpus:") if ref.startswith("corpus:") else CASES / ref
 
     def available(self) -> bool:
-        return all(self.path(ref).is_file() for ref in (self.preset, self.card, self.lorebook) if ref)
+        return all(self.path(ref).is_file() for ref in self.inputs)
 
     def preset_data(self) -> dict[str, Any]:
         data = json.loads(self.path(self.preset).read_text(encoding="utf-8"))
         data.update(self.preset_patch)
         return data
 
-    def card_data(self) -> dict[str, Any]:
-        return json.loads(self.path(self.card).read_text(encoding="utf-8"))
+    def card_data(self, ref: str | None = None) -> dict[str, Any]:
+        return json.loads(self.path(ref or self.card).read_text(encoding="utf-8"))
 
-    def char_name(self) -> str:
-        card = self.card_data()
+    def char_name(self, ref: str | None = None) -> str:
+        """The card's name (a group's speaker, unless `ref` names another card)."""
+        if self.group and ref is None:
+            return str(self.group["speaker"])
+        card = self.card_data(ref)
         return str((card.get("data") or {}).get("name") or card.get("name") or "")
+
+    def member_names(self) -> list[str]:
+        """A group's member names, in member order."""
+        return [self.char_name(ref) for ref in self.group.get("cards", ())]
 
     def expected_path(self) -> Path:
         return EXPECTED / f"{self.id}.json"

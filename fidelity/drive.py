@@ -11,9 +11,10 @@ import time
 import urllib.request
 import uuid
 from http.cookiejar import CookieJar
+from pathlib import Path
 from typing import Any
 
-from . import sillytavern
+from . import group, sillytavern
 from .cases import Case
 from .endpoint import MODEL, Recorder
 
@@ -52,7 +53,11 @@ def _prepare(case: Case) -> str:
         shutil.copyfile(case.path(case.lorebook), book)
     else:
         book.unlink(missing_ok=True)
-    _import_card(case)
+    if case.group:
+        group.prepare(case, _import_card)
+        _settings(case)
+        return case.char_name()
+    _import_card(case.path(case.card), CARD_FILE)
     char = case.char_name()
     chats = data / "chats" / CARD_FILE
     shutil.rmtree(chats, ignore_errors=True)
@@ -103,7 +108,8 @@ def _authors_note(case: Case) -> dict[str, Any]:
     }
 
 
-def _import_card(case: Case) -> None:
+def _import_card(path: Path, file_name: str) -> None:
+    """The card at `path` imported through SillyTavern's own endpoint as `<file_name>.png`."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
     with opener.open(sillytavern.url() + "/csrf-token", timeout=30) as response:
         token = json.load(response)["token"]
@@ -111,10 +117,10 @@ def _import_card(case: Case) -> None:
     body = b"".join(
         [
             f'--{boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\njson\r\n'.encode(),
-            f'--{boundary}\r\nContent-Disposition: form-data; name="preserved_name"\r\n\r\n{CARD_FILE}\r\n'.encode(),
+            f'--{boundary}\r\nContent-Disposition: form-data; name="preserved_name"\r\n\r\n{file_name}\r\n'.encode(),
             f'--{boundary}\r\nContent-Disposition: form-data; name="avatar"; filename="card.json"\r\n'
             "Content-Type: application/json\r\n\r\n".encode(),
-            case.path(case.card).read_bytes(),
+            path.read_bytes(),
             f"\r\n--{boundary}--\r\n".encode(),
         ]
     )
@@ -126,8 +132,8 @@ def _import_card(case: Case) -> None:
     )
     with opener.open(request, timeout=60) as response:
         answer = json.load(response)
-    if answer.get("file_name") != CARD_FILE:
-        raise RuntimeError(f"SillyTavern did not import the card of {case.id}: {answer}")
+    if answer.get("file_name") != file_name:
+        raise RuntimeError(f"SillyTavern did not import the card {path.name}: {answer}")
 
 
 def _settings(case: Case) -> None:
@@ -225,14 +231,20 @@ def _generate(case: Case, timeout: float) -> None:
             page.set_default_timeout(timeout * 1000)
             page.goto(sillytavern.url() + "/", wait_until="domcontentloaded")
             page.wait_for_function("() => window.SillyTavern && window.SillyTavern.getContext")
+            common = {
+                "preset": PRESET_NAME,
+                "context": case.context or UNLOCKED,
+                "reply": case.reply if case.context else 300,
+                "endpoint": f"http://127.0.0.1:{ENDPOINT_PORT}/v1",
+                "model": MODEL,
+            }
+            if case.group:
+                page.evaluate(group.PAGE, {**common, **group.page_arguments(case)})
+                return
             page.evaluate(
                 PAGE,
                 {
-                    "preset": PRESET_NAME,
-                    "context": case.context or UNLOCKED,
-                    "reply": case.reply if case.context else 300,
-                    "endpoint": f"http://127.0.0.1:{ENDPOINT_PORT}/v1",
-                    "model": MODEL,
+                    **common,
                     "card": CARD_FILE,
                     "chat": CHAT_NAME,
                     "generation": case.generation,

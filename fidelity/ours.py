@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from engine.macros import Macro, Scoped, compile_text
 
@@ -45,9 +45,19 @@ def our_messages(
         folder = Path(scratch)
         preset = folder / "preset.json"
         preset.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        _run(
-            "card", "import", str(case.path(case.card)), "--server", server, "--name", "fidelity", "--replace"
-        )
+        if case.group:
+            _group(case, server)
+        else:
+            _run(
+                "card",
+                "import",
+                str(case.path(case.card)),
+                "--server",
+                server,
+                "--name",
+                "fidelity",
+                "--replace",
+            )
         if case.lorebook:
             book = str(case.path(case.lorebook))
             _run("lorebook", "import", book, "--server", server, "--name", "fidelity-book", "--replace")
@@ -67,13 +77,41 @@ _DRAW = re.compile(rb"\{\{\s*(?:random|roll|pick)", re.IGNORECASE)
 def _may_draw(case: Case) -> bool:
     """Whether the case's files may hold a draw: then every seed runs, since two seeds can agree on a
     draw of few choices (`{{random::mad::scornful}}`) by chance. A card that is not JSON may."""
-    for ref in (case.preset, case.card, case.lorebook):
-        if not ref:
-            continue
+    for ref in case.inputs:
         path = case.path(ref)
         if path.suffix.lower() != ".json" or _DRAW.search(path.read_bytes()):
             return True
     return False
+
+
+GROUP_NAME = "Fidelity Party"
+
+
+def _group(case: Case, server: str) -> None:
+    """The group's cards imported under their names, then the group made (docs/groups.md)."""
+    for ref, name in zip(case.group["cards"], case.member_names(), strict=True):
+        _run("card", "import", str(case.path(ref)), "--server", server, "--name", name, "--replace")
+    group = case.group
+    options = ["--mode", group.get("mode", "swap")]
+    if group.get("muted"):
+        options += ["--muted", ",".join(group["muted"])]
+    if group.get("join_prefix"):
+        options += ["--join-prefix", group["join_prefix"]]
+    if group.get("join_suffix"):
+        options += ["--join-suffix", group["join_suffix"]]
+    members = ",".join(case.member_names())
+    _run(
+        "group",
+        "create",
+        "--server",
+        server,
+        "--name",
+        GROUP_NAME,
+        "--members",
+        members,
+        *options,
+        "--replace",
+    )
 
 
 def _assemble(case: Case, folder: Path, server: str, seed: int) -> list[dict[str, Any]]:
@@ -173,6 +211,12 @@ def bucket_document(case: Case, *, seed: int = SEED) -> dict[str, Any]:
         document["authors_note"] = case.authors_note
     if case.context:
         document["budget"] = {"context": case.context, "reply": case.reply}
+    if case.group:
+        turn = {"name": GROUP_NAME, "speaker": case.group["speaker"]}
+        for key in ("scenario_override", "examples_override"):
+            if case.group.get(key):
+                turn[key] = case.group[key]
+        document["group"] = turn
     return document
 
 
@@ -201,6 +245,8 @@ def _run(*args: str) -> dict[str, Any]:
     out, err = io.StringIO(), io.StringIO()
     try:
         call_command(*args, "--json", stdout=out, stderr=err)
+    except CommandError as exc:  # a command this checkout does not have
+        raise OursFailed(f"{' '.join(args[:2])}: {exc}") from None
     except SystemExit as exc:
         raise OursFailed(f"{' '.join(args[:2])}: {err.getvalue().strip() or exc}") from None
     return json.loads(out.getvalue())

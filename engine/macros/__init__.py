@@ -12,7 +12,7 @@ Pure Python (no Django). Entry points:
 from .catalog import KNOWN_MACROS
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .extraction import extract_ops
-from .identity import depends_on_seed, has_angle_form, resolve_identity, unescape_braces
+from .identity import Speaker, depends_on_seed, has_angle_form, resolve_identity, unescape_braces
 from .memo import RenderMemo
 from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
@@ -45,6 +45,7 @@ __all__ = [
     "Scoped",
     "Segment",
     "SegmentOutput",
+    "Speaker",
     "apply_ops",
     "compile_text",
     "compiled_once",

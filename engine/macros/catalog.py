@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # Left in the text by the engine and replaced at the very end by `resolve_identity`.
-IDENTITY_MACROS = frozenset({"user", "char", "bot", "group", "charifnotgroup"})
+IDENTITY_MACROS = frozenset({"user", "char", "bot", "group", "charifnotgroup", "groupnotmuted", "notchar"})
 
 VARIABLE_MACROS = frozenset(
     {

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from .dice import choose, split_choices
 
-_IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup))\s*\}\}"
+_IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup|groupnotmuted|notchar))\s*\}\}"
 # Two patterns: the one without the angle forms starts with a literal `{{`, which the regex engine
 # finds much faster. The angle forms are matched in any case, as SillyTavern 1.18 matches them
 # (`<user>`, `<Bot>`, `<CHAR>`: SPEC §11.2).
@@ -15,6 +15,33 @@ _MACROS_ONLY = re.compile(_IDENTITY_MACRO)
 _ANGLE = r"<(?i:(user|bot|char))>"
 _ANGLES = re.compile(_ANGLE)
 _MACROS_AND_ANGLES = re.compile(_IDENTITY_MACRO + "|" + _ANGLE)
+
+
+class Speaker(str):
+    """The speaker's display name in a group chat (docs/groups.md), carrying what the group macros
+    read: `{{group}}` and `{{charIfNotGroup}}` every member, `{{groupNotMuted}}` the unmuted ones,
+    `{{notChar}}` the unmuted ones but the speaker. A plain `str` name is a chat with one character:
+    the first three are the character, `{{notChar}}` the user."""
+
+    group: str
+    not_muted: str
+    others: str
+
+    def __new__(cls, name: str, *, group: str, not_muted: str, others: str) -> Speaker:
+        made = super().__new__(cls, name)
+        made.group, made.not_muted, made.others = group, not_muted, others
+        return made
+
+
+def _name(form: str, user: str, char: str) -> str:
+    """What an identity form (lowercase) resolves to."""
+    if form == "user":
+        return user
+    if form in ("char", "bot") or not isinstance(char, Speaker):
+        return user if form == "notchar" else char
+    if form == "groupnotmuted":
+        return char.not_muted
+    return char.others if form == "notchar" else char.group
 
 
 def has_angle_form(text: str) -> bool:
@@ -49,7 +76,7 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             if len(plan) == 1:
                 return text
             out = list(plan)
-            out[1::2] = [user if slot == "user" else char for slot in plan[1::2]]
+            out[1::2] = [_name(slot, user, char) for slot in plan[1::2]]
             return "".join(out)
     escaped = "\\" in text
 
@@ -59,7 +86,7 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return user if angle.lower() == "user" else char
         if escaped and match.start() and text[match.start() - 1] == "\\":
             return match.group(0)
-        return user if match.group(1).lower() == "user" else char
+        return _name(match.group(1).lower(), user, char)
 
     if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
@@ -70,13 +97,14 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     return unescape_braces(text) if escaped else text
 
 
+_FORMS = frozenset({"user", "char", "group", "charifnotgroup", "groupnotmuted", "notchar"})
 _PLAN_MAX_CHARS = 16_384  # longer texts are resolved in full each time, not kept
 
 
 @lru_cache(maxsize=4096)
 def _names_plan(text: str) -> tuple[str, ...] | None:
     """`text` cut around its identity forms, kept per text (preset and server texts recur on every
-    assembly): literals at even positions, "user" or "char" at odd ones. None when the result
+    assembly): literals at even positions, the identity forms (lowercase) at odd ones. None when the result
     depends on more than the names (a single-brace random form, an escaped brace)."""
     if "\\" in text or _resolve_single_random(text, 0) != text:
         return None
@@ -85,9 +113,8 @@ def _names_plan(text: str) -> tuple[str, ...] | None:
     pos = 0
     for match in pattern.finditer(text):
         pieces.append(text[pos : match.start()])
-        form = match.group(1) or match.group(match.re.groups)  # a macro's name, else the angle form's
-        is_user = form.lower() == "user"
-        pieces.append("user" if is_user else "char")
+        form = (match.group(1) or match.group(match.re.groups)).lower()  # a macro's, else an angle form's
+        pieces.append(form if form in _FORMS else "char")
         pos = match.end()
     pieces.append(text[pos:])
     return tuple(pieces)

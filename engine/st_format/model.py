@@ -92,6 +92,9 @@ class PromptSettings:
     wi_format: str = "{0}"
     new_example_chat_prompt: str = "[Example Chat]"
     new_chat_prompt: str = "[Start a new Chat]"  # a system message right before the history (§11.2)
+    # Its place in a group chat (docs/groups.md), and the group nudge at the end of the history.
+    new_group_chat_prompt: str = "[Start a new group chat. Group members: {{group}}]"
+    group_nudge_prompt: str = "[Write the next reply only as {{char}}.]"
     # Where speaker names go (SillyTavern's names_behavior): -1 none, 0 default, 1 the `name` field
     # ("completion"), 2 "Name: " in every history message's content.
     names_behavior: int = 0

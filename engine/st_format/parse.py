@@ -47,6 +47,8 @@ SETTING_KEYS = (
     "wi_format",
     "new_example_chat_prompt",
     "new_chat_prompt",
+    "new_group_chat_prompt",
+    "group_nudge_prompt",
     "names_behavior",
     "assistant_prefill",
     "assistant_impersonation",

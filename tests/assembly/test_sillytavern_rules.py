@@ -239,3 +239,16 @@ def test_nothing_is_named_where_the_assembly_matches_sillytavern_or_without_a_pr
     )
     assert assemble(doc(), preset=preset, style="standalone").differences == ()
     assert assemble(doc()).differences == ()
+
+
+def test_a_continued_message_still_counts_for_the_depth_of_injections():
+    # SillyTavern 1.18 places @depth prompts with the message being continued still in the chat,
+    # then moves that message to the end (the fidelity case group-continue).
+    preset = build_preset(
+        [make_node("main", content="MAIN"), marker("chatHistory"), depth("note", "NOTE", 1)]
+    )
+    history = [*HISTORY, {"role": "assistant", "name": "Tess", "content": "The lamp is"}]
+    result = assemble(doc(history=history, generation_type="continue"), preset=preset, style="standalone")
+    texts = [m.content for m in result.messages]
+    assert texts.index("NOTE") == texts.index("Ann Lee: Any news?") + 1
+    assert texts[-2] == "The lamp is"

@@ -215,6 +215,16 @@ def test_the_new_chat_prompt_and_names_behavior_are_applied_not_kept(parse) -> N
     assert parsed.settings.names_behavior == 1
 
 
+def test_the_group_prompts_are_applied_not_kept(parse) -> None:
+    # docs/groups.md: in a group SillyTavern sends new_group_chat_prompt and the group nudge
+    parsed = parse(
+        _preset(new_group_chat_prompt="[A party of {{group}}]", group_nudge_prompt="[Only {{char}}]")
+    )
+    assert not {"new_group_chat_prompt", "group_nudge_prompt"} & set(parsed.summary.kept_not_applied)
+    assert parsed.settings.new_group_chat_prompt == "[A party of {{group}}]"
+    assert parsed.settings.group_nudge_prompt == "[Only {{char}}]"
+
+
 def test_an_unknown_names_behavior_falls_back_to_sillytaverns_default_with_a_warning(parse) -> None:
     parsed = parse(_preset(names_behavior=7))
     assert parsed.settings.names_behavior == 0
