@@ -7,7 +7,9 @@ from functools import lru_cache
 
 from .dice import choose, split_choices
 
-_IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup))\s*\}\}"
+_IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup|groupnotmuted|notchar))\s*\}\}"
+# outside a group chat SillyTavern 1.18's {{notChar}} is the user's name and {{groupNotMuted}} the character's
+_USER_FORMS = ("user", "notchar")
 # Two patterns: the one without the angle forms starts with a literal `{{`, which the regex engine
 # finds much faster. The angle forms are matched in any case, as SillyTavern 1.18 matches them
 # (`<user>`, `<Bot>`, `<CHAR>`: SPEC §11.2).
@@ -59,7 +61,7 @@ def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
             return user if angle.lower() == "user" else char
         if escaped and match.start() and text[match.start() - 1] == "\\":
             return match.group(0)
-        return user if match.group(1).lower() == "user" else char
+        return user if match.group(1).lower() in _USER_FORMS else char
 
     if "{" in text:  # before the names go in, so a display name cannot smuggle in a random form
         text = _resolve_single_random(text, seed)
@@ -86,7 +88,7 @@ def _names_plan(text: str) -> tuple[str, ...] | None:
     for match in pattern.finditer(text):
         pieces.append(text[pos : match.start()])
         form = match.group(1) or match.group(match.re.groups)  # a macro's name, else the angle form's
-        is_user = form.lower() == "user"
+        is_user = form.lower() in _USER_FORMS
         pieces.append("user" if is_user else "char")
         pos = match.end()
     pieces.append(text[pos:])
