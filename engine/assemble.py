@@ -375,6 +375,7 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
         sample_header=header,
         rewrite_entries=_entry_scripts(inputs),
         rewritten_history=inputs.rewritten,
+        card_texts=_card_scan_texts(inputs.card),
     )
     for warning in contribution.warnings:
         inputs.notes.warn(warning)
@@ -385,6 +386,14 @@ def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
             )
     inputs.items = contribution.items
     inputs.world_info = contribution
+
+
+def _card_scan_texts(card: Card | None) -> dict[str, str]:
+    """The card texts World Info's `match*` flags scan besides the document's (docs/worldinfo.md)."""
+    if card is None:
+        return {}
+    depth = card.depth_prompt.prompt if card.depth_prompt is not None else ""
+    return {"depth_prompt": depth, "creator_notes": card.creator_notes.replace("\r", "")}
 
 
 # -- arrange --------------------------------------------------------------------------------------------

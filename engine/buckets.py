@@ -158,6 +158,7 @@ class BucketDocument:
     quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
     scenario: str = ""
     user_persona: str = ""  # the speaking user's persona description (SillyTavern's personaDescription)
+    model: str = ""  # the model the request goes to ({{model}}, docs/macros.md)
     authors_note: AuthorsNote = AuthorsNote()
     chat_length: int | None = None  # messages in the channel so far; None = the history's length
     world_info_state: dict[str, Any] = field(default_factory=dict)
@@ -237,6 +238,7 @@ def parse_buckets(data: Any) -> BucketDocument:
         quiet_prompt=_text(data, "quiet_prompt"),
         scenario=_text(data, "scenario"),
         user_persona=_text(data, "user_persona"),
+        model=_text(data, "model"),
         authors_note=_authors_note(data.get("authors_note")),
         chat_length=_int(data.get("chat_length"), "chat_length", optional=True),
         world_info_state=_object(data, "world_info_state") or {},

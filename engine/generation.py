@@ -104,7 +104,7 @@ def closing_items(
     texts: dict[str, str] = {}
     if prompts:
         if continued is not None:  # {{lastChatMessage}} is the text being continued
-            env = replace(env, last_user_message=continued.text)
+            env = replace(env, last_chat_message=continued.text)
         render = render_texts(
             prompts,
             env=env,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from operator import attrgetter
+from typing import Any
 
 from .buckets import TAGS, BucketDocument, HistoryMessage, SampleDialogue, StmLine, TaggedItem
 from .macros import MacroEnv
@@ -325,7 +326,19 @@ def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> 
         timezone=doc.timezone,
         user_message_times=times,
         server_id=server_id,
+        **_request_env(doc),
     )
+
+
+def _request_env(doc: BucketDocument) -> dict[str, Any]:
+    """The MacroEnv fields SillyTavern 1.18's request macros read (docs/macros.md)."""
+    budget = {"max_context": doc.budget.context, "max_response": doc.budget.reply} if doc.budget else {}
+    return {
+        "model": doc.model,
+        "history_count": len(doc.history),
+        "generation_type": doc.generation_type,
+        **budget,
+    }
 
 
 def _joined_examples(blocks: list[str], whole: bool) -> str:

@@ -475,6 +475,15 @@ def _drop_duplicates_and_disabled(
                 f"omitted: {node.identifier} disabled by the preset.",
                 native_source(tag),
             )
+    # SillyTavern 1.18 sends sample dialogues only at their marker: an order without one sends none
+    # (docs/assembly.md), unlike the other blocks, which it appends after the order's last node.
+    if buckets.get("DIALOGUE_SAMPLE") and not any(cn.node.identifier == "dialogueExamples" for cn in nodes):
+        dropped.add("DIALOGUE_SAMPLE")
+        notes.omit(
+            "The sample dialogues (DIALOGUE_SAMPLE).",
+            "The preset's order has no dialogueExamples marker: as in SillyTavern 1.18, none are sent.",
+            native_source("DIALOGUE_SAMPLE"),
+        )
     return dropped
 
 

@@ -30,6 +30,8 @@ WORLD_INFO_DEFAULTS = {
     "case_sensitive": False,
     "max_recursion": 0,
     "min_activations": 0,
+    "min_activations_depth_max": 0,
+    "group_scoring": False,
 }
 
 

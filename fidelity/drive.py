@@ -174,8 +174,9 @@ def _settings(case: Case) -> None:
         "world_info_case_sensitive": wi["case_sensitive"],
         "world_info_max_recursion_steps": wi["max_recursion"],
         "world_info_min_activations": wi["min_activations"],
+        "world_info_min_activations_depth_max": wi["min_activations_depth_max"],
         "world_info_character_strategy": 1,
-        "world_info_use_group_scoring": False,
+        "world_info_use_group_scoring": wi["group_scoring"],
     }
     path.write_text(json.dumps(settings, indent=4, ensure_ascii=False), encoding="utf-8")
 

@@ -17,6 +17,8 @@ from django.core.management import CommandError, call_command
 from engine.macros import Macro, Scoped, compile_text
 
 from .cases import Case
+from .drive import UNLOCKED
+from .endpoint import MODEL
 
 SEED = 1
 SEEDS = (1, 2, 3, 4, 5, 6)  # what a draw changes between them is masked (SPEC §11.1 item 9)
@@ -209,8 +211,10 @@ def bucket_document(case: Case, *, seed: int = SEED) -> dict[str, Any]:
         document["quiet_prompt"] = case.quiet_prompt
     if case.authors_note:
         document["authors_note"] = case.authors_note
-    if case.context:
-        document["budget"] = {"context": case.context, "reply": case.reply}
+    # what SillyTavern's {{model}}, {{maxContext}} and {{maxResponse}} read: the endpoint's model, the
+    # case's context (else the unlocked one) and its reply's reserve
+    document["model"] = MODEL
+    document["budget"] = {"context": case.context or UNLOCKED, "reply": case.reply if case.context else 300}
     if case.group:
         turn = {"name": GROUP_NAME, "speaker": case.group["speaker"]}
         for key in ("scenario_override", "examples_override"):
@@ -233,11 +237,13 @@ def _world_info_options(case: Case) -> list[str]:
         "--recursive", on(wi["recursive"]),
         "--max-recursion", str(wi["max_recursion"]),
         "--min-activations", str(wi["min_activations"]),
+        "--min-activations-depth-max", str(wi["min_activations_depth_max"]),
+        "--group-scoring", on(wi["group_scoring"]),
         "--case-sensitive", on(wi["case_sensitive"]),
         "--whole-words", on(wi["whole_words"]),
         "--include-names", on(wi["include_names"]),
         "--strategy", "character_first",
-        "--context-size", str(case.context or 2_000_000),
+        "--context-size", str(case.context or UNLOCKED),
     ]  # fmt: skip
 
 

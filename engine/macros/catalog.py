@@ -55,7 +55,72 @@ ALIASES = {
     "greeting": "charfirstmessage",
     "version": "charversion",
     "char_version": "charversion",
+    "maxprompttokens": "maxprompt",
+    "maxcontexttokens": "maxcontext",
+    "maxresponsetokens": "maxresponse",
+    "varexists": "hasvar",
+    "flushvar": "deletevar",
+    "globalvarexists": "hasglobalvar",
+    "flushglobalvar": "deleteglobalvar",
+    "idleduration": "idle_duration",
+    "instructinput": "instructuserprefix",
+    "instructoutput": "instructassistantprefix",
+    "instructseparator": "instructassistantsuffix",
+    "instructfirstoutputprefix": "instructfirstassistantprefix",
+    "instructlastoutputprefix": "instructlastassistantprefix",
+    "instructfirstinput": "instructfirstuserprefix",
+    "instructlastinput": "instructlastuserprefix",
+    "instructsystem": "defaultsystemprompt",
+    "instructsystemprompt": "defaultsystemprompt",
+    "chatseparator": "exampleseparator",
 }
+# SillyTavern 1.18's instruct-mode macros: empty while instruct mode is off, as it always is for a
+# Chat Completion preset (docs/macros.md).
+INSTRUCT_MACROS = frozenset(
+    {
+        "instructstorystringprefix",
+        "instructstorystringsuffix",
+        "instructuserprefix",
+        "instructusersuffix",
+        "instructassistantprefix",
+        "instructassistantsuffix",
+        "instructsystemprefix",
+        "instructsystemsuffix",
+        "instructfirstassistantprefix",
+        "instructlastassistantprefix",
+        "instructstop",
+        "instructuserfiller",
+        "instructsysteminstructionprefix",
+        "instructfirstuserprefix",
+        "instructlastuserprefix",
+    }
+)
+# SillyTavern 1.18's macros about the request and its chat (docs/macros.md).
+REQUEST_MACROS = frozenset(
+    {
+        "model",
+        "maxprompt",
+        "maxcontext",
+        "maxresponse",
+        "ismobile",
+        "input",
+        "lastmessageid",
+        "firstincludedmessageid",
+        "firstdisplayedmessageid",
+        "lastswipeid",
+        "currentswipeid",
+        "allchatrange",
+        "lastgenerationtype",
+        "systemprompt",
+        "defaultsystemprompt",
+        "exampleseparator",
+        "chatstart",
+        "hasextension",
+        "timediff",
+        "banned",
+        *INSTRUCT_MACROS,
+    }
+)
 # The active card's fields beyond the content macros (SillyTavern 1.18's character macros).
 CARD_MACROS = frozenset(
     {
@@ -79,6 +144,7 @@ MACROS_2 = frozenset(
         "reasoningsuffix",
         *CARD_MACROS,
         *ALIASES,
+        *REQUEST_MACROS,
     }
 )
 
@@ -138,6 +204,8 @@ ARITY: dict[str, tuple[int, int]] = {
         ),
         (1, 1),
     ),
+    **dict.fromkeys(("hasextension", "banned"), (1, 1)),
+    "timediff": (2, 2),
     **dict.fromkeys(("time", "newline", "space", "trim", "charfirstmessage", "greeting"), (0, 1)),
     **dict.fromkeys(
         (

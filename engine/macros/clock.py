@@ -89,12 +89,30 @@ def idle_duration(times: tuple[datetime, ...]) -> str:
     humanizes it; "just now" with fewer than two messages."""
     if len(times) < 2:
         return "just now"
+    previous, latest = sorted(times)[-2:]
+    return humanize(abs((latest - previous).total_seconds()))
+
+
+def time_diff(left: str, right: str) -> str:
+    """`{{timeDiff::left::right}}`: the time from `right` to `left` in words with its direction ("2 days
+    ago", "in an hour"), as moment.js humanizes it; "Invalid date" when either is not a date."""
+    try:
+        a, b = (datetime.fromisoformat(text.strip().replace(" ", "T", 1)) for text in (left, right))
+        if (a.tzinfo is None) != (b.tzinfo is None):
+            a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+        seconds = (a - b).total_seconds()
+    except ValueError:
+        return "Invalid date"
+    words = humanize(abs(seconds))
+    return f"{words} ago" if seconds < 0 else f"in {words}"
+
+
+def humanize(seconds: float) -> str:
+    """A duration in words, with moment.js's thresholds and rounding ("a few seconds" … "3 years")."""
 
     def round_half_up(value: float) -> int:  # JavaScript's Math.round, not banker's rounding
         return int(value + 0.5)
 
-    previous, latest = sorted(times)[-2:]
-    seconds = abs((latest - previous).total_seconds())
     minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
     if seconds < 45:
         return "a few seconds"

@@ -11,6 +11,7 @@ from .parser import CompiledText
 
 # The content macros whose non-empty expansion the assembler uses to drop duplicate native blocks.
 CONTENT_BLOCKS = ("description", "personality", "mesExamples", "summary")
+DEFAULT_CONTEXT = 16_384  # {{maxContext}} when the document gives no budget (the server's default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,13 @@ class MacroEnv:
     reasoning_prefix: str = "<think>"  # {{reasoningPrefix}}: the preset's, else this default (SPEC §9.2)
     reasoning_suffix: str = "</think>"  # {{reasoningSuffix}}
     outlets: Mapping[str, str] = field(default_factory=dict)  # {{outlet::name}}: World Info outlet texts
+    # What SillyTavern 1.18's request macros read (docs/macros.md):
+    model: str = ""  # {{model}}: the document's model name
+    max_context: int = DEFAULT_CONTEXT  # {{maxContext}}: the document's budget context
+    max_response: int = 0  # {{maxResponse}}: its reply reserve ({{maxPrompt}} is the difference)
+    history_count: int = 0  # {{lastMessageId}}, {{allChatRange}}: messages in the history
+    generation_type: str = "normal"  # {{lastGenerationType}}
+    last_chat_message: str | None = None  # {{lastChatMessage}}: only in the continue nudge, else unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from .blocks import split_else, split_negation
 from .catalog import ARGUMENTLESS
 from .nodes import IfBlock, Macro, Parts, Scoped, Variable
 from .state import MacroState
-from .values import js_number, js_number_text, number_of, to_text
+from .values import js_number, number_of, to_text
 from .variables import add_to, step, store
 
 FALSY = frozenset({"", "false", "off", "0"})
@@ -103,7 +103,7 @@ def render_variable(state: MacroState, var: Variable) -> str:
     what = f"{var.scope}{key} {op}".rstrip()
     if op in ("++", "--"):
         new = step(state, namespace, key, 1 if op == "++" else -1, what)
-        return "" if new is None else js_number_text(new)
+        return state.raw(var) if new is None else to_text(new)
     if op == "=":
         return "" if store(state, namespace, key, _value(state, var), what) else state.raw(var)
     if op == "+=":

@@ -11,15 +11,15 @@ import re
 from collections.abc import Callable
 from datetime import timedelta, timezone
 
-from .catalog import ALIASES, CLOSING_TAGS, PRESERVING
-from .clock import clock_macro, format_moment, idle_duration
+from .catalog import ALIASES, CLOSING_TAGS, PRESERVING, REQUEST_MACROS
+from .clock import clock_macro, format_moment, idle_duration, time_diff
 from .dice import choose, parse_roll, roll, split_choices, stream_for
 from .flow import if_macro
 from .nodes import Macro, Scoped
 from .parser import MAX_TEXT_CHARS
 from .paths import PathError, get_path, split_path
 from .state import MacroState, Namespace
-from .values import as_collection, js_number_text, to_text
+from .values import as_collection, to_text
 from .variables import add_to, step, too_long
 
 MAX_REPEAT = 1000  # {{space::N}}, {{newline::N}}
@@ -69,7 +69,7 @@ def _incvar(state: MacroState, macro: Macro) -> str:
     if not key:
         return ""
     new = step(state, _namespace(state, macro), key, -1 if macro.name.startswith("dec") else 1, macro.name)
-    return "" if new is None else js_number_text(new)
+    return state.raw(macro) if new is None else to_text(new)
 
 
 def _getvar(state: MacroState, macro: Macro) -> str:
@@ -171,6 +171,62 @@ def _datetimeformat(state: MacroState, macro: Macro) -> str:
 
 def _idle_duration(state: MacroState, macro: Macro) -> str:
     return idle_duration(state.env.user_message_times)
+
+
+# SillyTavern 1.18's default system prompt and context-template separators (its settings for a new
+# user), which its {{systemPrompt}}, {{defaultSystemPrompt}}, {{exampleSeparator}} and {{chatStart}}
+# print; the system prompt as written, its own macros left in (docs/macros.md).
+DEFAULT_SYSTEM_PROMPT = (
+    r"Write \{\{char\}\}'s next reply in a fictional chat between \{\{char\}\} and \{\{user\}\}."
+)
+DEFAULT_SEPARATOR = "***"
+# The SillyTavern extensions `{{hasExtension::name}}` reports as present: the ones the engine does.
+EXTENSIONS = frozenset({"regex"})
+
+
+def _request(state: MacroState, macro: Macro) -> str:
+    """The macros about the request and its chat, as SillyTavern 1.18 renders them for a chat's first
+    generation in a browser that is not a phone, with nothing typed in its input box."""
+    env, name = state.env, ALIASES.get(macro.name, macro.name)
+    count = env.history_count
+    if name == "model":
+        return env.model
+    if name == "maxcontext":
+        return str(env.max_context)
+    if name == "maxresponse":
+        return str(env.max_response)
+    if name == "maxprompt":
+        return str(env.max_context - env.max_response)
+    if name == "ismobile":
+        return "false"
+    if name == "lastmessageid":
+        return str(count - 1) if count else ""
+    if name == "firstdisplayedmessageid":
+        return "0" if count else ""
+    if name == "allchatrange":
+        return f"0-{count - 1}" if count else ""
+    if name == "lastgenerationtype":
+        return env.generation_type
+    if name == "systemprompt":
+        return env.char_prompt or DEFAULT_SYSTEM_PROMPT
+    if name == "defaultsystemprompt":
+        return DEFAULT_SYSTEM_PROMPT
+    if name in ("exampleseparator", "chatstart"):
+        return DEFAULT_SEPARATOR
+    if name == "hasextension":
+        return "true" if state.arg(macro, 0).strip() in EXTENSIONS else "false"
+    if name == "timediff":
+        return time_diff(state.arg(macro, 0), state.arg(macro, 1))
+    # input, firstIncludedMessageId (recorded only after a generation), the swipe ids, banned, and
+    # the instruct macros render empty
+    return ""
+
+
+def _last_chat_message(state: MacroState, macro: Macro) -> str:
+    """{{lastChatMessage}}: the message being continued, in the continue nudge; elsewhere SillyTavern
+    1.18 does not know it and sends it as written."""
+    text = state.env.last_chat_message
+    return state.raw(macro) if text is None else text
 
 
 def _loop_key(state: MacroState, macro: Macro) -> str:
@@ -275,7 +331,7 @@ HANDLERS: dict[str, Callable[[MacroState, Macro], str]] = {
     "charcreatornotes": _content("creator_notes"),
     "charfirstmessage": _greeting,
     "charversion": _content("char_version"),
-    "lastchatmessage": _content("last_user_message"),
+    "lastchatmessage": _last_chat_message,
     "lastusermessage": _content("last_user_message"),
     "lastmessage": _content("last_message"),
     "lastcharmessage": _content("last_char_message"),
@@ -299,6 +355,7 @@ HANDLERS: dict[str, Callable[[MacroState, Macro], str]] = {
     "reasoningprefix": _content("reasoning_prefix"),
     "reasoningsuffix": _content("reasoning_suffix"),
 }
+HANDLERS.update(dict.fromkeys(REQUEST_MACROS, _request))
 HANDLERS.update(dict.fromkeys(CLOSING_TAGS, _closing_tag))
 HANDLERS.update({flagged: HANDLERS[name] for flagged, name in PRESERVING.items()})
 HANDLERS.update({alias: HANDLERS[name] for alias, name in ALIASES.items()})

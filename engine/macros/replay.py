@@ -203,11 +203,13 @@ def _json_value(text: str) -> Any:
         return text
 
 
-def _stepped(current: Any, op: Op, *, exists: bool) -> float | int:
-    number = stepped(current if exists else None, -1 if op.op == "decvar" else 1)
-    if number is None:
-        raise _Unchanged("the value is not a number, so it was left unchanged.")
-    return number
+def _stepped(current: Any, op: Op, *, exists: bool) -> Any:
+    delta = -1 if op.op == "decvar" else 1
+    array = _decode(current) if exists else None
+    if isinstance(array, list):
+        return [*array, delta]
+    number = stepped(current if exists else None, delta)
+    return added(current if exists else None, delta) if number is None else number
 
 
 def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:

@@ -110,16 +110,20 @@ def number_of(value: Any) -> float | int | None:
 
 
 def added(current: Any, addition: Any) -> Any:
-    """`addvar` on a value that is not an array (SPEC §2.2): two numbers add, anything else appends as text.
-
-    A missing or empty value counts as 0, as JavaScript's `current || 0` does.
+    """`addvar` on a value that is not an array (SPEC §2.2), as SillyTavern 1.18's add: two numbers add,
+    anything else appends as text. The current value is read as SillyTavern reads a variable: text
+    that is a number is that number (`5.50` appends as `5.5`), and a missing, empty or zero value
+    counts as 0, which appends as nothing.
     """
-    if current in (None, "", 0):
+    if isinstance(current, str) and current.strip():
+        number = js_number(current)
+        current = number if number is not None else current
+    elif current is None or current == "":
         current = 0
     base, increment = number_of(current), number_of(addition)
     if base is None or increment is None:
-        prefix = "" if current == 0 and not isinstance(current, bool) else to_text(current)
-        return prefix + to_text(addition)
+        zero = isinstance(current, int | float) and not isinstance(current, bool) and current == 0
+        return ("" if zero else to_text(current)) + to_text(addition)
     return tidy_number(base + increment)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .parser import MAX_TEXT_CHARS
 from .state import MacroState, Namespace
-from .values import added, as_collection, stepped
+from .values import added, as_collection
 
 
 def too_long(state: MacroState, what: str, size: int) -> bool:
@@ -49,11 +49,10 @@ def add_to(state: MacroState, namespace: Namespace, key: str, addition: Any, wha
     return True
 
 
-def step(state: MacroState, namespace: Namespace, key: str, delta: int, what: str) -> float | int | None:
-    """`incvar`/`decvar`: the new number stored and returned; None (warned, unchanged) on text."""
-    new = stepped(namespace.values.get(key), delta)
-    if new is None:
-        state.warn(f"`{what}` on {key!r}, which holds text rather than a number; it was left unchanged.")
+def step(state: MacroState, namespace: Namespace, key: str, delta: int, what: str) -> Any:
+    """`incvar`/`decvar`: SillyTavern's add of 1 or -1 (docs/macros.md): a number moves, an array gets
+    the number appended, text gets it appended as text (`abc` → `abc1`); the new value stored and
+    returned, None (nothing stored) when it would be too long."""
+    if not add_to(state, namespace, key, delta, what):
         return None
-    namespace.write(key, new)
-    return new
+    return namespace.values.get(key)

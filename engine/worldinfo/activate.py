@@ -19,6 +19,9 @@ from engine.worldinfo.settings import WorldInfoSettings
 from engine.worldinfo.timed import TimedState
 
 INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
+# SillyTavern 1.18 counts World Info text as one system message: 3 tokens per message, 1 for the role
+# and 3 of reply priming on top of the text's own tokens.
+MESSAGE_OVERHEAD = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +178,7 @@ class _Run:
         self.skipped: dict[int, Skipped] = {}
         self.group_winners: set[str] = set()
         self.tokens = 0
+        self.activated_text = ""
         self.overflowed = False
         self.levels = list(self.plan.levels)
         self.level = self.levels.pop(0) if self.levels else 0
@@ -196,6 +200,9 @@ class _Run:
                 self.ran_at_level = True
             new = self._pass(state, pass_number)
             state = self._next_state(new)
+            recursing = "\n".join(a.content for a in new if not a.entry.entry.prevent_recursion)
+            if state and recursing:  # what SillyTavern counts of the earlier passes in the budget
+                self.activated_text = recursing + "\n" + self.activated_text
         activated = tuple(self.activated.values())
         for item in activated:
             self.timed.activated(item.entry)
@@ -262,10 +269,11 @@ class _Run:
         candidates = self._groups(candidates, recursion=recursion)
         candidates = self._probability(candidates)
         new = self._budget(candidates, pass_number)
-        if new:
-            for a in new:
-                if not a.entry.entry.prevent_recursion:
-                    self.scanner.add_recursion(a.entry, a.content)
+        # SillyTavern adds one piece per pass: the texts of its new entries joined with newlines
+        recursing = [a for a in new if not a.entry.entry.prevent_recursion]
+        if "".join(a.content for a in recursing):
+            for k, a in enumerate(recursing):
+                self.scanner.add_recursion(a.entry, a.content, first=k == 0)
         return new
 
     # --- one entry ------------------------------------------------------------------------------
@@ -297,6 +305,8 @@ class _Run:
         if not ce.primary:
             return None
         text = self.scanner.text_for(ce, recursion=recursion)
+        if added_only and not text.hay.raw:
+            return None  # a scan depth of 0 scans nothing, the recursion text neither
         key = self._primary_match(ce, self.scanner.added_text() if added_only else text)
         if key is None:
             if ce.plain_keys:
@@ -428,20 +438,31 @@ class _Run:
             kept.append(c)
         return kept
 
+    def _cost(self, text: str) -> int:
+        """Tokens as SillyTavern 1.18 counts World Info: the text as one system message (its OpenAI
+        counter adds 7 tokens of message overhead), nothing for no text."""
+        return self.count_tokens(text) + MESSAGE_OVERHEAD if text else 0
+
     def _budget(self, candidates: list[_Candidate], pass_number: int) -> list[Activated]:
+        """SillyTavern's budget check (docs/worldinfo.md): the text earlier passes added to the scan,
+        plus this pass's entries so far (each followed by a newline, the one that overflows too),
+        counted as one message each, must stay under the budget."""
         new: list[Activated] = []
+        earlier = self._cost(self.activated_text)
+        content_so_far = ""
         for c in candidates:
-            content = self.render(c.entry)
             ignore = c.entry.entry.ignore_budget
             if self.overflowed and not ignore:
                 self._skip(c.entry, "budget")
                 continue
-            cost = self.count_tokens(content + "\n")
-            if self.tokens + cost >= self.budget and not ignore:
+            content = self.render(c.entry)
+            content_so_far += content + "\n"
+            used = earlier + self._cost(content_so_far)
+            if used >= self.budget and not ignore:
                 self.overflowed = True
                 self._skip(c.entry, "budget")
                 continue
-            self.tokens += cost
+            self.tokens = max(self.tokens, used)
             item = Activated(c.entry, content, c.reason, pass_number)
             self.activated[id(c.entry)] = item
             new.append(item)

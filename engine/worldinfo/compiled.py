@@ -120,6 +120,7 @@ def _compile_book(name: str, entries: tuple[Entry, ...] | list[Entry], *, is_cha
                 groups=entry.groups,
                 has_flags=any(
                     (
+                        entry.match_persona_description,
                         entry.match_character_description,
                         entry.match_character_personality,
                         entry.match_scenario,

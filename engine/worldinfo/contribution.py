@@ -117,13 +117,19 @@ class WorldInfoContribution:
         return item.with_parts(tuple(parts)) if touched else item
 
 
-def scan_texts(doc: BucketDocument, rewritten: Mapping[int, str] | None = None) -> ScanTexts:
+def scan_texts(
+    doc: BucketDocument,
+    rewritten: Mapping[int, str] | None = None,
+    card_texts: Mapping[str, str] | None = None,
+) -> ScanTexts:
     """The history and server texts the keys are tested against (built once per document); with
     `rewritten`, the history messages the promptOnly regex scripts changed read as changed, since
-    SillyTavern 1.18 scans the chat it is about to send (SPEC §11.2)."""
-    texts = doc.memo.get("world_info_scan")
+    SillyTavern 1.18 scans the chat it is about to send (SPEC §11.2); `card_texts` holds the active
+    card's `depth_prompt` and `creator_notes`, which the `match*` flags add (docs/worldinfo.md)."""
+    memo_key = ("world_info_scan", tuple(sorted((card_texts or {}).items())))
+    texts = doc.memo.get(memo_key)
     if texts is None:
-        texts = doc.memo["world_info_scan"] = _scan_texts(doc)
+        texts = doc.memo[memo_key] = _scan_texts(doc, card_texts or {})
     if rewritten:
         history = tuple(
             replace(m, text=rewritten[index]) if index in rewritten else m
@@ -133,7 +139,7 @@ def scan_texts(doc: BucketDocument, rewritten: Mapping[int, str] | None = None) 
     return texts
 
 
-def _scan_texts(doc: BucketDocument) -> ScanTexts:
+def _scan_texts(doc: BucketDocument, card_texts: Mapping[str, str]) -> ScanTexts:
     history = tuple(
         ScanMessage(
             name=m.name or (doc.user_name if m.role == "user" else doc.char_name),
@@ -144,9 +150,12 @@ def _scan_texts(doc: BucketDocument) -> ScanTexts:
     )
     return ScanTexts(
         history=history,
-        persona_prompt=doc.persona_prompt,
-        personality="\n".join(doc.personality),
-        scenario=doc.scenario,
+        user_persona=doc.user_persona.strip(),
+        persona_prompt=doc.persona_prompt.strip(),
+        personality="\n".join(doc.personality).strip(),
+        scenario=doc.scenario.strip(),
+        depth_prompt=card_texts.get("depth_prompt", "").strip(),
+        creator_notes=card_texts.get("creator_notes", "").strip(),
     )
 
 
@@ -161,6 +170,7 @@ def contribute(
     sample_header: str,
     rewrite_entries: EntryRewrite | None = None,
     rewritten_history: Mapping[int, str] | None = None,
+    card_texts: Mapping[str, str] | None = None,
 ) -> WorldInfoContribution:
     """Activate, render and place the server's World Info for `doc` (SPEC §7). `rewrite_entries`
     takes the rendered entries as `(text, depth)` — the depth of an @depth entry, None for the others —
@@ -172,7 +182,7 @@ def contribute(
         return _without_books(world_info, doc, items, max(0, chat_length))
     request = ActivationRequest(
         books=world_info.books,
-        texts=scan_texts(doc, rewritten_history),
+        texts=scan_texts(doc, rewritten_history, card_texts),
         settings=world_info.settings,
         names={"user": doc.user_name, "char": doc.char_name},
         chat_length=max(0, chat_length),

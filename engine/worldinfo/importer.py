@@ -109,11 +109,6 @@ def summarize(
             f"{plural(len(failed), 'regular-expression key')} did not compile and will match as plain text: "
             f"{short_list(failed)}."
         )
-    persona = [e.label for e in entries if e.match_persona_description]
-    if persona:
-        extra.append(
-            f"Matching the persona description has no counterpart here and is ignored: {short_list(persona)}."
-        )
     groups = sorted({label for e in entries for label in e.groups})
     return LorebookSummary(
         entries=len(entries),
@@ -192,12 +187,30 @@ def _is_v2_entry(entry: Any) -> bool:
 
 def _st_raw_entries(raw_entries: dict[str, Any] | list[Any]) -> list[tuple[Any, Any]]:
     """(uid hint, raw entry) pairs: the entry's own `uid`, else its key in the object, else its index."""
-    items = raw_entries.items() if isinstance(raw_entries, dict) else enumerate(raw_entries)
+    items = _js_key_order(raw_entries) if isinstance(raw_entries, dict) else enumerate(raw_entries)
     pairs = []
     for hint, raw in items:
         own = raw.get("uid") if isinstance(raw, dict) else None
         pairs.append((own if own is not None else hint, raw))
     return pairs
+
+
+_ARRAY_INDEX_LIMIT = 2**32 - 1
+
+
+def _is_array_index(key: str) -> bool:
+    """True for a key JavaScript treats as an array index: a canonical decimal integer below 2³²−1."""
+    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) < _ARRAY_INDEX_LIMIT
+
+
+def _js_key_order(raw_entries: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The object's entries in the order SillyTavern enumerates them (JavaScript's key order): integer
+    keys ascending, then the other keys as written (docs/worldinfo.md). Equal `order`s activate, and
+    so are placed, in this order."""
+    indexed = sorted((k for k in raw_entries if _is_array_index(k)), key=int)
+    return [(k, raw_entries[k]) for k in indexed] + [
+        (k, v) for k, v in raw_entries.items() if not _is_array_index(k)
+    ]
 
 
 # --- shape 2: character book (V2/V3) and lorebook_v3 ------------------------------------------------

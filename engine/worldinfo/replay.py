@@ -84,7 +84,14 @@ def _step_keys(request: ActivationRequest, steps: int, cache_key: Hashable) -> l
         request.seed,
         request.budget_context,
         request.char_tags,
-        (texts.persona_prompt, texts.personality, texts.scenario, texts.depth_prompt, texts.creator_notes),
+        (
+            texts.user_persona,
+            texts.persona_prompt,
+            texts.personality,
+            texts.scenario,
+            texts.depth_prompt,
+            texts.creator_notes,
+        ),
         cache_key,
     )
     digest = hashlib.blake2b(digest_size=16)

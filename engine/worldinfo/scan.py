@@ -11,14 +11,19 @@ from engine.worldinfo.settings import WorldInfoSettings
 
 _WORDS = re.compile(r"[A-Za-z0-9_]+")
 
-# entry flag → (request field, how the explanation names it)
+# entry flag → (request field, how the explanation names it), in the order SillyTavern 1.18 appends
+# them to the scan text (docs/worldinfo.md)
 FLAG_TEXTS = (
+    ("match_persona_description", "user_persona", "persona description"),
     ("match_character_description", "persona_prompt", "persona text"),
     ("match_character_personality", "personality", "personality"),
-    ("match_scenario", "scenario", "scenario"),
     ("match_character_depth_prompt", "depth_prompt", "depth prompt"),
+    ("match_scenario", "scenario", "scenario"),
     ("match_creator_notes", "creator_notes", "creator notes"),
 )
+# SillyTavern 1.18 starts every piece of its scan text (each message, each flagged text, each
+# recursion step's text) with this character, so `^` in a regex key never matches a piece's start.
+MARK = "\x01"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class ScanTexts:
     """The texts an assembly scans: history (oldest first) and the server texts the `match*` flags add."""
 
     history: tuple[ScanMessage, ...] = ()
+    user_persona: str = ""
     persona_prompt: str = ""
     personality: str = ""
     scenario: str = ""
@@ -138,9 +144,10 @@ class Scanner:
     def __post_init__(self) -> None:
         newest_first = reversed(self.texts.history)
         if self.settings.include_names:
-            self._lines = [f"{m.name}: {m.text}" if m.name else m.text for m in newest_first]
+            lines = [f"{m.name}: {m.text}" if m.name else m.text for m in newest_first]
         else:
-            self._lines = [m.text for m in newest_first]
+            lines = [m.text for m in newest_first]
+        self._lines = [line.strip() for line in lines]  # SillyTavern trims each scanned message
 
     def new_pass(self) -> None:
         """Forget the texts of the last pass (the recursion buffer or the skew changed)."""
@@ -176,15 +183,16 @@ class Scanner:
         text = self._cache.get(key)
         if text is None:
             # Joining joined texts gives the same text (newline-joined) and reuses their word sets.
+            # A scan depth of 0 or less scans nothing at all, not even the flagged texts.
             parts = []
-            lines = self._lines_text(depth)
-            if lines is not None:
-                parts.append(lines)
-            for attr, source, _ in FLAG_TEXTS:
-                if attr in flags:
-                    parts.append(self._piece(getattr(self.texts, source)))
-            if recursion and self.recursion:
-                parts.append(self._recursion_text())
+            if depth > 0:
+                lines = self._lines_text(depth)
+                parts.append(lines if lines is not None else self._piece(MARK))
+                for attr, source, _ in FLAG_TEXTS:
+                    if attr in flags and getattr(self.texts, source):
+                        parts.append(self._piece(MARK + getattr(self.texts, source)))
+                if recursion and self.recursion:
+                    parts.append(self._recursion_text())
             text = Text.join(parts) if parts else _EMPTY
             self._cache[key] = text
         return text
@@ -234,9 +242,13 @@ class Scanner:
             return False
         return found
 
-    def add_recursion(self, ce: CompiledEntry, content: str) -> None:
-        """Add an activated entry's text to the recursion buffer; its entry's own text keeps its word
-        sets for the book version (built once, not per request)."""
+    def add_recursion(self, ce: CompiledEntry, content: str, *, first: bool) -> None:
+        """Add an activated entry's text to the recursion buffer (`first`: the first of its pass, whose
+        text starts the pass's piece); its entry's own text keeps its word sets for the book version
+        (built once, not per request)."""
+        if first:
+            self.recursion.append(MARK + content)
+            return
         self.recursion.append(content)
         if content not in self._pieces and content == ce.text:
             text = ce.memo.get("scan_text")
@@ -253,7 +265,7 @@ class Scanner:
     def _line_text(self, index: int) -> Text:
         text = self._line_texts.get(index)
         if text is None:
-            text = self._line_texts[index] = Text.of(self._lines[index])
+            text = self._line_texts[index] = Text.of(MARK + self._lines[index])
         return text
 
     def where(self, ce: CompiledEntry, key: Key, *, recursion: bool) -> str:
@@ -263,7 +275,7 @@ class Scanner:
             if self.matches(ce, key, self._line_text(index)):
                 return f"in message {history[-1 - index].number}"
         for attr, source, label in FLAG_TEXTS:
-            if getattr(ce.entry, attr) and self.matches(ce, key, Text.of(getattr(self.texts, source))):
+            if getattr(ce.entry, attr) and self.matches(ce, key, Text.of(MARK + getattr(self.texts, source))):
                 return f"in {label}"
         if recursion and self.recursion:
             return "in recursion"

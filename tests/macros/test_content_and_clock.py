@@ -29,7 +29,6 @@ ENV = MacroEnv(
         ("description", "Lantern keeper of the guild."),
         ("mesExamples", "<START>\n{{user}}: hi\n{{char}}: hello"),
         ("mesExamplesRaw", "{{user}}: hi\n{{char}}: hello"),
-        ("lastChatMessage", "where is the lamp?"),
         ("lastUserMessage", "where is the lamp?"),
         ("lastMessage", "on the shelf"),
         ("lastCharMessage", "on the shelf"),

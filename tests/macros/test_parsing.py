@@ -60,8 +60,10 @@ def test_macros_inside_an_unknown_macro_are_evaluated() -> None:
 
 
 def test_find_unsupported_macros_names_what_the_engine_does_not_know() -> None:
-    text = "{{user}} {{setvar::a::1}} {{#if x}}y{{/if}} {{maxPrompt}} {{// note}} {{random::a::b}} {{/foo}}"
-    assert find_unsupported_macros(text) == {"maxprompt", "/foo"}
+    text = (
+        "{{user}} {{setvar::a::1}} {{#if x}}y{{/if}} {{exampleStart}} {{// note}} {{random::a::b}} {{/foo}}"
+    )
+    assert find_unsupported_macros(text) == {"examplestart", "/foo"}
 
 
 @pytest.mark.parametrize(

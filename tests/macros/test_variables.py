@@ -116,11 +116,38 @@ def test_incvar_and_decvar_change_a_number_by_one_and_render_it(
     assert output.variables["n"] == stored
 
 
-def test_incvar_on_text_leaves_it_unchanged_renders_nothing_and_warns() -> None:
-    output = render("[{{incvar::mood}}]", variables={"mood": "calm"})
-    assert output.text == "[]"
-    assert output.variables == {"mood": "calm"}
-    assert any("incvar" in warning and "mood" in warning for warning in output.warnings)
+@pytest.mark.parametrize(
+    ("macro", "printed"), [("incvar", "calm1"), ("decvar", "calm-1"), ("incglobalvar", "calm1")]
+)
+def test_incvar_on_text_appends_the_step_as_text_and_prints_it_as_sillytavern_does(
+    macro: str, printed: str
+) -> None:
+    # SillyTavern 1.18 sent "abc1" for {{incvar}} on "abc" (fidelity case own-vars-text)
+    scope = {"global_variables": {"mood": "calm"}} if "global" in macro else {"variables": {"mood": "calm"}}
+    output = render(f"[{{{{{macro}::mood}}}}]", **scope)
+    assert output.text == f"[{printed}]"
+    stored = output.global_variables if "global" in macro else output.variables
+    assert stored == {"mood": printed}
+    assert not output.warnings
+
+
+@pytest.mark.parametrize(
+    ("start", "addition", "stored"),
+    [
+        ("0", "tail", "tail"),
+        ("5.50", "x", "5.5x"),
+        ("", "word", "word"),
+        ("  ", "2", 2),
+        ("abc", "1", "abc1"),
+    ],
+)
+def test_addvar_reads_the_current_value_as_sillytavern_reads_a_variable(
+    start: str, addition: str, stored: object
+) -> None:
+    # SillyTavern 1.18 sent "[tail]" for {{setvar::z::0}}{{addvar::z::tail}}[{{getvar::z}}]
+    output = render(f"{{{{addvar::v::{addition}}}}}", variables={"v": start})
+    assert output.text == ""
+    assert output.variables["v"] == stored
 
 
 def test_repeated_incvar_counts_up_in_document_order() -> None:

@@ -167,15 +167,34 @@ def test_probability_off_always_activates() -> None:
 
 
 def test_the_budget_drops_the_entry_that_reaches_it_and_every_later_one() -> None:
+    # SillyTavern 1.18 counts the pass's entries so far as one system message: 7 tokens of overhead
     lore = book(
         {"uid": 1, "constant": True, "order": 300, "content": "one two three"},
         {"uid": 2, "constant": True, "order": 200, "content": "four five six seven"},
         {"uid": 3, "constant": True, "order": 100, "content": "eight"},
     )
-    result = run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 6})
+    result = run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 13})
     assert uids(result) == [1]
     assert reasons(result) == {2: "budget", 3: "budget"}
-    assert result.tokens == 3 and result.budget == 6
+    assert result.tokens == 3 + 7 and result.budget == 13
+
+
+def test_the_budget_counts_what_earlier_passes_added_to_the_scan_but_not_prevent_recursion_entries() -> None:
+    # pass 1: "lamp oil" (2 words + 7); pass 2 counts it again with its own text: 2 + 7 + 4 + 7 = 20
+    lore = book(
+        {"uid": 1, "key": ["lamp"], "content": "lamp oil"},
+        {"uid": 2, "key": ["oil"], "content": "oil from the cellar"},
+    )
+    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 21})) == [1, 2]
+    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 20})) == [1]
+    unseen = book(
+        {"uid": 1, "key": ["lamp"], "content": "lamp oil", "preventRecursion": True},
+        {"uid": 2, "key": ["lamp"], "content": "x", "delayUntilRecursion": True},
+        {"uid": 3, "key": ["oil"], "content": "oil from the cellar"},
+    )
+
+    # uid 1 (2 + 7) stays out of the later passes' count: uid 2's pass costs 1 + 7 only, uid 3 never matches
+    assert uids(run(unseen, ("the lamp",), settings={"budget_percent": 100, "context_size": 10})) == [1, 2]
 
 
 def test_ignore_budget_entries_activate_after_the_budget_overflowed() -> None:
@@ -184,7 +203,7 @@ def test_ignore_budget_entries_activate_after_the_budget_overflowed() -> None:
         {"uid": 2, "constant": True, "order": 200, "content": "four five six seven"},
         {"uid": 3, "constant": True, "order": 100, "ignoreBudget": True, "content": "eight"},
     )
-    result = run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 6})
+    result = run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 13})
     assert uids(result) == [1, 3]
 
 

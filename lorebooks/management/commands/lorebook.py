@@ -36,6 +36,7 @@ _SETTINGS = {
     "recursive": "on_off",
     "max_recursion": int,
     "min_activations": int,
+    "min_activations_depth_max": int,
     "case_sensitive": "on_off",
     "whole_words": "on_off",
     "group_scoring": "on_off",
@@ -68,6 +69,7 @@ class Command(JsonCommand):
         setting.add_argument("--recursive", choices=_ON_OFF)
         setting.add_argument("--max-recursion", type=int, help="0 = unlimited.")
         setting.add_argument("--min-activations", type=int)
+        setting.add_argument("--min-activations-depth-max", type=int, help="0 = the chat's length.")
         setting.add_argument("--case-sensitive", choices=_ON_OFF)
         setting.add_argument("--whole-words", choices=_ON_OFF)
         setting.add_argument("--group-scoring", choices=_ON_OFF)
