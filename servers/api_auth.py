@@ -22,6 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
+from .fairness import ServerBusy, busy_json, claim_share
 from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
 
@@ -89,9 +90,12 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     def wrapper(request: HttpRequest, server_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             authenticate_api_request(request, server_id)
+            claim_share(server_id)  # every API call counts toward its server's share
             return view(request, server_id, *args, **kwargs)
         except ApiError as exc:
             return JsonResponse({"error": exc.message}, status=exc.status)
+        except ServerBusy:
+            return busy_json()
 
     return wrapper
 

@@ -180,9 +180,7 @@ def snapshot(server: Server) -> dict[str, Any]:
         "tokens": list(
             ApiToken.objects.filter(server=server).order_by("pk").values_list("pk", "name", "revoked_at")
         ),
-        "channels": list(
-            Channel.objects.filter(owner=server).order_by("pk").values_list("pk", "is_private")
-        ),
+        "channels": list(Channel.objects.filter(owner=server).order_by("pk").values_list("pk", "is_private")),
         "stm": list(
             StmEntry.objects.filter(owner=server).order_by("pk").values_list("pk", "summary", "messages")
         ),
