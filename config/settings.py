@@ -68,6 +68,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.HtmxMessagesMiddleware",  # after MessageMiddleware: its answer is seen first
+    "servers.fairness.ServerShareMiddleware",  # each server's share of this process (issue 35)
 ]
 
 # The bot's API (/api/...) authenticates with a token and never uses a session, a CSRF token, a
@@ -83,6 +84,7 @@ API_MIDDLEWARE = [
         "config.middleware.MaintenanceMiddleware",
         "django.middleware.common.CommonMiddleware",
         "config.middleware.BodySizeLimitMiddleware",
+        "servers.fairness.ServerShareMiddleware",
     }
 ]
 
@@ -122,22 +124,39 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 if REDIS_URL:
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "tk"),
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {
+                "socket_connect_timeout": 1,
+                "socket_timeout": 1,
+                # one try per call: redis-py's default retries turned a 1 s timeout into 4 s
+                "retry": Retry(NoBackoff(), 0),
+                # data only, never pickle: a value planted in Redis must not run code here
+                "serializer": "servers.cache_codec.MsgpackSerializer",
+            },
         }
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
+    # a request that queues a task waits at most about a second for a hung broker
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": 1, "socket_connect_timeout": 1, "max_retries": 0}
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tavernkeep"}
     }
     CELERY_BROKER_URL = "memory://"
     CELERY_TASK_ALWAYS_EAGER = True
+# A server's share of a web process's CPU (servers/fairness.py): CPU-seconds earned per second, and
+# the most a server may have saved up.
+SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
+SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
+CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # servers/resilient_cache.py
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

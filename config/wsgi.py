@@ -3,6 +3,7 @@ API_MIDDLEWARE stack; every other address through the full MIDDLEWARE one. Both 
 handler, so URL resolution, signals and error answers are the same."""
 
 import os
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -11,6 +12,11 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# How long a thread may hold the interpreter before another runnable thread gets it (Python's
+# default: 5 ms). A short bot request waiting behind a long dashboard render waits about this long
+# at each hand-over; see docs/reliability.md §5c.
+if os.environ.get("GIL_SWITCH_INTERVAL_MS"):
+    sys.setswitchinterval(float(os.environ["GIL_SWITCH_INTERVAL_MS"]) / 1000)
 pages = get_wsgi_application()  # sets Django up
 
 

@@ -12,11 +12,13 @@ from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
     GENERATION_TYPES,
+    UNSTORABLE_ESCAPE,
     BucketDocument,
     BucketError,
     StmLine,
     decode_json,
     parse_buckets,
+    refuse_unstorable_text,
 )
 from .compiled import CompiledNode, CompiledPreset, compile_preset
 from .injection import STYLES
@@ -59,6 +61,7 @@ __all__ = [
     "SAMPLE_NOTE",
     "SHOWN",
     "STYLES",
+    "UNSTORABLE_ESCAPE",
     "VERDICTS",
     "Assembly",
     "BucketDocument",
@@ -85,5 +88,6 @@ __all__ = [
     "load_tables",
     "native_source",
     "parse_buckets",
+    "refuse_unstorable_text",
     "shape",
 ]

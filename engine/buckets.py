@@ -8,6 +8,7 @@ docs/assembly.md.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -182,13 +183,57 @@ def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
     except UnicodeDecodeError:
         raise BucketError(f"{what} is not UTF-8 text.") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BucketError(
             f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}."
         ) from None
     except RecursionError:  # the decoder recurses once per level of nesting
         raise BucketError(f"{what} is nested too deeply to be read.") from None
+    refuse_unstorable_text(data, text=text, what=what)
+    return data
+
+
+# JSON can spell two things no text column or encoder accepts: NUL (`\u0000`) and a lone half of a
+# surrogate pair (`\ud800` alone). Raw bytes cannot carry either (a NUL byte is not allowed in a
+# JSON string, a surrogate is not UTF-8), so only these escapes need looking for.
+UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
+_UNSTORABLE_CHAR = re.compile("[\x00\ud800-\udfff]")
+
+
+def refuse_unstorable_text(data: Any, *, text: str | None = None, what: str = "The request body") -> None:
+    """BucketError naming the first field whose text (or key) holds NUL or a lone surrogate.
+
+    With the JSON `text` given, a document without either escape is not walked (the common case).
+    """
+    if text is not None and not UNSTORABLE_ESCAPE.search(text):
+        return
+    found = _first_unstorable(data, "")
+    if found is not None:
+        path, char = found
+        kind = "a NUL character (\\u0000)" if char == "\x00" else f"a lone surrogate (\\u{ord(char):04x})"
+        where = f"`{path}`" if path else "the top-level value"
+        raise BucketError(f"{what}: {where} contains {kind}, which cannot be stored as text.")
+
+
+def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str):
+            bad = _UNSTORABLE_CHAR.search(node)
+            if bad:
+                return where, bad.group()
+        elif isinstance(node, dict):
+            for key, child in reversed(list(node.items())):
+                inner = f"{where}.{key}" if where else str(key)
+                bad = _UNSTORABLE_CHAR.search(key)
+                if bad:
+                    return (f"{where} key {key!r}" if where else f"key {key!r}"), bad.group()
+                stack.append((child, inner))
+        elif isinstance(node, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(node))))
+    return None
 
 
 def parse_buckets(data: Any) -> BucketDocument:

@@ -195,7 +195,9 @@ def _contribute(
     for entry in newest_first:
         if is_expired(entry, settings=settings, now=now):
             verdict = EXPIRED
-        elif entry.channel == context.channel:
+        elif entry.channel == context.channel and entry.server_id == home:
+            # the same Discord id elsewhere is another server's record (ids live in per-server
+            # namespaces, docs/memory.md), never this channel's memory
             verdict = SAME_CHANNEL
         else:
             verdict = _hidden(entry, home=home, policy=policy, privacy_applies=privacy_applies) or (

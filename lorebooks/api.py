@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from engine.worldinfo import LorebookRefused
-from servers.api_auth import ApiError, api_view
+from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
 from servers.models import Server
 from servers.uploads import declared_size
 
@@ -40,6 +40,7 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
     if body_too_large(request):
         raise ApiError(too_large_message(declared_size(request)), 413)
     raw, filename, options = _read_upload(request)
+    refuse_unstorable_upload(raw, what="The lorebook")
     replace, keep_both = _flag(options, "replace"), _flag(options, "keep_both")
     if replace and keep_both:
         raise ApiError("Send either replace=true or keep_both=true, not both.")

@@ -5,16 +5,16 @@ from .models import Channel, DiscordUser, StmConsent, StmEntry
 
 @admin.register(Channel)
 class ChannelAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "server", "parent", "is_private")
+    list_display = ("discord_id", "name", "owner", "server", "parent", "is_private")
     list_filter = ("is_private",)
-    search_fields = ("id", "name")
+    search_fields = ("discord_id", "name")
     raw_id_fields = ("parent",)
 
 
 @admin.register(DiscordUser)
 class DiscordUserAdmin(admin.ModelAdmin):
-    list_display = ("id", "name")
-    search_fields = ("id", "name")
+    list_display = ("id",)
+    search_fields = ("id",)
 
 
 @admin.register(StmConsent)

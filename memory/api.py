@@ -34,8 +34,8 @@ def entry_json(entry: StmEntry) -> dict[str, Any]:
     return {
         "id": entry.pk,
         "server": snowflake_text(entry.server_id),
-        "channel": snowflake_text(entry.channel_id),
-        "channel_id": snowflake_text(entry.channel_id),
+        "channel": snowflake_text(entry.channel.discord_id),
+        "channel_id": snowflake_text(entry.channel.discord_id),
         "user": snowflake_text(entry.user_id),
         "user_id": snowflake_text(entry.user_id),
         "lineage": entry.lineage,
@@ -63,9 +63,12 @@ def _lineage(body: dict[str, Any]) -> str:
     return lineage
 
 
-def _where(body: dict[str, Any], server_id: int) -> int | None:
-    """The entry's server: this one, or None for a direct message (`"dm": true`)."""
-    return None if body.get("dm") is True else server_id
+def _dm(body: dict[str, Any]) -> bool:
+    """`"dm": true` stores a direct-message entry; it still belongs to this server (the token's)."""
+    dm = body.get("dm", False)
+    if not isinstance(dm, bool):
+        raise ApiError("`dm` must be true or false.")
+    return dm
 
 
 @api_view
@@ -75,7 +78,8 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
     body = _object_body(request)
     try:
         entry = services.stm_store_turn(
-            server_id=_where(body, server_id),
+            server_id=server_id,
+            dm=_dm(body),
             channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
             parent_id=read_snowflake(body, "parent_channel", required=False),
             user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
@@ -99,7 +103,8 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
         raise ApiError("`summary` is required.")
     try:
         entry = services.stm_update_summary(
-            server_id=_where(body, server_id),
+            server_id=server_id,
+            dm=_dm(body),
             channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
             user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
             lineage=_lineage(body),

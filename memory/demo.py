@@ -9,7 +9,7 @@ from django.utils import timezone
 from servers.models import Server
 
 from . import services
-from .models import Channel, StmEntry
+from .models import StmEntry
 
 DEMO_USER = 300000000000000001
 OTHER_USER = 300000000000000002
@@ -32,16 +32,15 @@ def _turn(user: str, text: str, reply: str) -> list[dict[str, str]]:
 
 def populate(server: Server) -> None:
     """Store demo channels and entries for `server`, unless it already has memories."""
-    if StmEntry.objects.filter(server=server).exists():
+    if StmEntry.objects.filter(owner=server).exists():
         return
     now = timezone.now()
-    services.user_ensure(user_id=DEMO_USER, name="Mira")
-    services.user_ensure(user_id=OTHER_USER, name="Tomas")
+    services.user_ensure(user_id=DEMO_USER, server_id=server.pk, name="Mira")
+    services.user_ensure(user_id=OTHER_USER, server_id=server.pk, name="Tomas")
     for channel_id, name, parent, private in _CHANNELS:
-        if not Channel.objects.filter(pk=channel_id).exists():
-            Channel.objects.create(
-                id=channel_id, server=server, name=name, parent_id=parent, is_private=private
-            )
+        services.channel_ensure(
+            channel_id=channel_id, owner_id=server.pk, parent_id=parent, private=private, name=name
+        )
     entries = [
         (
             900000000000000001,

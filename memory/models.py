@@ -14,9 +14,14 @@ MAX_MESSAGES = 10
 
 
 class Channel(models.Model):
-    """A Discord channel or thread as the bot reported it. `server` is None for a direct-message channel."""
+    """A Discord channel or thread as one server's bot reported it. `owner` is the server whose bot
+    reported it: each server's channels live in its own namespace, so the same Discord id under two
+    servers is two rows and nothing one server sends can claim a channel for another
+    (docs/memory.md). `server` is the owner, or None for a direct-message channel."""
 
-    id = models.BigIntegerField(primary_key=True)
+    id = models.BigAutoField(primary_key=True)
+    discord_id = models.BigIntegerField()
+    owner = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_owned_channels")
     server = models.ForeignKey(
         Server, null=True, blank=True, on_delete=models.CASCADE, related_name="stm_channels"
     )
@@ -27,10 +32,13 @@ class Channel(models.Model):
     is_private = models.BooleanField(default=False)
 
     class Meta:
-        ordering = ["server_id", "name", "id"]
+        ordering = ["owner_id", "name", "discord_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "discord_id"], name="one_stm_channel_per_owner_and_id")
+        ]
 
     def __str__(self) -> str:
-        return f"#{self.name}" if self.name else f"channel {self.id}"
+        return f"#{self.name}" if self.name else f"channel {self.discord_id}"
 
     @property
     def is_dm(self) -> bool:
@@ -38,13 +46,29 @@ class Channel(models.Model):
 
 
 class DiscordUser(models.Model):
-    """A Discord user the bot has talked to; only what memory needs."""
+    """A Discord user some server's bot has talked to (a Discord id is global). The user's display
+    name is per server (`DiscordUserName`): one server's bot cannot rename the user on another's pages."""
 
     id = models.BigIntegerField(primary_key=True)
-    name = models.CharField(max_length=100, blank=True)
 
     def __str__(self) -> str:
-        return self.name or f"user {self.id}"
+        return f"user {self.id}"
+
+
+class DiscordUserName(models.Model):
+    """The display name `server`'s bot reported for a user."""
+
+    user = models.ForeignKey(DiscordUser, on_delete=models.CASCADE, related_name="names")
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_user_names")
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "server"], name="one_stm_user_name_per_server")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class StmConsent(models.Model):
@@ -68,8 +92,10 @@ class StmConsent(models.Model):
 
 class StmEntry(models.Model):
     """The recent conversation of one channel in one persona lineage (server memories are shared:
-    `user` is whoever spoke last). `server` is None for a DM entry."""
+    `user` is whoever spoke last). `owner` is the server whose bot stored it, DM entries included:
+    no other server's token reads or writes it. `server` is the owner, or None for a DM entry."""
 
+    owner = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_owned_entries")
     server = models.ForeignKey(
         Server, null=True, blank=True, on_delete=models.CASCADE, related_name="stm_entries"
     )
@@ -96,6 +122,7 @@ class StmEntry(models.Model):
         indexes = [
             models.Index(fields=["server", "lineage"], name="stm_server_lineage"),
             models.Index(fields=["user", "lineage"], name="stm_user_lineage"),
+            models.Index(fields=["owner", "lineage"], name="stm_owner_lineage"),
         ]
 
     def __str__(self) -> str:

@@ -22,7 +22,7 @@ from engine import (
 )
 from servers.models import Server
 
-from .models import Channel, DiscordUser, StmConsent, StmEntry
+from .models import Channel, DiscordUser, DiscordUserName, StmConsent, StmEntry
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +101,13 @@ def _load(
 ) -> LoadedStm:
     config = stm_settings()
     channel_ids = {context.channel} | ({context.parent_channel} if context.parent_channel else set())
-    channels = {c.id: c for c in Channel.objects.filter(id__in=channel_ids)}
+    # Only the asking server's own channel rows: another server's row for the same id is its record.
+    own = Channel.objects.filter(owner_id=server_id) if server_id is not None else Channel.objects.none()
+    channels = {c.discord_id: c for c in own.filter(discord_id__in=channel_ids).select_related("parent")}
     current = channels.get(context.channel)
-    if current is not None and current.parent_id and current.parent_id not in channels:
-        parent_row = Channel.objects.filter(id=current.parent_id).first()
-        if parent_row is not None:
-            channels[parent_row.id] = parent_row
-    parent_id = context.parent_channel or (current.parent_id if current else None)
+    if current is not None and current.parent is not None:
+        channels.setdefault(current.parent.discord_id, current.parent)
+    parent_id = context.parent_channel or (current.parent.discord_id if current and current.parent else None)
     dm = context.dm or (current is not None and current.is_dm)
     home = None if dm else server_id
 
@@ -123,13 +123,16 @@ def _load(
         parent_private=bool(parent_id in channels and channels[parent_id].is_private),
     )
 
-    # Home entries (any user: server memories are shared; in a DM, the user's own DM entries)
-    # plus the user's entries elsewhere, which the contributor shows or hides by each server's consent.
+    # Home entries (any user: server memories are shared; in a DM, the user's own DM entries that
+    # this server's bot stored) plus the user's entries in other servers, which the contributor shows
+    # or hides by each server's consent. Another server's DM entries are its own: never candidates.
+    in_servers = Q(user_id=context.user, server__isnull=False)
     if home is None:
-        scope = Q(user_id=context.user)
+        scope = Q(user_id=context.user, owner_id=server_id, server__isnull=True) | in_servers
     else:
-        elsewhere = Q(server__isnull=True) | ~Q(server_id=home)
-        scope = Q(server_id=home) | (Q(user_id=context.user) & elsewhere)
+        # the user's own DM entries this server stored are listed too (the contributor hides them)
+        own_dms = Q(user_id=context.user, owner_id=home, server__isnull=True)
+        scope = Q(owner_id=home, server_id=home) | own_dms | (in_servers & ~Q(server_id=home))
     rows = StmEntry.objects.filter(scope, lineage=context.lineage)
     if not include_expired:
         rows = rows.exclude(expired_q(now=now, config=config))
@@ -155,11 +158,11 @@ def _load(
 _SNAPSHOT_FIELDS = (
     "id",
     "server_id",
-    "channel_id",
+    "channel__discord_id",
     "user_id",
     "updated_at",
     "lineage",
-    "channel__parent_id",
+    "channel__parent__discord_id",
     "channel__is_private",
     "channel__parent__is_private",
     "summary",
@@ -209,20 +212,30 @@ def consenting_servers(user_id: int) -> frozenset[int]:
     return frozenset(StmConsent.objects.filter(user_id=user_id).values_list("server_id", flat=True))
 
 
-def channel_by_id(channel_id: int) -> Channel | None:
-    """A known channel (of any server, or a DM), or None."""
-    return Channel.objects.filter(pk=channel_id).first()
+def channel_by_id(server_id: int, channel_id: int) -> Channel | None:
+    """This server's row for Discord channel `channel_id` (a server channel or a DM), or None."""
+    return Channel.objects.filter(owner_id=server_id, discord_id=channel_id).select_related("parent").first()
 
 
-def channels_by_id(channel_ids: list[int]) -> dict[int, Channel]:
-    """The known channels among `channel_ids` (name and parent only), by id."""
-    rows = Channel.objects.filter(id__in=channel_ids).only("id", "name", "parent_id")
-    return {channel.id: channel for channel in rows}
+def channels_by_id(server_id: int, channel_ids: list[int]) -> dict[int, Channel]:
+    """The server's known channels among `channel_ids` (name and parent), by Discord id."""
+    rows = Channel.objects.filter(owner_id=server_id, server_id=server_id, discord_id__in=channel_ids)
+    return {channel.discord_id: channel for channel in rows.select_related("parent")}
 
 
-def channel_parent(channel_id: int) -> int | None:
-    """The parent channel of a known thread, else None."""
-    return Channel.objects.filter(pk=channel_id).values_list("parent_id", flat=True).first()
+def channel_parent(server_id: int, channel_id: int) -> int | None:
+    """The Discord id of the parent channel of one of the server's threads, else None."""
+    return (
+        Channel.objects.filter(owner_id=server_id, server_id=server_id, discord_id=channel_id)
+        .values_list("parent__discord_id", flat=True)
+        .first()
+    )
+
+
+def user_names(server_id: int, user_ids: list[int]) -> dict[int, str]:
+    """The display names this server's bot reported for these users (names are per server)."""
+    rows = DiscordUserName.objects.filter(server_id=server_id, user_id__in=user_ids)
+    return dict(rows.values_list("user_id", "name"))
 
 
 def discord_user(user_id: int) -> DiscordUser | None:
@@ -232,17 +245,26 @@ def discord_user(user_id: int) -> DiscordUser | None:
 
 def channels_for(server: Server) -> list[Channel]:
     """The server's known channels, threads after their parent, for the review page."""
-    return list(Channel.objects.filter(server=server).select_related("parent").order_by("name", "id"))
+    rows = Channel.objects.filter(owner=server, server=server).select_related("parent")
+    return list(rows.order_by("name", "discord_id"))
 
 
-def users_seen_in(server: Server) -> list[DiscordUser]:
-    """Users with an entry on this server, for the review page's user picker."""
-    return list(DiscordUser.objects.filter(stm_entries__server=server).distinct().order_by("name", "id"))
+def users_seen_in(server: Server) -> list[tuple[int, str]]:
+    """Users with an entry on this server, as (id, the name this server's bot reported or ""), for the
+    review page's user picker."""
+    ids = list(
+        DiscordUser.objects.filter(stm_entries__owner=server, stm_entries__server=server)
+        .distinct()
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    names = user_names(server.pk, ids)
+    return sorted(((i, names.get(i, "")) for i in ids), key=lambda pair: (pair[1].casefold(), pair[0]))
 
 
 def entries_for_api(*, server_id: int, now: datetime, channel: int | None = None) -> list[StmEntry]:
-    """The server's live entries, newest first (the bot API's list)."""
-    rows = live_entries(now=now).filter(server_id=server_id)
+    """The server's own live entries (its DM entries included), newest first (the bot API's list)."""
+    rows = live_entries(now=now).filter(owner_id=server_id).select_related("channel")
     if channel is not None:
-        rows = rows.filter(channel_id=channel)
+        rows = rows.filter(channel__discord_id=channel)
     return list(rows.order_by("-updated_at", "-id"))

@@ -17,7 +17,15 @@ from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import AuditEvent, Server
 from servers.users import User
 
-from .models import MAX_MESSAGES, SUMMARY_MAX_CHARS, Channel, DiscordUser, StmConsent, StmEntry
+from .models import (
+    MAX_MESSAGES,
+    SUMMARY_MAX_CHARS,
+    Channel,
+    DiscordUser,
+    DiscordUserName,
+    StmConsent,
+    StmEntry,
+)
 from .selectors import expired_q, stm_settings
 
 MESSAGE_ROLES = frozenset({"user", "assistant", "system"})
@@ -66,32 +74,38 @@ def clean_summary(summary: Any) -> str:
 def channel_ensure(
     *,
     channel_id: int,
-    server_id: int | None,
+    owner_id: int,
+    dm: bool = False,
     parent_id: int | None = None,
     private: bool | None = None,
     name: str = "",
 ) -> Channel:
-    """The channel row, created when missing (a DM channel when server_id is None).
+    """`owner_id`'s row for Discord channel `channel_id`, created when missing (a DM channel with `dm`).
 
-    A channel id already known under another server (or as a DM) is refused: snowflakes are unique.
+    Each server's channels live in its own namespace, so nothing another server sent can refuse this
+    one. Only the server's own records can disagree: a channel it stored as a DM is not one of its
+    server channels, and the other way round.
     """
+    parent = None
     if parent_id is not None and parent_id != channel_id:
-        channel_ensure(channel_id=parent_id, server_id=server_id)
+        parent = channel_ensure(channel_id=parent_id, owner_id=owner_id, dm=dm)
+    server_id = None if dm else owner_id
     channel, created = Channel.objects.get_or_create(
-        id=channel_id,
+        owner_id=owner_id,
+        discord_id=channel_id,
         defaults={
             "server_id": server_id,
-            "parent_id": parent_id,
+            "parent": parent,
             "is_private": bool(private),
             "name": name[:100],
         },
     )
     if channel.server_id != server_id:
-        where = "another server" if channel.server_id else "a direct message"
-        raise StmError(f"Channel {channel_id} belongs to {where}.")
+        what = "a direct-message channel" if channel.server_id is None else "a channel of this server"
+        raise StmError(f"Channel {channel_id} is {what} here, not {'a DM' if dm else 'a server channel'}.")
     changed = []
-    if not created and parent_id is not None and channel.parent_id != parent_id:
-        channel.parent_id = parent_id
+    if not created and parent is not None and channel.parent_id != parent.pk:
+        channel.parent = parent
         changed.append("parent")
     if not created and private is not None and channel.is_private != private:
         channel.is_private = private
@@ -104,11 +118,13 @@ def channel_ensure(
     return channel
 
 
-def user_ensure(*, user_id: int, name: str = "") -> DiscordUser:
-    user, created = DiscordUser.objects.get_or_create(id=user_id, defaults={"name": name[:100]})
-    if not created and name and user.name != name[:100]:
-        user.name = name[:100]
-        user.save(update_fields=["name"])
+def user_ensure(*, user_id: int, server_id: int | None = None, name: str = "") -> DiscordUser:
+    """The user's row, created when missing; a non-empty `name` becomes the user's name on `server_id`
+    only (names are per server)."""
+    user, _ = DiscordUser.objects.get_or_create(id=user_id)
+    name = name.strip()[:100]
+    if name and server_id is not None:
+        DiscordUserName.objects.update_or_create(user=user, server_id=server_id, defaults={"name": name})
     return user
 
 
@@ -130,6 +146,7 @@ def _locked_entry(*, channel: Channel, lineage: str, user_id: int, now: datetime
         try:
             with transaction.atomic():
                 return StmEntry.objects.create(
+                    owner_id=channel.owner_id,
                     server_id=channel.server_id,
                     channel=channel,
                     user_id=user_id,
@@ -143,7 +160,7 @@ def _locked_entry(*, channel: Channel, lineage: str, user_id: int, now: datetime
 
 def stm_store_turn(
     *,
-    server_id: int | None,
+    server_id: int,
     channel_id: int,
     user_id: int,
     messages: Sequence[dict[str, str]],
@@ -152,20 +169,22 @@ def stm_store_turn(
     user_name: str = "",
     channel_name: str = "",
     summary: str | None = None,
+    dm: bool = False,
     now: datetime | None = None,
 ) -> StmEntry:
-    """Append a turn's messages to the channel's entry (keeping the last 10) and refresh it.
+    """Append a turn's messages to the channel's entry of `server_id` (keeping the last 10), refresh it.
 
-    `server_id` None stores a DM entry. A given `summary` replaces the stored one; None keeps it.
+    With `dm` the entry is a DM entry, still `server_id`'s own: no other server reads or writes it.
+    A given `summary` replaces the stored one; None keeps it.
     """
     now = now or timezone.now()
     cleaned = clean_messages(list(messages))
     new_summary = None if summary is None else clean_summary(summary)
     with transaction.atomic():
         channel = channel_ensure(
-            channel_id=channel_id, server_id=server_id, parent_id=parent_id, name=channel_name
+            channel_id=channel_id, owner_id=server_id, dm=dm, parent_id=parent_id, name=channel_name
         )
-        user_ensure(user_id=user_id, name=user_name)
+        user_ensure(user_id=user_id, server_id=server_id, name=user_name)
         entry = _locked_entry(channel=channel, lineage=lineage[:100], user_id=user_id, now=now)
         entry.messages = (list(entry.messages) + cleaned)[-MAX_MESSAGES:]
         if new_summary is not None:
@@ -177,7 +196,7 @@ def stm_store_turn(
 
 def stm_put_entry(
     *,
-    server_id: int | None,
+    server_id: int,
     channel_id: int,
     user_id: int,
     messages: Sequence[dict[str, str]],
@@ -185,9 +204,11 @@ def stm_put_entry(
     parent_id: int | None = None,
     private: bool | None = None,
     lineage: str = "",
+    dm: bool = False,
     updated_at: datetime | None = None,
 ) -> StmEntry:
     """Store a channel's entry exactly as given (messages, summary, last update): the CLI and demo data.
+    With `dm` it is a DM entry of `server_id`.
 
     Channel and user rows are created when missing; `private` None leaves the channel's flag alone.
     """
@@ -195,14 +216,15 @@ def stm_put_entry(
     summary = clean_summary(summary)
     with transaction.atomic():
         channel = channel_ensure(
-            channel_id=channel_id, server_id=server_id, parent_id=parent_id, private=private
+            channel_id=channel_id, owner_id=server_id, dm=dm, parent_id=parent_id, private=private
         )
         user_ensure(user_id=user_id)
         entry, _ = StmEntry.objects.update_or_create(
             channel=channel,
             lineage=lineage[:100],
             defaults={
-                "server_id": server_id,
+                "owner_id": server_id,
+                "server_id": channel.server_id,
                 "user_id": user_id,
                 "messages": cleaned,
                 "summary": summary,
@@ -214,11 +236,12 @@ def stm_put_entry(
 
 def stm_update_summary(
     *,
-    server_id: int | None,
+    server_id: int,
     channel_id: int,
     user_id: int,
     summary: str,
     lineage: str = "",
+    dm: bool = False,
     now: datetime | None = None,
 ) -> StmEntry:
     """Set a channel's summary (the update_short_term_memory tool) and refresh the entry."""
@@ -229,6 +252,7 @@ def stm_update_summary(
         messages=[],
         lineage=lineage,
         summary=summary,
+        dm=dm,
         now=now,
     )
 
@@ -238,7 +262,7 @@ def channel_set_private(
 ) -> None:
     """Mark one of the server's channels private or not, audited."""
     if channel.server_id != server.pk:
-        raise StmError(f"Channel {channel.pk} is not a channel of this server.")
+        raise StmError(f"Channel {channel.discord_id} is not a channel of this server.")
     with transaction.atomic():
         Channel.objects.filter(pk=channel.pk).update(is_private=private)
         channel.is_private = private
@@ -248,7 +272,7 @@ def channel_set_private(
             actor_label=actor_label,
             action="stm.channel_private" if private else "stm.channel_public",
             target=channel,
-            detail={"channel": channel.pk, "private": private},
+            detail={"channel": channel.discord_id, "private": private},
         )
 
 
@@ -256,8 +280,9 @@ def directory_push(
     *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember]
 ) -> list[int]:
     """Store the bot's directory for the server and carry each channel's name, parent and private
-    flag onto the memory channel rows, so the privacy rules read the pushed flag (SPEC §5). A
-    channel id another server (or a DM) owns is skipped; the skipped ids are returned."""
+    flag onto the memory channel rows, so the privacy rules read the pushed flag (SPEC §5). The rows
+    are this server's own (another server's rows for the same id are other records); a channel this
+    server stored as a DM is skipped, and the skipped ids are returned."""
     skipped: list[int] = []
     with transaction.atomic():
         server_services.directory_replace(
@@ -267,7 +292,7 @@ def directory_push(
             try:
                 channel_ensure(
                     channel_id=channel.id,
-                    server_id=server_id,
+                    owner_id=server_id,
                     parent_id=channel.parent,
                     private=channel.private,
                     name=channel.name,

@@ -82,7 +82,7 @@ def review(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
 @require_POST
 def channel_private(request: AuthenticatedHttpRequest, server_id: int, channel_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
-    channel = get_object_or_404(Channel, pk=channel_id, server=server)
+    channel = get_object_or_404(Channel, discord_id=channel_id, owner=server, server=server)
     services.channel_set_private(
         server=server, channel=channel, private=request.POST.get("private") == "on", by=request.user
     )
@@ -127,7 +127,9 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         "lineage": (params.get("lineage") or "").strip()[:100],
     }
     users = selectors.users_seen_in(server)
-    member_names = server_selectors.directory_names(server.pk).members
+    directory_members = server_selectors.directory_names(server.pk).members
+    # This server's names only: what its bot sent with turns, the pushed directory first.
+    member_names = {user: name for user, name in users if name} | directory_members
     context: dict[str, Any] = {
         "server": server,
         "form": form,
@@ -136,7 +138,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         "channels": selectors.channels_for(server),
         "users": users,
         "members": _member_choices(users, member_names),
-        "has_directory": bool(member_names),
+        "has_directory": bool(directory_members),
         "member_names": member_names,
         "reviewed": False,
         "error": "",
@@ -147,7 +149,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
     if channel_id is None or user_id is None:
         context["error"] = "Choose a channel and a user (Discord ids) to review."
         return context
-    current = selectors.channel_by_id(channel_id)
+    current = selectors.channel_by_id(server.pk, channel_id)
     if current is not None and current.server_id != server.pk:
         # DMs and other servers' channels are not this server's to review (their text is private).
         context["error"] = f"Channel {channel_id} is not a channel of this server."
@@ -163,12 +165,13 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         server_id=server.pk, context=stm_context, now=now, include_expired=True, with_rows=True
     )
     person = selectors.discord_user(user_id)
-    seen = {user.id for user in users}
+    seen = {user for user, _ in users}
     context.update(
         unknown_user=user_id not in seen and user_id not in member_names,
         reviewed=True,
         current=current,
         person=person,
+        person_name=member_names.get(user_id, ""),
         consent_here=server.pk in loaded.consents,
         consents_elsewhere=len(loaded.consents - {server.pk}),
         dm=loaded.dm,
@@ -181,10 +184,11 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
 MAX_MEMBER_CHOICES = 1000
 
 
-def _member_choices(users: list[Any], member_names: dict[int, str]) -> list[tuple[int, str]]:
-    """The member picker: who has memories here first, then the directory's other members, by name."""
-    choices = [(user.id, member_names.get(user.id) or str(user)) for user in users]
-    listed = {user.id for user in users}
+def _member_choices(users: list[tuple[int, str]], member_names: dict[int, str]) -> list[tuple[int, str]]:
+    """The member picker: who has memories here first, then the directory's other members, by name.
+    Names are this server's own (the directory, else what its bot sent with a turn)."""
+    choices = [(user, member_names.get(user) or name or f"user {user}") for user, name in users]
+    listed = {user for user, _ in users}
     others = sorted(
         ((member_id, name) for member_id, name in member_names.items() if member_id not in listed),
         key=lambda pair: pair[1].casefold(),
@@ -196,17 +200,15 @@ def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> Review
     label, tone = VERDICT_LABELS[verdict]
     channel = entry.channel
     if entry.server_id is None:
-        where, channel_label = "direct message", f"DM {channel.pk}"
+        where, channel_label = "direct message", f"DM {channel.discord_id}"
     elif entry.server_id != server.pk:
         where, channel_label = "another server", "a channel in another server"
     else:
         where = "this server"
-        channel_label = f"#{channel.name}" if channel.name else str(channel.pk)
+        channel_label = f"#{channel.name}" if channel.name else str(channel.discord_id)
         if channel.parent_id:
             parent = channel.parent
-            channel_label += (
-                f" (thread of {'#' + parent.name if parent and parent.name else channel.parent_id})"
-            )
+            channel_label += f" (thread of {'#' + parent.name if parent.name else parent.discord_id})"
     return ReviewRow(
         verdict=verdict,
         label=label,

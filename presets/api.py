@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from engine.st_format import ImportRefused
-from servers.api_auth import ApiError, api_view
+from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
 from servers.models import Server
 
 from . import cache as preset_cache
@@ -45,6 +45,7 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
         upload = read_preset_upload(request, default_activate=True, allow_raw_body=True)
     except UploadRefused as exc:
         raise ApiError(exc.message, exc.status) from None
+    refuse_unstorable_upload(upload.raw, what="The preset")
     server = Server.objects.get(pk=server_id)
     try:
         result = services.preset_import(

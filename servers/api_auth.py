@@ -20,8 +20,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from engine import BucketError, decode_json
+from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
+from .fairness import ServerBusy, busy_json, claim_share
 from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
 
@@ -89,9 +90,12 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     def wrapper(request: HttpRequest, server_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             authenticate_api_request(request, server_id)
+            claim_share(server_id)  # every API call counts toward its server's share
             return view(request, server_id, *args, **kwargs)
         except ApiError as exc:
             return JsonResponse({"error": exc.message}, status=exc.status)
+        except ServerBusy:
+            return busy_json()
 
     return wrapper
 
@@ -106,6 +110,23 @@ def read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
         raise ApiError(f"The request body is larger than {max_bytes // 1024} KiB.", 413)
     try:
         return decode_json(body, what="The request body")
+    except BucketError as exc:
+        raise ApiError(exc.message) from None
+
+
+def refuse_unstorable_upload(raw: bytes | str, *, what: str = "The file") -> None:
+    """ApiError (400) naming the field when an uploaded JSON file spells NUL or a lone surrogate;
+    the same check `read_json_body` makes (via `decode_json`), for the import endpoints, whose
+    importers read the file themselves. A file that is not JSON is left to its importer."""
+    text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
+    if not UNSTORABLE_ESCAPE.search(text):
+        return
+    try:
+        data = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return
+    try:
+        refuse_unstorable_text(data, what=what)
     except BucketError as exc:
         raise ApiError(exc.message) from None
 

@@ -6,17 +6,32 @@ take every thread and the other servers' requests would wait behind them. `fair_
 server run at most `SERVER_CONCURRENT_WORK_PER_PROCESS` (default 2) of these requests at once in a
 process; past that the request is answered at once with 429 and `Retry-After`, and the other
 servers keep the remaining threads. Counters are per process (no shared state, no cache round trip).
+
+Issue 35: every page and API call that does work for a server counts toward that server's share,
+not only assemble and clean. `ServerShareMiddleware` opens a claim for each request; the claim is
+taken once the request is known to be allowed on the server (`servers.permissions.get_server_for`
+for pages, `api_view` for the API), so a stranger's requests never use up another server's share.
+Past the limit a page answers 429 with a "busy, try again" page and the API its JSON 429.
+
+On top of the count, a server's CPU is metered: each claimed request's thread CPU time is charged
+to its server, which earns `SERVER_CPU_SHARE` CPU-seconds per second back (a bucket holding at most
+`SERVER_CPU_BURST_SECONDS`). A server whose bucket is empty is answered 429 until it refills, so
+one server's expensive pages (preview renders, a huge preset, the regex tester) cannot keep a
+process's CPU from the others for long.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 
 RETRY_AFTER_SECONDS = 1
 
@@ -28,12 +43,100 @@ def _limit() -> int:
     return max(1, int(getattr(settings, "SERVER_CONCURRENT_WORK_PER_PROCESS", 2)))
 
 
+def _cpu_share() -> float:
+    return float(getattr(settings, "SERVER_CPU_SHARE", 0.5))
+
+
+def _cpu_burst() -> float:
+    return float(getattr(settings, "SERVER_CPU_BURST_SECONDS", 1.0))
+
+
+_credit: dict[int, tuple[float, float]] = {}  # server → (CPU-seconds left, when last refilled)
+
+
+def _credit_now(server_id: int, now: float) -> float:
+    left, at = _credit.get(server_id, (_cpu_burst(), now))
+    return min(_cpu_burst(), left + (now - at) * _cpu_share())
+
+
+def _charge(server_id: int, cpu_seconds: float) -> None:
+    with _lock:
+        now = time.monotonic()
+        _credit[server_id] = (_credit_now(server_id, now) - cpu_seconds, now)
+
+
 def _enter(server_id: int) -> bool:
     with _lock:
         if _running.get(server_id, 0) >= _limit():
             return False
+        if _credit_now(server_id, time.monotonic()) <= 0:
+            return False
         _running[server_id] = _running.get(server_id, 0) + 1
         return True
+
+
+class ServerBusy(Exception):
+    """The server has used its share of this web process; answered 429."""
+
+    def __init__(self, server_id: int) -> None:
+        super().__init__(f"server {server_id} is busy")
+        self.server_id = server_id
+
+
+_claims: ContextVar[list[tuple[int, float]] | None] = ContextVar("server_share_claims", default=None)
+
+
+def claim_share(server_id: int) -> None:
+    """Count the current request toward `server_id`'s share (once); ServerBusy past it. Outside a
+    request (the command line, a Celery task) there is nothing to share and nothing is counted."""
+    claims = _claims.get()
+    if claims is None or any(held == server_id for held, _ in claims):
+        return
+    if not _enter(server_id):
+        raise ServerBusy(server_id)
+    claims.append((server_id, time.thread_time()))
+
+
+def busy_message() -> str:
+    limit = _limit()
+    return (
+        f"This server already has {limit} request{'s' if limit != 1 else ''} running in this web "
+        f"process, or has used its share of the processor; retry in {RETRY_AFTER_SECONDS} s."
+    )
+
+
+def busy_json() -> JsonResponse:
+    response = JsonResponse({"error": busy_message()}, status=429)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class ServerShareMiddleware:
+    """Opens the request's claim and gives back what it took, charging the CPU it used."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        claims: list[tuple[int, float]] = []
+        token = _claims.set(claims)
+        try:
+            return self.get_response(request)
+        finally:
+            _claims.reset(token)
+            for server_id, cpu_at_start in claims:
+                _charge(server_id, time.thread_time() - cpu_at_start)
+                _leave(server_id)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, ServerBusy):
+            return None
+        if request.path.startswith("/api/"):
+            return busy_json()
+        body = render_to_string("busy.html", {"message": busy_message()}, request=request)
+        response = HttpResponse(body, status=429)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
 
 
 def _leave(server_id: int) -> None:
@@ -46,25 +149,29 @@ def _leave(server_id: int) -> None:
 
 
 def fair_share(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap an API view `view(request, server_id, ...)` (under `api_view`: the token is checked first)."""
+    """Wrap an API view `view(request, server_id, ...)` (under `api_view`: the token is checked
+    first). `api_view` already claims the share for every API call; this keeps the claim for views
+    called outside the middleware too (a test calling the view directly)."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, server_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not _enter(server_id):
-            limit = _limit()
-            response = JsonResponse(
-                {
-                    "error": f"This server already has {limit} assemble or clean request"
-                    f"{'s' if limit != 1 else ''} running in this web process; retry in "
-                    f"{RETRY_AFTER_SECONDS} s."
-                },
-                status=429,
-            )
-            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-            return response
+        if _claims.get() is not None:
+            try:
+                claim_share(server_id)
+            except ServerBusy:
+                return busy_json()
+            return view(request, server_id, *args, **kwargs)
+        token = _claims.set([])
         try:
+            try:
+                claim_share(server_id)
+            except ServerBusy:
+                return busy_json()
             return view(request, server_id, *args, **kwargs)
         finally:
-            _leave(server_id)
+            for held, cpu_at_start in _claims.get() or []:
+                _charge(held, time.thread_time() - cpu_at_start)
+                _leave(held)
+            _claims.reset(token)
 
     return wrapper

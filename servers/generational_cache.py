@@ -37,6 +37,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import BigIntegerField, F, Value
 from django.db.models.functions import Greatest
 
+from . import stamp_listener
 from .models import CacheStamp
 from .resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
 
@@ -95,6 +96,7 @@ def current_generation(stamp: str, server_id: int, shared: Any) -> int | None:
     None only when neither the shared cache nor the database can say (both down): nothing cached
     is then current, and the caller goes to the database (or its stale copy).
     """
+    stamp_listener.ensure_listening(_bumped_elsewhere)
     shared = shared if isinstance(shared, int) else None
     now = time.monotonic()
     # A plain read: entries are replaced whole (never changed in place) under the lock.
@@ -130,6 +132,12 @@ def current_generation(stamp: str, server_id: int, shared: Any) -> int | None:
     return database
 
 
+def _bumped_elsewhere(server_id: int, stamp: str, generation: int) -> None:
+    """A bump another process committed (servers/stamp_listener.py): remember it as seen, so the
+    next request here replaces an older shared copy and reloads."""
+    _remember_seen(server_id, {stamp: generation}, checked_at=None)
+
+
 def _remember_seen(server_id: int, stamps: dict[str, int], *, checked_at: float | None) -> None:
     with _seen_lock:
         old_checked, known = _seen.get(server_id, (0.0, {}))
@@ -155,6 +163,7 @@ def invalidate(stamp: str, server_id: int) -> None:
             if not created:
                 rows.update(generation=bump)
         generation = rows.values_list("generation", flat=True).get()
+        stamp_listener.notify(server_id, stamp, generation)  # delivered at the commit
     transaction.on_commit(lambda: _publish(stamp, server_id, generation))
 
 

@@ -12,6 +12,10 @@ import zlib
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_CHUNKS = 10_000
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # an inflated text chunk never grows past this
+# All the compressed text of one card together (issue 35): a few times a card's 1,000,000-character
+# field limit, since a field is UTF-8 inside base64. Reading stops at the first chunk past it, so a
+# small file of many compressed chunks cannot ask for gigabytes.
+MAX_INFLATED_BYTES = 16 * 1024 * 1024
 
 
 class PngError(ValueError):
@@ -31,6 +35,7 @@ def text_chunks(raw: bytes) -> dict[str, bytes]:
     if not is_png(raw):
         raise PngError("This is not a PNG image.")
     texts: dict[str, bytes] = {}
+    budget = [MAX_INFLATED_BYTES]  # what compressed chunks may still inflate to
     offset = len(SIGNATURE)
     for _ in range(MAX_CHUNKS):
         if offset + 8 > len(raw):
@@ -45,13 +50,15 @@ def text_chunks(raw: bytes) -> dict[str, bytes]:
         if kind == b"IEND":
             return texts
         if kind in (b"tEXt", b"zTXt", b"iTXt"):
-            keyword, text = _text(kind, raw[start:end])
-            texts.setdefault(keyword, text)
+            keyword = raw[start:end].partition(b"\x00")[0].decode("latin-1")
+            if keyword not in texts:  # only the first chunk of a keyword is read (or inflated)
+                keyword, text = _text(kind, raw[start:end], budget)
+                texts[keyword] = text
         offset = end + 4  # the CRC is not checked: a card's text matters, not the image's integrity
     raise PngError(f"The PNG image has more than {MAX_CHUNKS} chunks.")
 
 
-def _text(kind: bytes, body: bytes) -> tuple[str, bytes]:
+def _text(kind: bytes, body: bytes, budget: list[int]) -> tuple[str, bytes]:
     keyword, sep, rest = body.partition(b"\x00")
     if not sep:
         raise PngError("The PNG image has a damaged text chunk (no keyword separator).")
@@ -59,26 +66,34 @@ def _text(kind: bytes, body: bytes) -> tuple[str, bytes]:
     if kind == b"tEXt":
         return name, rest
     if kind == b"zTXt":
-        return name, _inflate(rest[1:])
+        return name, _inflate(rest[1:], budget)
     # iTXt: compression flag, method, language tag NUL, translated keyword NUL, text
     if len(rest) < 2:
         raise PngError("The PNG image has a damaged international text chunk.")
     compressed, tail = rest[0], rest[2:]
     _, _, tail = tail.partition(b"\x00")
     _, _, text = tail.partition(b"\x00")
-    return name, _inflate(text) if compressed else text
+    return name, _inflate(text, budget) if compressed else text
 
 
-def _inflate(data: bytes) -> bytes:
+def _inflate(data: bytes, budget: list[int]) -> bytes:
+    """One chunk inflated, at most MAX_TEXT_BYTES and at most what the card's budget has left."""
+    allowed = min(MAX_TEXT_BYTES, budget[0])
     inflater = zlib.decompressobj()
     try:
-        out = inflater.decompress(data, MAX_TEXT_BYTES + 1)
+        out = inflater.decompress(data, allowed + 1)
     except zlib.error:
         raise PngError("The PNG image has a compressed text chunk that does not inflate.") from None
-    if len(out) > MAX_TEXT_BYTES or inflater.unconsumed_tail:
+    if len(out) > allowed or inflater.unconsumed_tail:
+        if allowed < MAX_TEXT_BYTES:
+            raise PngError(
+                "The PNG image's compressed text chunks inflate to more than "
+                f"{MAX_INFLATED_BYTES // (1024 * 1024)} MiB together, the limit for one card."
+            )
         raise PngError(
             f"A compressed text chunk inflates to more than {MAX_TEXT_BYTES // (1024 * 1024)} MiB."
         )
+    budget[0] -= len(out)
     return out
 
 

@@ -7,53 +7,117 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('servers', '0001_initial'),
+        ("servers", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DiscordUser',
+            name="DiscordUser",
             fields=[
-                ('id', models.BigIntegerField(primary_key=True, serialize=False)),
-                ('name', models.CharField(blank=True, max_length=100)),
-                ('cross_server_opt_in', models.BooleanField(default=False, help_text="Let this user's memories from other servers and DMs surface here.")),
+                ("id", models.BigIntegerField(primary_key=True, serialize=False)),
+                ("name", models.CharField(blank=True, max_length=100)),
+                (
+                    "cross_server_opt_in",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Let this user's memories from other servers and DMs surface here.",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Channel',
+            name="Channel",
             fields=[
-                ('id', models.BigIntegerField(primary_key=True, serialize=False)),
-                ('name', models.CharField(blank=True, max_length=100)),
-                ('is_private', models.BooleanField(default=False)),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='threads', to='memory.channel')),
-                ('server', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='stm_channels', to='servers.server')),
+                ("id", models.BigIntegerField(primary_key=True, serialize=False)),
+                ("name", models.CharField(blank=True, max_length=100)),
+                ("is_private", models.BooleanField(default=False)),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="threads",
+                        to="memory.channel",
+                    ),
+                ),
+                (
+                    "server",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stm_channels",
+                        to="servers.server",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['server_id', 'name', 'id'],
+                "ordering": ["server_id", "name", "id"],
             },
         ),
         migrations.CreateModel(
-            name='StmEntry',
+            name="StmEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lineage', models.CharField(blank=True, default='', max_length=100)),
-                ('messages', models.JSONField(blank=True, default=list)),
-                ('summary', models.TextField(blank=True, default='')),
-                ('updated_at', models.DateTimeField(db_index=True)),
-                ('channel', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='stm_entries', to='memory.channel')),
-                ('server', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='stm_entries', to='servers.server')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='stm_entries', to='memory.discorduser')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("lineage", models.CharField(blank=True, default="", max_length=100)),
+                ("messages", models.JSONField(blank=True, default=list)),
+                ("summary", models.TextField(blank=True, default="")),
+                ("updated_at", models.DateTimeField(db_index=True)),
+                (
+                    "channel",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stm_entries",
+                        to="memory.channel",
+                    ),
+                ),
+                (
+                    "server",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stm_entries",
+                        to="servers.server",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stm_entries",
+                        to="memory.discorduser",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'short-term memory entry',
-                'verbose_name_plural': 'short-term memory entries',
-                'ordering': ['-updated_at', '-id'],
-                'indexes': [models.Index(fields=['server', 'lineage'], name='stm_server_lineage'), models.Index(fields=['user', 'lineage'], name='stm_user_lineage')],
-                'constraints': [models.UniqueConstraint(fields=('channel', 'lineage'), name='one_stm_entry_per_channel_and_lineage'), models.CheckConstraint(condition=django.db.models.lookups.LessThanOrEqual(django.db.models.functions.text.Length('summary'), 1500), name='stm_summary_at_most_1500_chars')],
+                "verbose_name": "short-term memory entry",
+                "verbose_name_plural": "short-term memory entries",
+                "ordering": ["-updated_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["server", "lineage"], name="stm_server_lineage"),
+                    models.Index(fields=["user", "lineage"], name="stm_user_lineage"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("channel", "lineage"), name="one_stm_entry_per_channel_and_lineage"
+                    ),
+                    models.CheckConstraint(
+                        condition=django.db.models.lookups.LessThanOrEqual(
+                            django.db.models.functions.text.Length("summary"), 1500
+                        ),
+                        name="stm_summary_at_most_1500_chars",
+                    ),
+                ],
             },
         ),
     ]

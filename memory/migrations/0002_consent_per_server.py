@@ -14,7 +14,9 @@ def keep_known_opt_ins(apps, schema_editor):
     DiscordUser = apps.get_model("memory", "DiscordUser")
     StmConsent = apps.get_model("memory", "StmConsent")
     AuditEvent = apps.get_model("servers", "AuditEvent")
-    opted_in = {str(pk) for pk in DiscordUser.objects.filter(cross_server_opt_in=True).values_list("pk", flat=True)}
+    opted_in = {
+        str(pk) for pk in DiscordUser.objects.filter(cross_server_opt_in=True).values_list("pk", flat=True)
+    }
     if not opted_in:
         return
     latest: dict[tuple[str, int], str] = {}
@@ -46,12 +48,19 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="StmConsent",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 (
                     "server",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="stm_consents", to="servers.server"
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stm_consents",
+                        to="servers.server",
                     ),
                 ),
                 (
@@ -67,7 +76,9 @@ class Migration(migrations.Migration):
                 "verbose_name": "cross-server memory consent",
                 "ordering": ["user_id", "server_id"],
                 "constraints": [
-                    models.UniqueConstraint(fields=("user", "server"), name="one_stm_consent_per_user_and_server")
+                    models.UniqueConstraint(
+                        fields=("user", "server"), name="one_stm_consent_per_user_and_server"
+                    )
                 ],
             },
         ),

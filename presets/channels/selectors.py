@@ -26,7 +26,7 @@ class ChannelUse:
 def channel_uses(server: Server) -> list[ChannelUse]:
     """Every channel of the server with its own preset, with channel names the bot has reported."""
     rows = list(ChannelPreset.objects.filter(server=server).select_related("preset").order_by("channel_id"))
-    known = memory_selectors.channels_by_id([row.channel_id for row in rows])
+    known = memory_selectors.channels_by_id(server.pk, [row.channel_id for row in rows])
     return [
         ChannelUse(
             channel_id=row.channel_id,
@@ -35,7 +35,7 @@ def channel_uses(server: Server) -> list[ChannelUse]:
             else f"channel {row.channel_id}",
             preset_id=row.preset_id,
             preset_name=row.preset.name,
-            parent_id=known[row.channel_id].parent_id if row.channel_id in known else None,
+            parent_id=_parent_discord_id(known[row.channel_id]) if row.channel_id in known else None,
         )
         for row in rows
     ]
@@ -45,7 +45,7 @@ def known_channels(server: Server) -> list[tuple[int, str]]:
     """The server's channels the bot has reported, for the channel picker: (id, label), each
     channel by name followed by its threads, indented under it."""
     rows = memory_selectors.channels_for(server)
-    known = {row.id for row in rows}
+    known = {row.pk for row in rows}
     threads: dict[int, list[Any]] = {}
     for row in rows:
         if row.parent_id in known:
@@ -54,13 +54,17 @@ def known_channels(server: Server) -> list[tuple[int, str]]:
     for row in rows:
         if row.parent_id in known:
             continue
-        choices.append((row.id, f"#{row.name}" if row.name else f"channel {row.id}"))
-        for thread in threads.get(row.id, []):
-            label = f"#{thread.name}" if thread.name else f"thread {thread.id}"
-            choices.append((thread.id, f"\u00a0\u00a0\u21b3 {label} (thread)"))
+        choices.append((row.discord_id, f"#{row.name}" if row.name else f"channel {row.discord_id}"))
+        for thread in threads.get(row.pk, []):
+            label = f"#{thread.name}" if thread.name else f"thread {thread.discord_id}"
+            choices.append((thread.discord_id, f"\u00a0\u00a0\u21b3 {label} (thread)"))
     return choices
 
 
-def thread_parent(channel_id: int) -> int | None:
+def _parent_discord_id(channel: Any) -> int | None:
+    return channel.parent.discord_id if channel.parent_id else None
+
+
+def thread_parent(server_id: int, channel_id: int) -> int | None:
     """The parent channel of a thread the bot has reported, else None (the command line asks)."""
-    return memory_selectors.channel_parent(channel_id)
+    return memory_selectors.channel_parent(server_id, channel_id)

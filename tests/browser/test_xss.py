@@ -55,7 +55,7 @@ def hostile_world(lantern, alice):
         server=lantern, raw=hostile_preset(), filename="x.json", name=PAYLOADS[4][:100], by=alice
     ).preset
     api_token_create(server=lantern, name=PAYLOADS[1][:100], by=alice)
-    memory_services.channel_ensure(channel_id=CHANNEL, server_id=lantern.pk, name=PAYLOADS[2][:100])
+    memory_services.channel_ensure(channel_id=CHANNEL, owner_id=lantern.pk, name=PAYLOADS[2][:100])
     memory_services.stm_store_turn(
         server_id=lantern.pk,
         channel_id=CHANNEL,

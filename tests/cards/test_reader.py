@@ -122,6 +122,34 @@ def test_a_compressed_text_chunk_that_would_inflate_past_the_bound_is_refused():
         read_card(png)
 
 
+def test_many_compressed_chunks_are_refused_at_the_cards_total_bound_without_inflating_the_rest():
+    """Issue 35: 400 chunks of 4 MiB each (a 1.6 GB ask from a 1.6 MB file) stop at the 16 MiB bound."""
+    import tracemalloc
+
+    four_mib = zlib.compress(b"A" * (4 * 1024 * 1024), 9)
+    chunks = b"".join(chunk(b"zTXt", f"note{i}".encode() + b"\x00\x00" + four_mib) for i in range(400))
+    png = placeholder_png()[:-12] + chunks + chunk(b"IEND", b"")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ImportRefused, match="16 MiB together"):
+            read_card(png)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024  # the bound and a copy or two, not 1.6 GB
+
+
+def test_compressed_chunks_under_the_total_bound_are_read():
+    card = {"spec": "chara_card_v2", "data": {"name": "Mira", "description": "d" * 100}}
+    payload = base64.b64encode(json.dumps(card).encode())
+    filler = b"".join(
+        chunk(b"zTXt", f"note{i}".encode() + b"\x00\x00" + zlib.compress(b"B" * 1024 * 1024))
+        for i in range(10)
+    )
+    png = placeholder_png()[:-12] + filler + chunk(b"tEXt", b"chara\x00" + payload) + chunk(b"IEND", b"")
+    assert read_card(png).card.name == "Mira"
+
+
 def test_a_lorebook_and_a_preset_are_refused_saying_what_they_are():
     with pytest.raises(ImportRefused, match="lorebook"):
         read_card(json.dumps({"entries": {"0": {"key": ["a"], "content": "b"}}}).encode())

@@ -48,15 +48,26 @@ def snapshot() -> Callable[..., EntrySnapshot]:
 
 @pytest.fixture
 def store(db) -> Callable[..., Any]:
-    """Store an entry through the service: `store(channel, hours_ago=1, server=LANTERN, user=MIRA, ...)`."""
+    """Store an entry through the service: `store(channel, hours_ago=1, server=LANTERN, user=MIRA, ...)`.
+    `server=None` stores a DM entry of `owner` (whose bot stored it; Lantern by default)."""
     from django.utils import timezone
 
     from memory import services
     from servers.models import Server
 
-    def put(channel: int, *, hours_ago: float = 1, server: int | None = LANTERN, user: int = MIRA, **kw: Any):
-        if server is not None:
-            Server.objects.get_or_create(pk=server, defaults={"name": f"Server {server}"})
+    def put(
+        channel: int,
+        *,
+        hours_ago: float = 1,
+        server: int | None = LANTERN,
+        user: int = MIRA,
+        owner: int = LANTERN,
+        **kw: Any,
+    ):
+        if server is None:
+            kw["dm"] = True
+        server = owner if server is None else server
+        Server.objects.get_or_create(pk=server, defaults={"name": f"Server {server}"})
         count = kw.pop("message_count", 0)
         kw.setdefault(
             "messages", [{"role": "user", "name": "Mira", "content": f"line {i}"} for i in range(count)]

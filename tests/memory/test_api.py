@@ -34,9 +34,9 @@ def test_the_bot_stores_a_turn_and_gets_the_entry_back(client, api_token):
     assert response.status_code == 200
     entry = response.json()["entry"]
     assert (entry["channel"], entry["user"], len(entry["messages"])) == ("600", str(MIRA), 2)
-    assert StmEntry.objects.get(channel_id=600).server_id == LANTERN
-    assert str(StmEntry.objects.get(channel_id=600).channel) == "#tavern-hall"
-    assert str(DiscordUser.objects.get(pk=MIRA)) == "Mira"
+    assert StmEntry.objects.get(channel__discord_id=600).server_id == LANTERN
+    assert str(StmEntry.objects.get(channel__discord_id=600).channel) == "#tavern-hall"
+    assert DiscordUser.objects.get(pk=MIRA).names.get(server_id=LANTERN).name == "Mira"
 
 
 def test_a_turn_with_a_bad_message_role_is_a_clear_400(client, api_token):
@@ -50,7 +50,7 @@ def test_a_turn_with_a_bad_message_role_is_a_clear_400(client, api_token):
 def test_the_update_tool_sets_the_channels_summary(client, api_token):
     response = post(client, SUMMARY, {"channel": 600, "user": MIRA, "summary": "Mira wants ale."}, api_token)
     assert response.status_code == 200
-    assert StmEntry.objects.get(channel_id=600).summary == "Mira wants ale."
+    assert StmEntry.objects.get(channel__discord_id=600).summary == "Mira wants ale."
 
 
 def test_a_summary_over_1500_characters_is_a_clear_400_and_nothing_is_stored(client, api_token):
@@ -80,9 +80,10 @@ def test_listing_does_not_show_another_servers_entries(client, api_token, store)
     assert response.json()["entries"] == []
 
 
-def test_a_dm_turn_is_stored_without_a_server(client, api_token):
+def test_a_dm_turn_is_stored_as_a_dm_that_belongs_to_the_bots_server(client, api_token):
     post(client, TURNS, {"channel": 900, "user": MIRA, "dm": True, "messages": []}, api_token)
-    assert StmEntry.objects.get(channel_id=900).server_id is None
+    entry = StmEntry.objects.get(channel__discord_id=900)
+    assert (entry.server_id, entry.owner_id) == (None, LANTERN)
 
 
 def test_the_bot_records_a_users_consent_for_its_own_server(client, api_token):

@@ -39,7 +39,7 @@ def fails(capsys, *args: str) -> str:
 
 def test_add_creates_the_server_channel_user_and_entry(db):
     stm("add", "--server", "1", "--channel", "11", "--user", "7", "--summary", "cats", "--messages", "12")
-    entry = StmEntry.objects.get(channel_id=11)
+    entry = StmEntry.objects.get(channel__discord_id=11)
     assert Server.objects.filter(pk=1).exists()
     assert DiscordUser.objects.filter(pk=7).exists()
     assert (entry.summary, len(entry.messages)) == ("cats", 10)
@@ -118,10 +118,12 @@ def test_tools_show_the_same_channel_summary_and_the_hint(db):
     assert "we talk" in items[0]["text"]
 
 
-def test_a_dm_entry_belongs_to_no_server(db):
-    stm("add", "--dm", "--channel", "30", "--user", "7", "--summary", "dm")
-    assert StmEntry.objects.get(channel_id=30).server_id is None
-    assert Channel.objects.get(pk=30).is_dm
+def test_a_dm_entry_is_in_no_guild_and_belongs_to_the_server_that_stored_it(db, capsys):
+    stm("add", "--server", "1", "--dm", "--channel", "30", "--user", "7", "--summary", "dm")
+    entry = StmEntry.objects.get(channel__discord_id=30)
+    assert (entry.server_id, entry.owner_id) == (None, 1)
+    assert Channel.objects.get(discord_id=30).is_dm
+    assert "--server is required" in fails(capsys, "add", "--dm", "--channel", "31", "--user", "7")
 
 
 def test_a_dm_entry_is_hidden_from_a_server_without_the_opt_in(db):
@@ -166,15 +168,33 @@ def test_the_command_line_exits_2_with_one_error_line():
     assert proc.stderr.count("\n") == 1
 
 
-def test_reviewing_another_servers_channel_is_an_error(db, capsys):
-    stm("add", "--server", "2", "--channel", "21", "--user", "7")
-    err = fails(capsys, "review", "--server", "1", "--channel", "21", "--user", "7", "--json")
-    assert "belongs to another server" in err
+def test_another_servers_channel_with_the_same_id_is_not_this_servers_channel(db):
+    stm("add", "--server", "2", "--channel", "21", "--user", "7", "--summary", "server two's")
+    stm("add", "--server", "1", "--channel", "10", "--user", "7")
+    out = json.loads(stm("review", "--server", "1", "--channel", "21", "--user", "7", "--json"))
+    assert [(e["channel"], e["server"], e["verdict"]) for e in out["entries"]] == [
+        (10, 1, "shown"),
+        (21, 2, "hidden_no_opt_in"),
+    ]
+    assert "server two's" not in json.dumps(out["items"])
 
 
 def test_a_dm_channel_is_reviewed_as_a_dm(db):
-    stm("add", "--dm", "--channel", "30", "--user", "7", "--summary", "this dm")
-    stm("add", "--dm", "--channel", "31", "--user", "7", "--summary", "an older dm", "--age-hours", "1")
+    stm("add", "--server", "99", "--dm", "--channel", "30", "--user", "7", "--summary", "this dm")
+    stm(
+        "add",
+        "--server",
+        "99",
+        "--dm",
+        "--channel",
+        "31",
+        "--user",
+        "7",
+        "--summary",
+        "an older dm",
+        "--age-hours",
+        "1",
+    )
     out = json.loads(stm("review", "--server", "99", "--channel", "30", "--user", "7", "--json"))
     assert [(e["channel"], e["verdict"]) for e in out["entries"]] == [(30, "same_channel"), (31, "shown")]
     assert "in a direct message" in out["items"][0]["text"]

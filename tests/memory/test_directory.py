@@ -54,10 +54,10 @@ def test_a_new_push_replaces_the_previous_directory(client, api_token):
 
 def test_a_pushed_private_flag_keeps_that_channels_memories_private(client, api_token):
     push(client, api_token, tavern())
-    cellar = Channel.objects.get(pk=int(CELLAR))
-    assert (cellar.is_private, cellar.parent_id, cellar.name) == (True, int(GENERAL), "cellar")
+    cellar = Channel.objects.get(discord_id=int(CELLAR))
+    assert (cellar.is_private, cellar.parent.discord_id, cellar.name) == (True, int(GENERAL), "cellar")
     push(client, api_token, tavern(channels=[{"id": CELLAR, "name": "cellar", "private": False}]))
-    assert not Channel.objects.get(pk=int(CELLAR)).is_private
+    assert not Channel.objects.get(discord_id=int(CELLAR)).is_private
 
 
 def test_each_push_is_audited_with_its_counts(client, api_token):
@@ -66,7 +66,9 @@ def test_each_push_is_audited_with_its_counts(client, api_token):
     assert (event.server_id, event.detail) == (LANTERN, {"channels": 2, "members": 1})
 
 
-def test_a_directory_cannot_claim_another_servers_channel(client, api_token, harbor_token):
+def test_harbors_push_of_a_lantern_channel_id_neither_claims_it_nor_refuses_lantern(
+    client, api_token, harbor_token
+):
     push(
         client,
         harbor_token,
@@ -74,8 +76,10 @@ def test_a_directory_cannot_claim_another_servers_channel(client, api_token, har
         url="/api/v1/servers/2002/directory",
     )
     answer = push(client, api_token, {"channels": [{"id": 55, "name": "mine", "private": False}]}).json()
-    assert answer["skipped_channels"] == ["55"]
-    assert Channel.objects.get(pk=55).is_private
+    assert answer["skipped_channels"] == []
+    mine = Channel.objects.get(discord_id=55, owner_id=LANTERN)
+    assert (mine.name, mine.is_private, mine.server_id) == ("mine", False, LANTERN)
+    assert Channel.objects.get(discord_id=55, owner_id=2002).is_private  # Harbor's own record
 
 
 def test_a_directory_over_the_bound_is_refused(client, api_token):
@@ -109,7 +113,7 @@ def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, ap
     from memory.models import Channel as StmChannel
 
     push(client, api_token, tavern())
-    cellar = StmChannel.objects.get(pk=int(CELLAR))
+    cellar = StmChannel.objects.get(discord_id=int(CELLAR))
     memory_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
     client.force_login(alice)
     body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()

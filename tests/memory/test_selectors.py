@@ -53,7 +53,10 @@ def test_a_channel_marked_private_hides_its_memory_and_its_threads(store):
     store(600)
     store(601, parent_id=600)
     services.channel_set_private(
-        server=Channel.objects.get(pk=600).server, channel=Channel.objects.get(pk=600), private=True, by=None
+        server=Channel.objects.get(discord_id=600).server,
+        channel=Channel.objects.get(discord_id=600),
+        private=True,
+        by=None,
     )
     assert verdicts(review()) == {600: "hidden_private_channel", 601: "hidden_private_parent"}
 

@@ -23,7 +23,7 @@ def turn(*texts: str) -> list[dict[str, str]]:
 
 def test_storing_a_turn_creates_the_channel_the_user_and_the_entry(lantern):
     entry = services.stm_store_turn(server_id=LANTERN, channel_id=600, user_id=MIRA, messages=turn("hi"))
-    assert Channel.objects.get(pk=600).server_id == LANTERN
+    assert Channel.objects.get(discord_id=600).server_id == LANTERN
     assert DiscordUser.objects.filter(pk=MIRA).exists()
     assert entry.messages == [{"role": "user", "name": "Mira", "content": "hi", "timestamp": ""}]
 
@@ -33,7 +33,7 @@ def test_storing_turns_keeps_the_last_ten_messages(lantern):
         services.stm_store_turn(
             server_id=LANTERN, channel_id=600, user_id=MIRA, messages=turn(f"a{i}", f"b{i}")
         )
-    entry = StmEntry.objects.get(channel_id=600)
+    entry = StmEntry.objects.get(channel__discord_id=600)
     expected = [f"{side}{i}" for i in range(2, 7) for side in "ab"]
     assert [m["content"] for m in entry.messages] == expected
 
@@ -79,24 +79,36 @@ def test_the_database_refuses_a_summary_over_the_limit(store):
         StmEntry.objects.filter(pk=entry.pk).update(summary="y" * 1501)
 
 
-def test_a_dm_entry_belongs_to_no_server(db):
-    entry = services.stm_store_turn(server_id=None, channel_id=900, user_id=MIRA, messages=turn("psst"))
-    assert entry.server_id is None
-    assert Channel.objects.get(pk=900).is_dm
+def test_a_dm_entry_is_in_no_guild_and_belongs_to_the_server_whose_bot_stored_it(lantern):
+    entry = services.stm_store_turn(
+        server_id=LANTERN, dm=True, channel_id=900, user_id=MIRA, messages=turn("psst")
+    )
+    assert (entry.server_id, entry.owner_id) == (None, LANTERN)
+    assert Channel.objects.get(discord_id=900).is_dm
 
 
-def test_a_channel_of_one_server_cannot_be_stored_under_another(store, harbor):
-    store(600)
-    with pytest.raises(services.StmError, match="belongs to another server"):
-        services.stm_store_turn(server_id=HARBOR, channel_id=600, user_id=MIRA, messages=turn("x"))
+def test_the_same_channel_id_under_two_servers_is_two_records(store, harbor):
+    store(600, summary="Lantern's")
+    harbors = services.stm_store_turn(server_id=HARBOR, channel_id=600, user_id=MIRA, messages=turn("x"))
+    lanterns = StmEntry.objects.get(owner_id=LANTERN, channel__discord_id=600)
+    assert harbors.pk != lanterns.pk and harbors.channel_id != lanterns.channel_id
+    assert (lanterns.summary, lanterns.messages) == ("Lantern's", [])
+
+
+def test_a_servers_own_dm_channel_is_not_also_its_server_channel(lantern):
+    services.stm_store_turn(server_id=LANTERN, dm=True, channel_id=900, user_id=MIRA, messages=turn("a"))
+    with pytest.raises(services.StmError, match="direct-message channel"):
+        services.stm_store_turn(server_id=LANTERN, channel_id=900, user_id=MIRA, messages=turn("b"))
 
 
 def test_bob_marking_a_channel_private_is_audited(store, lantern, bob):
     store(600)
-    services.channel_set_private(server=lantern, channel=Channel.objects.get(pk=600), private=True, by=bob)
+    services.channel_set_private(
+        server=lantern, channel=Channel.objects.get(discord_id=600), private=True, by=bob
+    )
     event = AuditEvent.objects.get(action="stm.channel_private")
-    assert (event.actor, event.server_id, event.target_id) == (bob, LANTERN, "600")
-    assert Channel.objects.get(pk=600).is_private
+    assert (event.actor, event.server_id, event.detail["channel"]) == (bob, LANTERN, 600)
+    assert Channel.objects.get(discord_id=600).is_private
 
 
 def test_alice_turning_the_bypass_on_is_audited(lantern, alice):
@@ -114,7 +126,7 @@ def test_expiry_deletes_expired_entries_and_keeps_live_ones(store):
     report = services.expire_entries(batch_size=1)
     assert report.deleted == 2
     assert report.batches == 2
-    assert set(StmEntry.objects.values_list("channel_id", flat=True)) == {602, 603}
+    assert set(StmEntry.objects.values_list("channel__discord_id", flat=True)) == {602, 603}
 
 
 def test_running_expiry_twice_deletes_nothing_more(store):
@@ -177,5 +189,5 @@ def test_two_turns_stored_at_once_in_a_new_channel_both_land_in_one_entry(lanter
     for t in threads:
         t.join(timeout=30)
     assert errors == []
-    entry = StmEntry.objects.get(channel_id=650)
+    entry = StmEntry.objects.get(channel__discord_id=650)
     assert sorted(m["content"] for m in entry.messages) == ["turn 0", "turn 1", "turn 2", "turn 3"]

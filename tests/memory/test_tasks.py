@@ -20,4 +20,4 @@ def test_running_the_task_deletes_expired_entries_and_keeps_live_ones(store):
     store(600, hours_ago=13)
     store(601, hours_ago=11)
     assert expire_stm_entries() == 1
-    assert list(StmEntry.objects.values_list("channel_id", flat=True)) == [601]
+    assert list(StmEntry.objects.values_list("channel__discord_id", flat=True)) == [601]

@@ -62,7 +62,7 @@ def test_carol_cannot_mark_a_channel_private(client, carol, store):
     store(600)
     client.force_login(carol)
     assert client.post(private_url(600), {"private": "on"}).status_code == 403
-    assert not Channel.objects.get(pk=600).is_private
+    assert not Channel.objects.get(discord_id=600).is_private
 
 
 def test_carol_cannot_turn_the_bypass_on(client, carol, lantern):
@@ -86,7 +86,7 @@ def test_bob_marks_a_channel_private_without_javascript_and_returns_to_his_revie
     )
     assert response.status_code == 302
     assert response["Location"] == review_url(channel=500, user=MIRA, tools="yes")
-    assert Channel.objects.get(pk=600).is_private
+    assert Channel.objects.get(discord_id=600).is_private
     assert AuditEvent.objects.filter(action="stm.channel_private", actor=bob).exists()
 
 

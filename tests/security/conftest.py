@@ -120,10 +120,10 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     token, plain = api_token_create(server=server, name=f"{label} bot", by=admin)
     revoked, revoked_plain = api_token_create(server=server, name=f"{label} old bot", by=admin)
     api_token_revoke(token=revoked, by=admin)
-    channel = memory_services.channel_ensure(channel_id=base + 1, server_id=server.pk, name=f"{label}-chan")
+    channel = memory_services.channel_ensure(channel_id=base + 1, owner_id=server.pk, name=f"{label}-chan")
     memory_services.stm_store_turn(
         server_id=server.pk,
-        channel_id=channel.pk,
+        channel_id=channel.discord_id,
         user_id=base + 2,
         user_name=f"{label} user",
         messages=[{"role": "user", "name": f"{label} user", "content": f"{label} remembers"}],
@@ -164,7 +164,7 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
         token_id=token.pk,
         revoked_token=revoked_plain,
         live_token=plain,
-        channel_id=channel.pk,
+        channel_id=channel.discord_id,
         conversation_id=conversation.pk,
         message_id=message.pk,
         swipe_id=swipe.pk,
@@ -191,11 +191,9 @@ def snapshot(server: Server) -> dict[str, Any]:
         "tokens": list(
             ApiToken.objects.filter(server=server).order_by("pk").values_list("pk", "name", "revoked_at")
         ),
-        "channels": list(
-            Channel.objects.filter(server=server).order_by("pk").values_list("pk", "is_private")
-        ),
+        "channels": list(Channel.objects.filter(owner=server).order_by("pk").values_list("pk", "is_private")),
         "stm": list(
-            StmEntry.objects.filter(server=server).order_by("pk").values_list("pk", "summary", "messages")
+            StmEntry.objects.filter(owner=server).order_by("pk").values_list("pk", "summary", "messages")
         ),
         "buckets": list(SampleBucket.objects.filter(server=server).order_by("pk").values_list("pk", "name")),
         "conversations": list(

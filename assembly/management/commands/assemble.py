@@ -99,7 +99,7 @@ class Command(BaseCommand):
                 seed=seed,
                 encoding=options["encoding"],
                 channel=options["channel"],
-                parent_channel=_parent_of(options["channel"], doc),
+                parent_channel=_parent_of(server_id, options["channel"], doc),
             )
         except PresetNotFound as exc:
             raise _Failure(exc.message) from None
@@ -122,7 +122,7 @@ class Command(BaseCommand):
             raise _Failure(exc.message) from None
 
 
-def _parent_of(channel: int | None, doc: Any) -> int | None:
+def _parent_of(server_id: int, channel: int | None, doc: Any) -> int | None:
     """A thread's parent channel: from the document when it names that thread, else as the bot
     reported it (the command line may query; the API never does)."""
     if channel is None:
@@ -130,4 +130,4 @@ def _parent_of(channel: int | None, doc: Any) -> int | None:
     context = doc.stm_context
     if context is not None and context.channel == channel and context.parent_channel is not None:
         return context.parent_channel
-    return thread_parent(channel)
+    return thread_parent(server_id, channel)

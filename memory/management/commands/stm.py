@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from engine import StmContext
 from memory import services
-from memory.models import MAX_MESSAGES, Channel
+from memory.models import MAX_MESSAGES
 from memory.selectors import consenting_servers, load_stm
 from servers.models import Server
 
@@ -99,7 +99,11 @@ class Command(BaseCommand):
             "--messages", type=count, default=0, help="How many synthetic messages (last 10 kept)."
         )
         add.add_argument("--age-hours", type=hours, default=Decimal(0), help="Hours since its last update.")
-        add.add_argument("--dm", action="store_true", help="A direct-message entry (belongs to no server).")
+        add.add_argument(
+            "--dm",
+            action="store_true",
+            help="A direct-message entry (stored by --server's bot, part of no guild).",
+        )
         add.add_argument("--lineage", default="")
 
         settings = commands.add_parser("settings", help="Show or change the bypass and a user's opt-in.")
@@ -140,15 +144,15 @@ class Command(BaseCommand):
         dm = options["dm"]
         if dm and (options["private"] or options["parent"]):
             raise UsageError("--private and --parent do not apply to a direct message (--dm)")
-        if not dm and options["server"] is None:
-            raise UsageError("--server is required (unless --dm)")
-        if options["server"] is not None:
-            _server(options["server"], create=True)
+        if options["server"] is None:
+            raise UsageError("--server is required (with --dm: the server whose bot stored the DM)")
+        _server(options["server"], create=True)
         if options["parent"] == options["channel"]:
             raise UsageError("a channel cannot be its own parent")
         updated_at = timezone.now() - timedelta(seconds=float(options["age_hours"] * 3600))
         entry = services.stm_put_entry(
-            server_id=None if dm else options["server"],
+            server_id=options["server"],
+            dm=dm,
             channel_id=options["channel"],
             parent_id=options["parent"],
             private=True if options["private"] else None,
@@ -163,7 +167,7 @@ class Command(BaseCommand):
                 {
                     "entry": entry.pk,
                     "server": entry.server_id,
-                    "channel": entry.channel_id,
+                    "channel": entry.channel.discord_id,
                     "user": entry.user_id,
                     "messages": len(entry.messages),
                     "summary": entry.summary,
@@ -193,11 +197,7 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(result))
 
     def _review(self, options: dict[str, Any]) -> None:
-        channel = Channel.objects.filter(pk=options["channel"]).first()
-        if channel is not None and channel.server_id not in (None, options["server"]):
-            raise UsageError(f"channel {channel.pk} belongs to another server")
-        if channel is None or not channel.is_dm:  # a DM is reviewed whatever --server says
-            _server(options["server"], create=False)
+        _server(options["server"], create=False)
         context = StmContext(
             channel=options["channel"],
             user=options["user"],

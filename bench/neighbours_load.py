@@ -1,0 +1,219 @@
+"""Two servers in one web process (issue 35): server B's moderator hammers the dashboard while server
+A's bot calls assemble. A's latency must stay within 3× its idle latency at the 99th percentile.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<a database of its own> REDIS_URL=redis://127.0.0.1:6379/<n> \\
+      .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--nodes 5000]
+
+Sets up A (the corpus-free default preset, an API token) and B (a generated preset of `--nodes` nodes,
+active, and a signed-in admin), starts `config.serve` on 127.0.0.1 only (one worker, `--threads`),
+measures A's assemble alone (idle), then again while `--hammers` threads send B's preview renders,
+B's big preset page and B's regex tester without pause. Prints p50/p99/max for A (idle and under
+load), what B got (200 / 429 / other) and exits 1 when A's p99 under load is over 3× idle or any
+A request failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load_assemble import run
+from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
+
+A, B = 881001, 882002
+PASSWORD = "neighbours bench password"
+HOST = "127.0.0.1"  # never anything else
+SETUP = """
+from django.contrib.auth import get_user_model
+from servers.models import Role, Server
+from servers.services import api_token_create, membership_set, server_ensure
+a = server_ensure(server_id={a}, name="Bench A")
+b = server_ensure(server_id={b}, name="Bench B")
+user, _ = get_user_model().objects.get_or_create(username="neighbour")
+user.set_password({password!r}); user.save()
+membership_set(server=b, user=user, role=Role.MODERATOR)
+_, token = api_token_create(server=a, name="A bot", by=None)
+print(token)
+"""
+
+
+def big_preset(nodes: int) -> bytes:
+    """A Prompt Manager preset of `nodes` short prompts, compact (well under the 2 MiB upload limit)."""
+    prompts = [{"identifier": "main", "name": "Main", "content": "Main prompt."}]
+    prompts += [
+        {"identifier": f"n{i}", "name": f"Node {i}", "content": f"Rule {i}: keep the story moving."}
+        for i in range(nodes - 1)
+    ]
+    order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]
+    return json.dumps(
+        {"prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
+    ).encode()
+
+
+def call(
+    port: int, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    conn = http.client.HTTPConnection(HOST, port, timeout=60)
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, response.getheaders(), data
+
+
+def cookies(headers: list[tuple[str, str]]) -> dict[str, str]:
+    found = {}
+    for name, value in headers:
+        if name.lower() == "set-cookie":
+            key, _, rest = value.partition("=")
+            found[key.strip()] = rest.split(";", 1)[0]
+    return found
+
+
+def sign_in(port: int) -> tuple[dict[str, str], str]:
+    status, headers, body = call(port, "GET", "/login/")
+    jar = cookies(headers)
+    csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', body).group(1).decode()  # type: ignore[union-attr]
+    form = urllib.parse.urlencode(
+        {"username": "neighbour", "password": PASSWORD, "csrfmiddlewaretoken": csrf}
+    )
+    status, headers, _ = call(
+        port,
+        "POST",
+        "/login/",
+        form.encode(),
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"csrftoken={jar['csrftoken']}"},
+    )
+    if status != 302:
+        sys.exit(f"sign-in failed with HTTP {status}")
+    jar.update(cookies(headers))
+    return jar, jar["csrftoken"]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--hammers", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--idle", type=int, default=200, help="A's assemblies measured alone")
+    args = parser.parse_args()
+
+    tmp = tempfile.TemporaryDirectory(prefix="tk-neighbours-")
+    env = {**os.environ, "DEBUG": "0", "SECURE_HTTPS": "0"}
+    if not env.get("DATABASE_URL", "").startswith("postgres"):
+        env["DATABASE_URL"] = f"sqlite:///{tmp.name}/neighbours.sqlite3"
+    env.pop("TEST_DATABASE_NAME", None)
+    if env.get("REDIS_URL"):
+        env["CACHE_KEY_PREFIX"] = f"tk-neighbours-{os.getpid()}"
+    run([PYTHON, "manage.py", "migrate", "-v0"], env)
+    token = (
+        run([PYTHON, "manage.py", "shell", "-c", SETUP.format(a=A, b=B, password=PASSWORD)], env)
+        .strip()
+        .splitlines()[-1]
+    )
+    big = Path(tmp.name) / "big.json"
+    big.write_bytes(big_preset(args.nodes))
+    out = run(
+        [PYTHON, "manage.py", "preset", "import", str(big), "--server", str(B), "--replace", "--json"], env
+    )
+    preset_id = int(re.search(r'"preset_id": (\d+)', out).group(1))  # type: ignore[union-attr]
+
+    port = free_port()
+    server = start_server(port, workers=1, threads=args.threads, env=env)
+    try:
+        wait_until_up(port, time.monotonic() + 60)
+        jar, csrf = sign_in(port)
+        cookie = "; ".join(f"{k}={v}" for k, v in jar.items())
+        document = (ROOT / "assembly" / "default_buckets.json").read_bytes()
+        bearer = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        page = {"Cookie": cookie}
+        form = {
+            "Cookie": cookie,
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-CSRFToken": csrf,
+            "HX-Request": "true",
+        }
+        preview = urllib.parse.urlencode({"document": document.decode()}).encode()
+        tester = urllib.parse.urlencode({"text": "a" * 40 + "!" + " lorem" * 2000, "kind": "reply"}).encode()
+        hammer_calls = [
+            ("preview", "POST", f"/servers/{B}/preview/render/", preview, form),
+            ("preset page", "GET", f"/servers/{B}/presets/{preset_id}/", None, page),
+            ("regex tester", "POST", f"/servers/{B}/regex/tester/", tester, form),
+        ]
+        for _ in range(5):  # warm A
+            status, _, body = call(port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
+            if status != 200:
+                sys.exit(f"warm-up assemble failed with HTTP {status}: {body[:200]!r}")
+
+        def measure_a(count: int | None, stop_at: float) -> tuple[list[float], int]:
+            times, failures = [], 0
+            while (count is None or len(times) < count) and time.monotonic() < stop_at:
+                start = time.perf_counter()
+                status, _, _ = call(port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
+                times.append((time.perf_counter() - start) * 1000)
+                failures += status != 200
+            return times, failures
+
+        idle, idle_failures = measure_a(args.idle, time.monotonic() + 120)
+
+        outcomes: dict[str, dict[str, int]] = {name: {} for name, *_ in hammer_calls}
+        lock = threading.Lock()
+        stop_at = time.monotonic() + args.seconds
+
+        def hammer(index: int) -> None:
+            i = index
+            while time.monotonic() < stop_at:
+                name, method, path, body, headers = hammer_calls[i % len(hammer_calls)]
+                i += 1
+                try:
+                    status, _, _ = call(port, method, path, body, headers)
+                except OSError:
+                    status = 0
+                key = str(status) if status in (200, 429) else "other"
+                with lock:
+                    outcomes[name][key] = outcomes[name].get(key, 0) + 1
+
+        threads = [threading.Thread(target=hammer, args=(i,)) for i in range(args.hammers)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1)  # B's load is under way
+        loaded, loaded_failures = measure_a(None, stop_at)
+        for thread in threads:
+            thread.join()
+    finally:
+        stop_server(server)
+
+    p99_idle, p99_loaded = percentile(idle, 0.99), percentile(loaded, 0.99)
+    print(
+        f"A idle:       n={len(idle)} p50={percentile(idle, 0.5):.1f} ms p99={p99_idle:.1f} ms max={max(idle):.1f} ms"
+    )
+    print(
+        f"A under load: n={len(loaded)} p50={percentile(loaded, 0.5):.1f} ms p99={p99_loaded:.1f} ms "
+        f"max={max(loaded):.1f} ms  failures={idle_failures + loaded_failures}"
+    )
+    for name, counts in outcomes.items():
+        print(f"B {name}: {counts}")
+    ratio = p99_loaded / p99_idle
+    print(f"A's p99 under load / idle: {ratio:.2f} (bound 3)")
+    sys.exit(1 if ratio > 3 or idle_failures or loaded_failures else 0)
+
+
+if __name__ == "__main__":
+    main()

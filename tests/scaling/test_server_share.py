@@ -1,0 +1,83 @@
+"""Every page and API call counts toward its server's share of a web process (issue 35, item 2).
+
+Charlie (Harbor Hall's admin) spends Harbor's share; the Lantern Guild's pages and bot keep theirs.
+The CPU share is made tiny here so that one real preview render of Harbor's empties its bucket.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from servers import fairness
+from tests.security.conftest import DEFAULT_BUCKETS
+
+
+@pytest.fixture
+def tiny_cpu_share(settings):
+    settings.SERVER_CPU_SHARE = 0.0001  # CPU-seconds earned back per second: nothing, in a test
+    settings.SERVER_CPU_BURST_SECONDS = 0.002
+    fairness._credit.clear()
+    yield
+    fairness._credit.clear()
+
+
+def render(client, server_id: int):  # type: ignore[no-untyped-def]
+    document = DEFAULT_BUCKETS.read_text(encoding="utf-8")
+    return client.post(
+        reverse("assembly:preview-render", args=[server_id]), {"document": document}, HTTP_HX_REQUEST="true"
+    )
+
+
+def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def]
+    return client.post(
+        f"/api/v1/servers/{server_id}/assemble",
+        data=DEFAULT_BUCKETS.read_text(encoding="utf-8"),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+
+
+def test_harbor_spending_its_share_gets_a_busy_page_while_the_lantern_carries_on(
+    tiny_cpu_share, client, alice, charlie, lantern, harbor, api_token, harbor_token
+):
+    client.force_login(charlie)
+    assert render(client, harbor.pk).status_code == 200  # the render that empties Harbor's bucket
+    busy = client.get(reverse("regex_scripts:tester", args=[harbor.pk]))
+    assert busy.status_code == 429 and busy["Retry-After"] == "1"
+    assert "busy, try again" in busy.content.decode()
+    refused = assemble(client, harbor.pk, harbor_token)
+    assert refused.status_code == 429 and "retry in 1 s" in json.loads(refused.content)["error"]
+
+    client.force_login(alice)
+    assert render(client, lantern.pk).status_code == 200
+    assert assemble(client, lantern.pk, api_token).status_code in (200, 429)  # Lantern's own share
+
+
+def test_charlies_requests_to_the_lanterns_pages_do_not_spend_the_lanterns_share(
+    tiny_cpu_share, client, alice, charlie, lantern, harbor
+):
+    client.force_login(charlie)
+    for _ in range(5):
+        assert render(client, lantern.pk).status_code == 404
+    client.force_login(alice)
+    assert render(client, lantern.pk).status_code == 200
+
+
+def test_a_servers_concurrent_requests_past_the_limit_are_refused(settings, lantern):
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 2
+    token = fairness._claims.set([])
+    try:
+        fairness.claim_share(lantern.pk)
+        other = fairness._claims.set([])
+        fairness.claim_share(lantern.pk)
+        third = fairness._claims.set([])
+        with pytest.raises(fairness.ServerBusy):
+            fairness.claim_share(lantern.pk)
+        fairness._claims.reset(third)
+        fairness._claims.reset(other)
+    finally:
+        fairness._claims.reset(token)
+        fairness._running.clear()
