@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.HealthCheckMiddleware",  # first: answers /healthz for any Host header
+    "config.middleware.ApiJsonErrorsMiddleware",  # outside the rest: sees every error /api/ answers
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -77,6 +78,7 @@ API_MIDDLEWARE = [
     for name in MIDDLEWARE
     if name
     in {
+        "config.middleware.ApiJsonErrorsMiddleware",
         "django.middleware.security.SecurityMiddleware",
         "config.middleware.SecurityHeadersMiddleware",
         "config.middleware.MaintenanceMiddleware",
