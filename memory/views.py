@@ -49,6 +49,9 @@ VERDICT_LABELS = {
     EXPIRED: ("expired", "danger"),
 }
 REVIEW_FIELDS = ("channel", "user", "tools", "provider", "lineage")
+# The providers the bot may name in `stm_context.provider`, in the admin's words; NovelAI cannot call
+# the memory tool (docs/memory.md), so reviewing as NovelAI shows what a bot without tools sees.
+PROVIDERS = (("openai", "OpenAI"), ("anthropic", "Anthropic"), ("gemini", "Gemini"), ("novelai", "NovelAI"))
 SNOWFLAKE_MAX = 2**63 - 1
 
 
@@ -117,13 +120,18 @@ def _snowflake(text: str | None) -> int | None:
     return None
 
 
+def _provider(value: str | None) -> str:
+    value = (value or "").strip().lower()
+    return value if value in dict(PROVIDERS) else "openai"
+
+
 def _review_context(request: AuthenticatedHttpRequest, server: Server, params: QueryDict) -> dict[str, Any]:
     now = timezone.now()
     form = {
         "channel": (params.get("channel") or "").strip(),
         "user": (params.get("user_id") or params.get("user") or "").strip(),
         "tools": "no" if params.get("tools") == "no" else "yes",
-        "provider": (params.get("provider") or "").strip()[:40],
+        "provider": _provider(params.get("provider")),
         "lineage": (params.get("lineage") or "").strip()[:100],
     }
     users = selectors.users_seen_in(server)
@@ -131,6 +139,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
     context: dict[str, Any] = {
         "server": server,
         "form": form,
+        "providers": PROVIDERS,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
         "channels": selectors.channels_for(server),
