@@ -8,6 +8,7 @@ POST forms that redirect without JavaScript and answer with the review partial u
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -135,14 +136,18 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         "lineage": (params.get("lineage") or "").strip()[:100],
     }
     users = selectors.users_seen_in(server)
-    member_names = server_selectors.directory_names(server.pk).members
+    names = server_selectors.directory_names(server.pk)
+    member_names, pushed = names.members, names.channels
+    channels = selectors.channels_for(server)
     context: dict[str, Any] = {
         "server": server,
         "form": form,
         "providers": PROVIDERS,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
-        "channels": selectors.channels_for(server),
+        "channels": channels,
+        # The review's picker: once the bot has pushed a directory, the channels of its latest push.
+        "picker_channels": [c for c in channels if c.id in pushed] if pushed else channels,
         "users": users,
         "members": _member_choices(users, member_names),
         "has_directory": bool(member_names),
@@ -198,7 +203,10 @@ def _member_choices(users: list[Any], member_names: dict[int, str]) -> list[tupl
         ((member_id, name) for member_id, name in member_names.items() if member_id not in listed),
         key=lambda pair: pair[1].casefold(),
     )
-    return (choices + others)[:MAX_MEMBER_CHOICES]
+    shown = (choices + others)[:MAX_MEMBER_CHOICES]
+    # Two members called "Mira" are told apart by the end of their Discord ids.
+    counts = Counter(name.casefold() for _, name in shown)
+    return [(i, f"{name} (…{str(i)[-4:]})" if counts[name.casefold()] > 1 else name) for i, name in shown]
 
 
 def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> ReviewRow:

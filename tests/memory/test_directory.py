@@ -155,3 +155,53 @@ def test_a_channel_name_typed_instead_of_an_id_is_answered(client, alice):
     client.force_login(alice)
     page = client.post(f"/servers/{LANTERN}/presets/channels/", {"channel": "general"}, follow=True)
     assert "“general” is not a channel id" in page.content.decode()
+
+
+def test_the_channel_confirmation_and_the_server_home_name_the_channel_alice_picked(
+    client, api_token, alice, lantern, django_capture_on_commit_callbacks
+):
+    from presets.services import preset_import
+    from tests.presets.conftest import make_preset
+
+    inn = preset_import(
+        server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+    client.force_login(alice)
+    answer = client.post(
+        f"/servers/{LANTERN}/presets/channels/", {"channel": CELLAR, "preset": inn.preset.pk}, follow=True
+    ).content.decode()
+    assert "#cellar now uses “Inn”." in answer and f"Channel {CELLAR}" not in answer
+    home = client.get(f"/servers/{LANTERN}/").content.decode()
+    recent = home[home.index('data-testid="audit-events"') :]
+    assert "Channel preset set" in recent and "channel: #cellar" in recent and f"{CELLAR}<" not in recent
+
+
+def test_the_pickers_list_only_the_latest_pushs_channels_and_tell_two_miras_apart(
+    client, api_token, alice, lantern, django_capture_on_commit_callbacks
+):
+    from presets.services import preset_import
+    from tests.presets.conftest import make_preset
+
+    preset_import(server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+        push(
+            client,
+            api_token,
+            {
+                "channels": [{"id": GENERAL, "name": "general"}],
+                "members": [
+                    {"id": "111111111111111111", "display_name": "Mira"},
+                    {"id": "222222222222222222", "display_name": "Mira"},
+                ],
+            },
+        )
+    client.force_login(alice)
+    presets_page = client.get(f"/servers/{LANTERN}/presets/").content.decode()
+    picker = presets_page[presets_page.index('data-testid="channel-picker"') :]
+    picker = picker[: picker.index("</select>")]
+    assert "#general" in picker and "#cellar" not in picker  # the cellar was not in the latest push
+    review = client.get(f"/servers/{LANTERN}/memory/").content.decode()
+    assert "Mira (…1111)" in review and "Mira (…2222)" in review
