@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import Server
 
 from . import services
@@ -42,6 +43,15 @@ def populate(server: Server) -> None:
             Channel.objects.create(
                 id=channel_id, server=server, name=name, parent_id=parent, is_private=private
             )
+    # The bot's directory, as a bot pushes it on joining: the pages show these names, not ids.
+    services.directory_push(
+        server_id=server.pk,
+        channels=[DirectoryChannel(id=c, name=n, parent=p, private=priv) for c, n, p, priv in _CHANNELS],
+        members=[
+            DirectoryMember(id=DEMO_USER, display_name="Mira"),
+            DirectoryMember(id=OTHER_USER, display_name="Tomas"),
+        ],
+    )
     entries = [
         (
             900000000000000001,

@@ -122,6 +122,9 @@ def detail_words(detail: dict[str, Any], names: Any) -> list[tuple[str, str, str
         if key == "script_json":
             continue  # the script's whole JSON: its name is already shown
         label = _KEYS.get(key, key.replace("_", " "))
+        if key in ("user", "user_id") and not str(value).isdigit():
+            shown.append(("user", str(value), stored))  # a dashboard account (a membership), not a Discord id
+            continue
         shown.append((label, _value_words(key, value, channels, members), stored))
     return shown
 
