@@ -80,6 +80,7 @@ def test_on_a_phone_a_node_is_a_two_line_card_and_delete_asks_first(page, lanter
     sign_in(page, "alice")
     page.goto(f"/servers/{lantern.pk}/presets/{tavern.pk}/")
     row = page.locator(f"#node-{greet.pk}")
+    assert page.locator("#node-rows tr").first.bounding_box()["y"] < 2 * 844  # the list on the second screen
     line = page.evaluate("() => parseFloat(getComputedStyle(document.body).lineHeight) || 24")
     height = row.bounding_box()["height"]
     assert height <= 2 * max(line, 44) + 24, height  # two lines of 44 px targets and the card's padding
