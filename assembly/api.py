@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from engine import BucketError, parse_buckets
 from lorebooks import services as lorebook_services
-from servers.api_auth import ApiError, api_view, json_response, read_json_body
+from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
 from servers.fairness import fair_share
 from servers.snowflakes import read_snowflake
 
@@ -44,12 +44,20 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     if not isinstance(body, dict):
         raise ApiError("The request body must be a JSON object (a bucket document).")
     options = {key: body.get(key) for key in REQUEST_FIELDS}
-    document = (
-        body.get("buckets") if isinstance(body.get("buckets"), dict) else _without(body, REQUEST_FIELDS)
-    )
+    in_buckets = isinstance(body.get("buckets"), dict)
+    document = _ReadKeys(body["buckets"] if in_buckets else _without(body, REQUEST_FIELDS))
     _check_options(options)
     try:
         doc = parse_buckets(document)
+    except BucketError as exc:
+        raise ApiError(exc.message) from None
+    # A field the bucket parser never asked for is a misspelling (`histroy`), not something to ignore.
+    if in_buckets:
+        refuse_unknown_fields(body, {*REQUEST_FIELDS, "buckets"})
+        refuse_unknown_fields(document, document.asked, where="`buckets`")
+    else:
+        refuse_unknown_fields(body, {*REQUEST_FIELDS, *document.asked})
+    try:
         assembly = assemble_for_server(
             server_id=server_id,
             doc=doc,
@@ -74,6 +82,28 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
             server_id=server_id, channel=channel, state=assembly.world_info["state"]
         )
     return json_response(assembly.to_dict())
+
+
+class _ReadKeys(dict[str, Any]):
+    """A bucket document that remembers which top-level fields the parser asked for, so the fields it
+    does not know are found without a second list of them to keep in step with engine.parse_buckets."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.asked.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.asked.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.asked.add(key)
+        return super().__contains__(key)
 
 
 def _without(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
-"""Project-wide middleware: the health check, security headers, body limits, the maintenance page and
-htmx messages."""
+"""Project-wide middleware: the health check, JSON errors under /api/, security headers, body limits,
+the maintenance page and htmx messages."""
 
 import logging
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -42,6 +43,48 @@ class HealthCheckMiddleware:
         response = JsonResponse(report, status=200 if report["database"] == "ok" else 503)
         response.headers["Cache-Control"] = "no-store"
         return response
+
+
+class ApiJsonErrorsMiddleware:
+    """Under /api/ every error is JSON `{"error": sentence}` with its status (docs/bot.md): an unknown
+    address, a trailing slash, a method the address does not take, a refused Host header or a crash
+    otherwise answer Django's HTML page (or an empty body), on which a bot's JSON decoding dies."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code < 400 or not request.path.startswith("/api/"):
+            return response
+        if response.get("Content-Type", "").startswith("application/json"):
+            return response
+        answer = JsonResponse({"error": api_error_sentence(request, response)}, status=response.status_code)
+        for header in ("Allow", "Retry-After"):
+            if header in response.headers:
+                answer.headers[header] = response.headers[header]
+        return answer
+
+
+def api_error_sentence(request: HttpRequest, response: HttpResponse) -> str:
+    """One sentence for an error the API's own views did not word."""
+    status, path = response.status_code, request.path
+    if status == 404:
+        if path.endswith("/") and len(path) > len("/api/"):
+            return f"No such API address: {path}. API addresses have no trailing slash: {path.rstrip('/')}."
+        return f"No such API address: {path}. The addresses are listed in docs/bot.md."
+    if status == 405:
+        allowed = response.headers.get("Allow", "")
+        return f"{path} does not take {request.method}; use {allowed or 'another method'}."
+    if status >= 500:
+        return (
+            "The server failed on this request; it has been logged. Try again, or tell the server's admins."
+        )
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Error"
+    return f"The request was refused ({status} {phrase})."
 
 
 class SecurityHeadersMiddleware:

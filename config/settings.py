@@ -55,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.HealthCheckMiddleware",  # first: answers /healthz for any Host header
+    "config.middleware.ApiJsonErrorsMiddleware",  # outside the rest: sees every error /api/ answers
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -79,6 +80,7 @@ API_MIDDLEWARE = [
     for name in MIDDLEWARE
     if name
     in {
+        "config.middleware.ApiJsonErrorsMiddleware",
         "django.middleware.security.SecurityMiddleware",
         "config.middleware.SecurityHeadersMiddleware",
         "config.middleware.MaintenanceMiddleware",

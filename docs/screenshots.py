@@ -1,5 +1,6 @@
 """Retake the README's screenshots: the preview, the upload summary, the memory review, the
-presets list, the preset editor and a lorebook's entries, at 1366 px and 390 px, into docs/img/.
+presets list, the preset editor, a lorebook's entries and the audit log, at 1366 px and 390 px, into
+docs/img/.
 
     .venv/bin/python docs/screenshots.py
     .venv/bin/python docs/screenshots.py --width 390 --suffix=-before   # e.g. docs/img/editor-390-before.png
@@ -67,6 +68,7 @@ def shoot(base: str, review: str, *, widths: dict[int, int], suffix: str, only: 
         "presets": "/servers/1001/presets/",
         "editor": "/servers/1001/presets/{nemo}/",
         "lorebook-entries": "{lorebook}",
+        "audit-log": "/servers/1001/audit/",
     }
     if only:
         pages = {name: path for name, path in pages.items() if name in only}
@@ -130,6 +132,19 @@ def main() -> None:
         lorebook = CORPUS / "worldinfo" / "st-Eldoria-newer.json"
         manage(env, "lorebook", "import", str(lorebook), "--server", "1001", "--name", "Eldoria", "--json")
         channel, user = manage(env, "shell", "-c", FIND_REVIEW).split()[-2:]
+        # #cellar gets its own preset, so the audit log shows a channel named as the picker names it.
+        manage(
+            env,
+            "preset",
+            "channel",
+            "--server",
+            "1001",
+            "--channel",
+            "900000000000000005",
+            "--preset",
+            "nemoengine-v10",
+            "--json",
+        )
         port = free_port()
         server = subprocess.Popen(
             [

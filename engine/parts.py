@@ -49,7 +49,7 @@ class Source:
     def label(self) -> str:
         """A short human label, for the preview."""
         if self.kind == "native":
-            return self.tag
+            return block_label(self.tag)
         if self.kind == "node":
             return f"{self.name or self.identifier} ({self.identifier})"
         if self.kind == "card":
@@ -59,6 +59,39 @@ class Source:
         if self.kind == "assembler" and self.name == "authors_note":
             return "Author's Note"
         return f"{self.kind.replace('_', ' ')}: {self.name}"
+
+
+# What each of the server's own blocks is, in the admin's words: omission sentences say "the …", the
+# preview labels a part with it ("Server's system prompt"), the tag itself stays in a tooltip.
+BLOCK_NAMES = {
+    "SYSTEM_SCENARIO": "the scenario",
+    "USER_PERSONA": "the user's persona description",
+    "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
+    "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
+    "KNOWLEDGE_WORLD_INFO_BEFORE": "the World Info placed before the character",
+    "KNOWLEDGE_WORLD_INFO_AFTER": "the World Info placed after the character",
+    "SYSTEM_PERSONA_PROMPT": "the persona prompt",
+    "SYSTEM_PERSONALITY": "the personality attributes",
+    "KNOWLEDGE_SERVER_INFO": "the server info",
+    "KNOWLEDGE_SERVER_MEMORIES": "the server memories",
+    "KNOWLEDGE_SERVER_EMOJIS": "the emoji list",
+    "KNOWLEDGE_SERVER_STICKERS": "the sticker list",
+    "KNOWLEDGE_USERS_IN_CONVERSATION": "the users in the conversation",
+    "KNOWLEDGE_SHORT_TERM_MEMORY": "the short-term memory",
+    "KNOWLEDGE_SERVER_DOCUMENTS": "the retrieved documents",
+    "KNOWLEDGE_SERVER_CONDITIONING": "the conditioning guidance",
+    "DIALOGUE_SAMPLE": "the sample dialogues",
+    "DIALOGUE_HISTORY": "the conversation history",
+}
+
+
+def block_label(tag: str) -> str:
+    """`SYSTEM_HUMANIZER_RULES` -> "Server's system prompt"; an unknown tag as it is."""
+    name = BLOCK_NAMES.get(tag)
+    if name is None:
+        return tag
+    name = name.removeprefix("the ")
+    return name[:1].upper() + name[1:]
 
 
 def native_source(tag: str) -> Source:

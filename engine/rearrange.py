@@ -14,7 +14,17 @@ from dataclasses import dataclass, field, replace
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
 from .macros import RenderMemo, Segment, SegmentOutput
-from .parts import Item, Notes, Omission, Part, Source, native_source, node_source, setting_source
+from .parts import (
+    BLOCK_NAMES,
+    Item,
+    Notes,
+    Omission,
+    Part,
+    Source,
+    native_source,
+    node_source,
+    setting_source,
+)
 from .st_format import PresetNode, PromptSettings
 
 DEPTH_BLOCK_TAG = ""
@@ -69,26 +79,6 @@ APPENDED_WHEN_ABSENT = (
     ("scenario", SCENARIO_TAG),
     ("personaDescription", PERSONA_TAG),
 )
-BLOCK_NAMES = {
-    SCENARIO_TAG: "the scenario",
-    PERSONA_TAG: "the user's persona description",
-    "SYSTEM_HUMANIZER_RULES": "the server's system prompt",
-    "SYSTEM_CHANNEL_PROMPT": "the channel prompt",
-    "KNOWLEDGE_WORLD_INFO_BEFORE": "the World Info placed before the character",
-    "KNOWLEDGE_WORLD_INFO_AFTER": "the World Info placed after the character",
-    "SYSTEM_PERSONA_PROMPT": "the persona prompt",
-    "SYSTEM_PERSONALITY": "the personality attributes",
-    "KNOWLEDGE_SERVER_INFO": "the server info",
-    "KNOWLEDGE_SERVER_MEMORIES": "the server memories",
-    "KNOWLEDGE_SERVER_EMOJIS": "the emoji list",
-    "KNOWLEDGE_SERVER_STICKERS": "the sticker list",
-    "KNOWLEDGE_USERS_IN_CONVERSATION": "the users in the conversation",
-    "KNOWLEDGE_SHORT_TERM_MEMORY": "the short-term memory",
-    "KNOWLEDGE_SERVER_DOCUMENTS": "the retrieved documents",
-    "KNOWLEDGE_SERVER_CONDITIONING": "the conditioning guidance",
-    "DIALOGUE_SAMPLE": "the sample dialogues",
-    "DIALOGUE_HISTORY": "the conversation history",
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,14 @@
 """A Discord bot on Tavernkeep: the whole loop of docs/bot.md, runnable.
 
-    pip install -e '.[bot]'          # discord.py and httpx, not needed by the app
-    TAVERNKEEP_URL=http://127.0.0.1:8000 TAVERNKEEP_TOKEN=… DISCORD_TOKEN=… \
-    MODEL_PROVIDER=openai MODEL_URL=https://api.openai.com/v1/chat/completions MODEL_KEY=… MODEL_NAME=gpt-4o-mini \
-    python examples/discord_bot.py
+    pip install -r examples/requirements.txt      # discord.py and httpx: the bot needs nothing else
+    TAVERNKEEP_URL=http://127.0.0.1:8000 TAVERNKEEP_TOKENS=<guild id>=<token>,<guild id>=<token> \
+    DISCORD_TOKEN=… MODEL_PROVIDER=openai MODEL_URL=https://api.openai.com/v1/chat/completions \
+    MODEL_KEY=… MODEL_NAME=gpt-4o-mini python examples/discord_bot.py
+
+Each Discord guild is its own server in Tavernkeep with its own API token (made on that server's
+Tokens page), so the bot holds one token per guild: `TAVERNKEEP_TOKENS` maps guild ids to tokens
+(`TAVERNKEEP_TOKEN` alone serves a bot that is in one guild). A guild without a token is skipped
+with a line in the log.
 
 The loop, per message: assemble the prompt (`POST …/assemble` with the channel's history, its
 per-message variables and `stm_context`) → call the model with the provider body Tavernkeep built,
@@ -19,8 +24,10 @@ discord.py (tests/bot/). Ids stay strings from end to end, as discord.py and dis
 from __future__ import annotations
 
 import json
+import logging
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +35,7 @@ import httpx
 
 DISCORD_LIMIT = 2000
 HISTORY_KEPT = 30
+log = logging.getLogger("tavernkeep-bot")
 
 
 # -- the pieces of the loop --------------------------------------------------------------------------
@@ -72,20 +80,40 @@ def split_for_discord(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
     return [*pieces, rest] if rest else pieces
 
 
-class Tavernkeep:
-    """The bot's side of the Tavernkeep API for one guild's token."""
+class TavernkeepError(Exception):
+    """Tavernkeep refused a request or could not be reached; the message is one sentence."""
 
-    def __init__(self, base_url: str, token: str, http: httpx.Client) -> None:
+
+class NoToken(TavernkeepError):
+    """The bot has no Tavernkeep token for this guild."""
+
+
+class Tavernkeep:
+    """The bot's side of the Tavernkeep API: one token per guild (each guild is its own server there)."""
+
+    def __init__(self, base_url: str, tokens: Mapping[str, str] | str, http: httpx.Client) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = http
-        self.headers = {"Authorization": f"Bearer {token}"}
+        # A plain string is the token of a bot that is in one guild: it is sent for every guild.
+        self.tokens, self.only_token = (dict(tokens), None) if not isinstance(tokens, str) else ({}, tokens)
+
+    def token_for(self, server_id: str) -> str:
+        token = self.tokens.get(server_id) or self.only_token
+        if not token:
+            raise NoToken(
+                f"No Tavernkeep token for guild {server_id}: make one on that server's Tokens page and add "
+                f"{server_id}=<token> to TAVERNKEEP_TOKENS."
+            )
+        return token
 
     def _post(self, server_id: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}/api/v1/servers/{server_id}/{path}"
-        response = self.http.post(url, json=body, headers=self.headers, timeout=30)
-        if response.status_code != 200:
-            raise RuntimeError(f"Tavernkeep {path}: {response.status_code} {response.json().get('error')}")
-        return response.json()
+        headers = {"Authorization": f"Bearer {self.token_for(server_id)}"}
+        try:
+            response = self.http.post(url, json=body, headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            raise TavernkeepError(f"Tavernkeep {path}: could not reach {self.base_url} ({exc}).") from None
+        return answer_of(path, response)
 
     def assemble(self, server_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._post(server_id, "assemble", body)
@@ -103,6 +131,24 @@ class Tavernkeep:
         self, server_id: str, channels: list[dict[str, Any]], members: list[dict[str, Any]]
     ) -> dict[str, Any]:
         return self._post(server_id, "directory", {"channels": channels, "members": members})
+
+
+def answer_of(path: str, response: httpx.Response) -> dict[str, Any]:
+    """The JSON object Tavernkeep answered, or TavernkeepError with its `error` sentence; an answer
+    that is not JSON (a proxy's error page, an empty body) is said as such, never a JSONDecodeError."""
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if response.status_code == 200 and isinstance(answer, dict):
+        return answer
+    if isinstance(answer, dict) and isinstance(answer.get("error"), str):
+        raise TavernkeepError(f"Tavernkeep {path}: {response.status_code} {answer['error']}")
+    kind = response.headers.get("Content-Type", "no content type") if response.content else "an empty body"
+    raise TavernkeepError(
+        f"Tavernkeep {path}: {response.status_code} with {kind} instead of JSON; is TAVERNKEEP_URL the "
+        "Tavernkeep address?"
+    )
 
 
 @dataclass
@@ -219,27 +265,81 @@ class BotCore:
 # -- Discord ---------------------------------------------------------------------------------------------
 
 
+PROVIDERS = ("openai", "anthropic", "gemini")
+
+
+class ConfigError(Exception):
+    """A missing or malformed setting; the message is one sentence saying what to set."""
+
+
+@dataclass
+class Config:
+    url: str
+    tokens: dict[str, str] | str
+    discord_token: str
+    model: Model
+    bot_name: str
+
+
+def config_from(environ: Mapping[str, str]) -> Config:
+    """The bot's settings from the environment, or ConfigError naming what is missing."""
+
+    def required(name: str, what: str) -> str:
+        value = environ.get(name, "").strip()
+        if not value:
+            raise ConfigError(f"Set {name}: {what}.")
+        return value
+
+    url = required("TAVERNKEEP_URL", "Tavernkeep's address, such as http://127.0.0.1:8000")
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"TAVERNKEEP_URL must start with http:// or https:// (it is {url!r}).")
+    tokens: dict[str, str] | str = {}
+    for pair in filter(None, (p.strip() for p in environ.get("TAVERNKEEP_TOKENS", "").split(","))):
+        guild, _, token = pair.partition("=")
+        if not guild.strip().isdigit() or not token.strip():
+            raise ConfigError(
+                f"TAVERNKEEP_TOKENS takes <guild id>=<token> pairs separated by commas; {pair.split('=')[0]!r}… is not one."
+            )
+        tokens[guild.strip()] = token.strip()
+    if not tokens:
+        tokens = environ.get("TAVERNKEEP_TOKEN", "").strip()
+    if not tokens:
+        raise ConfigError(
+            "Set TAVERNKEEP_TOKENS to <guild id>=<token> pairs (one token per guild, made on that server's "
+            "Tokens page in Tavernkeep), or TAVERNKEEP_TOKEN for a bot in one guild."
+        )
+    provider = environ.get("MODEL_PROVIDER", "openai").strip() or "openai"
+    if provider not in PROVIDERS:
+        raise ConfigError(f"MODEL_PROVIDER must be one of {', '.join(PROVIDERS)} (it is {provider!r}).")
+    model = Model(
+        provider,
+        required("MODEL_URL", "the model's full streaming endpoint"),
+        required("MODEL_KEY", "the model provider's API key"),
+        environ.get("MODEL_NAME", "").strip(),
+    )
+    discord_token = required("DISCORD_TOKEN", "the bot's token from Discord's developer portal")
+    return Config(url, tokens, discord_token, model, environ.get("BOT_NAME", "Bot").strip() or "Bot")
+
+
 def run() -> None:  # pragma: no cover - needs Discord
     import asyncio
 
-    import discord  # the [bot] extra; the core above does not need it
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        config = config_from(os.environ)
+    except ConfigError as exc:
+        sys.exit(f"error: {exc}")
+    try:
+        import discord  # examples/requirements.txt; the core above does not need it
+    except ImportError:
+        sys.exit("error: discord.py is not installed: pip install -r examples/requirements.txt")
 
     intents = discord.Intents.default()
     intents.message_content = True
     intents.members = True
     client = discord.Client(intents=intents)
     http = httpx.Client()
-    core = BotCore(
-        Tavernkeep(os.environ["TAVERNKEEP_URL"], os.environ["TAVERNKEEP_TOKEN"], http),
-        Model(
-            os.environ.get("MODEL_PROVIDER", "openai"),
-            os.environ["MODEL_URL"],
-            os.environ["MODEL_KEY"],
-            os.environ.get("MODEL_NAME", ""),
-        ),
-        http,
-        bot_name=os.environ.get("BOT_NAME", "Bot"),
-    )
+    core = BotCore(Tavernkeep(config.url, config.tokens, http), config.model, http, bot_name=config.bot_name)
 
     def directory_of(guild: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         everyone = guild.default_role
@@ -257,7 +357,10 @@ def run() -> None:  # pragma: no cover - needs Discord
 
     @client.event
     async def on_guild_join(guild: Any) -> None:
-        await asyncio.to_thread(core.tavernkeep.push_directory, str(guild.id), *directory_of(guild))
+        try:
+            await asyncio.to_thread(core.tavernkeep.push_directory, str(guild.id), *directory_of(guild))
+        except TavernkeepError as exc:
+            log.warning("joined %s: %s", guild.name, exc)
 
     @client.event
     async def on_message(message: Any) -> None:
@@ -272,12 +375,16 @@ def run() -> None:  # pragma: no cover - needs Discord
             content=message.clean_content,
             parent_channel_id=str(thread_parent) if thread_parent else None,
         )
-        async with message.channel.typing():
-            pieces = await asyncio.to_thread(core.handle, incoming)
+        try:
+            async with message.channel.typing():
+                pieces = await asyncio.to_thread(core.handle, incoming)
+        except (TavernkeepError, httpx.HTTPError) as exc:
+            log.warning("no answer in %s #%s: %s", message.guild.name, message.channel, exc)
+            return
         for piece in pieces:
             await message.channel.send(piece)
 
-    client.run(os.environ["DISCORD_TOKEN"])
+    client.run(config.discord_token, log_handler=None)
 
 
 if __name__ == "__main__":

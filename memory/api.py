@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from servers import selectors as server_selectors
-from servers.api_auth import ApiError, api_view, read_json_body
+from servers.api_auth import ApiError, api_view, read_json_body, refuse_unknown_fields
 from servers.directory import read_directory
 from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
@@ -26,6 +26,10 @@ from . import selectors, services
 from .models import StmEntry
 
 MAX_BODY_BYTES = 256 * 1024
+TURN_FIELDS = frozenset(
+    ("channel", "parent_channel", "user", "user_name", "channel_name", "lineage", "messages", "summary", "dm")
+)
+SUMMARY_FIELDS = frozenset(("channel", "user", "lineage", "summary", "dm"))
 DIRECTORY_MAX_BYTES = 1024 * 1024
 
 
@@ -76,6 +80,9 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method != "POST":
         return _json({"error": "Use POST to store a turn."}, status=405)
     body = _object_body(request)
+    refuse_unknown_fields(body, TURN_FIELDS)
+    if "messages" not in body:
+        raise ApiError("`messages` is required: the turn's messages, [{role, name, content}].")
     try:
         entry = services.stm_store_turn(
             server_id=server_id,
@@ -99,6 +106,7 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method not in ("POST", "PUT"):
         return _json({"error": "Use POST to update a channel's summary."}, status=405)
     body = _object_body(request)
+    refuse_unknown_fields(body, SUMMARY_FIELDS)
     if "summary" not in body:
         raise ApiError("`summary` is required.")
     try:
@@ -129,6 +137,7 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     if request.method != "POST":
         return _json({"error": "Use POST to set a user's cross-server opt-in."}, status=405)
     body = _object_body(request)
+    refuse_unknown_fields(body, ("opt_in",))
     if not isinstance(body.get("opt_in"), bool):
         raise ApiError("`opt_in` must be true or false.")
     if not 0 < user_id <= SNOWFLAKE_MAX:

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import Server
 
 from . import services
@@ -41,6 +42,15 @@ def populate(server: Server) -> None:
         services.channel_ensure(
             channel_id=channel_id, owner_id=server.pk, parent_id=parent, private=private, name=name
         )
+    # The bot's directory, as a bot pushes it on joining: the pages show these names, not ids.
+    services.directory_push(
+        server_id=server.pk,
+        channels=[DirectoryChannel(id=c, name=n, parent=p, private=priv) for c, n, p, priv in _CHANNELS],
+        members=[
+            DirectoryMember(id=DEMO_USER, display_name="Mira"),
+            DirectoryMember(id=OTHER_USER, display_name="Tomas"),
+        ],
+    )
     entries = [
         (
             900000000000000001,

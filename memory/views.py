@@ -8,6 +8,7 @@ POST forms that redirect without JavaScript and answer with the review partial u
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -49,6 +50,9 @@ VERDICT_LABELS = {
     EXPIRED: ("expired", "danger"),
 }
 REVIEW_FIELDS = ("channel", "user", "tools", "provider", "lineage")
+# The providers the bot may name in `stm_context.provider`, in the admin's words; NovelAI cannot call
+# the memory tool (docs/memory.md), so reviewing as NovelAI shows what a bot without tools sees.
+PROVIDERS = (("openai", "OpenAI"), ("anthropic", "Anthropic"), ("gemini", "Gemini"), ("novelai", "NovelAI"))
 SNOWFLAKE_MAX = 2**63 - 1
 
 
@@ -117,25 +121,35 @@ def _snowflake(text: str | None) -> int | None:
     return None
 
 
+def _provider(value: str | None) -> str:
+    value = (value or "").strip().lower()
+    return value if value in dict(PROVIDERS) else "openai"
+
+
 def _review_context(request: AuthenticatedHttpRequest, server: Server, params: QueryDict) -> dict[str, Any]:
     now = timezone.now()
     form = {
         "channel": (params.get("channel") or "").strip(),
         "user": (params.get("user_id") or params.get("user") or "").strip(),
         "tools": "no" if params.get("tools") == "no" else "yes",
-        "provider": (params.get("provider") or "").strip()[:40],
+        "provider": _provider(params.get("provider")),
         "lineage": (params.get("lineage") or "").strip()[:100],
     }
     users = selectors.users_seen_in(server)
-    directory_members = server_selectors.directory_names(server.pk).members
+    names = server_selectors.directory_names(server.pk)
+    directory_members, pushed = names.members, names.channels
     # This server's names only: what its bot sent with turns, the pushed directory first.
     member_names = {user: name for user, name in users if name} | directory_members
+    channels = selectors.channels_for(server)
     context: dict[str, Any] = {
         "server": server,
         "form": form,
+        "providers": PROVIDERS,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
-        "channels": selectors.channels_for(server),
+        "channels": channels,
+        # The review's picker: once the bot has pushed a directory, the channels of its latest push.
+        "picker_channels": [c for c in channels if c.discord_id in pushed] if pushed else channels,
         "users": users,
         "members": _member_choices(users, member_names),
         "has_directory": bool(directory_members),
@@ -193,7 +207,10 @@ def _member_choices(users: list[tuple[int, str]], member_names: dict[int, str]) 
         ((member_id, name) for member_id, name in member_names.items() if member_id not in listed),
         key=lambda pair: pair[1].casefold(),
     )
-    return (choices + others)[:MAX_MEMBER_CHOICES]
+    shown = (choices + others)[:MAX_MEMBER_CHOICES]
+    # Two members called "Mira" are told apart by the end of their Discord ids.
+    counts = Counter(name.casefold() for _, name in shown)
+    return [(i, f"{name} (…{str(i)[-4:]})" if counts[name.casefold()] > 1 else name) for i, name in shown]
 
 
 def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> ReviewRow:

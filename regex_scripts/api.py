@@ -13,12 +13,13 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
-from servers.api_auth import ApiError, api_view, json_response, read_json_body
+from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
 from servers.fairness import fair_share
 
 from .selectors import PresetNotFound, clean_for_server
 
 MAX_BODY_BYTES = 1024 * 1024
+FIELDS = frozenset(("text", "kind", "reasoning", "impersonate", "preset", "seed", "names"))
 
 
 @require_POST
@@ -28,6 +29,7 @@ def clean_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
     if not isinstance(body, dict):
         raise ApiError("The request body must be a JSON object with a `text`.")
+    refuse_unknown_fields(body, FIELDS)
     text = body.get("text")
     if not isinstance(text, str):
         raise ApiError("`text` must be a string (the reply or the user message).")

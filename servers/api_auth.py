@@ -10,8 +10,9 @@ the database, and a revocation holds even after Redis comes back from an old sna
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from functools import wraps
 from typing import Any
 
@@ -129,6 +130,23 @@ def refuse_unstorable_upload(raw: bytes | str, *, what: str = "The file") -> Non
         refuse_unstorable_text(data, what=what)
     except BucketError as exc:
         raise ApiError(exc.message) from None
+
+
+def refuse_unknown_fields(
+    body: dict[str, Any], known: Iterable[str], *, where: str = "the request body"
+) -> None:
+    """ApiError (400) naming the first field of `body` this endpoint does not read: a misspelt field
+    (`histroy`) is never silently ignored (docs/bot.md)."""
+    names: Collection[str] = known if isinstance(known, (set, frozenset, dict)) else frozenset(known)
+    for key in body:
+        if key not in names:
+            close = difflib.get_close_matches(str(key), sorted(names), n=1)
+            hint = (
+                f" Did you mean `{close[0]}`?"
+                if close
+                else f" It reads {', '.join(f'`{n}`' for n in sorted(names))}."
+            )
+            raise ApiError(f"Unknown field `{key}` in {where}.{hint}")
 
 
 _DJANGO_ENCODER = DjangoJSONEncoder()

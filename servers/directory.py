@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .api_auth import ApiError
+from .api_auth import ApiError, refuse_unknown_fields
 from .snowflakes import snowflake_or_none
 
 MAX_CHANNELS = 1000
@@ -36,6 +36,7 @@ def read_directory(body: Any) -> tuple[list[DirectoryChannel], list[DirectoryMem
     """The channels and members of a pushed body; ApiError (400) naming the first bad field."""
     if not isinstance(body, dict):
         raise ApiError("The request body must be a JSON object with `channels` and `members`.")
+    refuse_unknown_fields(body, ("channels", "members"))
     channels, members = body.get("channels", []), body.get("members", [])
     if not isinstance(channels, list) or len(channels) > MAX_CHANNELS:
         raise ApiError(f"`channels` must be a list of at most {MAX_CHANNELS} channels.")
@@ -49,6 +50,7 @@ def read_directory(body: Any) -> tuple[list[DirectoryChannel], list[DirectoryMem
 def _channel(entry: Any, label: str) -> DirectoryChannel:
     if not isinstance(entry, dict):
         raise ApiError(f"`{label}` must be an object.")
+    refuse_unknown_fields(entry, ("id", "name", "parent", "private"), where=f"`{label}`")
     parent = entry.get("parent")
     private = entry.get("private", False)
     if not isinstance(private, bool):
@@ -64,6 +66,7 @@ def _channel(entry: Any, label: str) -> DirectoryChannel:
 def _member(entry: Any, label: str) -> DirectoryMember:
     if not isinstance(entry, dict):
         raise ApiError(f"`{label}` must be an object.")
+    refuse_unknown_fields(entry, ("id", "display_name"), where=f"`{label}`")
     return DirectoryMember(
         id=_id(entry.get("id"), f"{label}.id"),
         display_name=_name(entry.get("display_name"), f"{label}.display_name"),

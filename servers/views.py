@@ -54,6 +54,7 @@ def server_home(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         "status": server_status(server),
         "role": role_of(request.user, server),
         "token_encodings": Server._meta.get_field("token_encoding").choices,
+        "names": selectors.directory_names(server.pk),
     }
     return render(request, "servers/server.html", context)
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.st_format import ImportRefused, PresetNode, parse_preset
+from engine.st_format import ImportRefused, PresetNode, node_warnings, parse_preset
 
 # The generation types SillyTavern offers for a prompt's trigger (SPEC §10.1).
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
@@ -61,4 +61,7 @@ def normalise_node(
         parsed = parse_preset(raw, filename="edit.json", max_bytes=max_bytes)
     except ImportRefused as exc:
         raise EditRefused(exc.message) from None
-    return NormalisedNode(node=parsed.nodes[0], warnings=parsed.summary.warnings)
+    # What the file itself caused (a character removed on decoding…), then what the node says; not the
+    # sentences about the preset as a whole, which a one-node document would always trigger.
+    node = parsed.nodes[0]
+    return NormalisedNode(node=node, warnings=(*parsed.summary.import_warnings, *node_warnings([node])))

@@ -12,7 +12,7 @@ from engine.st_format.model import (
     PromptSettings,
 )
 from engine.st_format.parse import parse_preset, preset_name_from_filename
-from engine.st_format.summary import HTML_WARNING, resummarize, summarize
+from engine.st_format.summary import HTML_WARNING, node_warnings, resummarize, summarize
 
 __all__ = [
     "HTML_WARNING",
@@ -22,6 +22,7 @@ __all__ = [
     "PresetNode",
     "PromptSettings",
     "check_size",
+    "node_warnings",
     "parse_preset",
     "preset_name_from_filename",
     "resummarize",

@@ -85,7 +85,16 @@ def hidden_blocks(nodes: Sequence[PresetNode]) -> tuple[str, ...]:
     return tuple(hidden)
 
 
-def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: Sequence[str]) -> list[str]:
+def node_warnings(nodes: Sequence[PresetNode]) -> tuple[str, ...]:
+    """The warnings that concern `nodes` themselves (unsupported macros, HTML, other generation
+    types), without those about the preset as a whole (its Chat History node): what an edited node
+    is told, since one node alone is not the preset (docs/editor.md)."""
+    macros = unsupported_macros(nodes)
+    html = tuple(n.name for n in nodes if n.enabled and has_html(_rendered_text(n)))
+    return tuple(_node_warnings(nodes, macros, html))
+
+
+def _node_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: Sequence[str]) -> list[str]:
     warnings = []
     if macros:
         warnings.append(
@@ -103,6 +112,11 @@ def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: 
             "Enabled nodes that run only for other generation types (continue, impersonate, swipe, "
             f"regenerate or quiet) are left out of normal replies: {short_list(other_types)}."
         )
+    return warnings
+
+
+def _derived_warnings(nodes: Sequence[PresetNode], macros: Sequence[str], html: Sequence[str]) -> list[str]:
+    warnings = _node_warnings(nodes, macros, html)
     history = [n for n in nodes if n.identifier == "chatHistory" and n.kind == "marker"]
     if history and not any(n.enabled for n in history):
         warnings.append(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory import selectors as memory_selectors  # names and parents; memory does not depend on presets
+from servers import selectors as server_selectors
 from servers.models import Server
 
 from ..models import ChannelPreset
@@ -43,8 +44,12 @@ def channel_uses(server: Server) -> list[ChannelUse]:
 
 def known_channels(server: Server) -> list[tuple[int, str]]:
     """The server's channels the bot has reported, for the channel picker: (id, label), each
-    channel by name followed by its threads, indented under it."""
+    channel by name followed by its threads, indented under it. Once the bot has pushed a directory,
+    only the channels of its latest push: a channel deleted in Discord leaves the picker."""
     rows = memory_selectors.channels_for(server)
+    pushed = server_selectors.directory_names(server.pk).channels
+    if pushed:
+        rows = [row for row in rows if row.discord_id in pushed]
     known = {row.pk for row in rows}
     threads: dict[int, list[Any]] = {}
     for row in rows:

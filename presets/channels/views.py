@@ -10,6 +10,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from servers import selectors as server_selectors
 from servers.permissions import Action, get_server_for
 from servers.users import AuthenticatedHttpRequest
 
@@ -43,10 +44,12 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
     except ValueError as exc:
         messages.error(request, str(exc))
     else:
+        name = server_selectors.directory_names(server.pk).channels.get(channel_id)
+        channel = f"#{name}" if name else f"Channel {channel_id}"
         messages.success(
             request,
-            f"Channel {channel_id} now uses “{preset.name}”."
+            f"{channel} now uses “{preset.name}”."
             if preset
-            else f"Channel {channel_id} uses the server's active preset again.",
+            else f"{channel} uses the server's active preset again.",
         )
     return redirect(reverse("presets:list", args=[server.id]) + "#channels")

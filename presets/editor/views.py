@@ -212,7 +212,7 @@ def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
             raise PresetError("The new order must list node ids.")
         edit_services.nodes_reorder(
             preset=preset,
-            order=[value for value in order if value is not None],
+            order=_whole_order(preset, [value for value in order if value is not None]),
             base_version=posted_number(request.POST.get("version")),
             by=request.user,
         )
@@ -228,6 +228,20 @@ def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _whole_order(preset: Preset, order: list[int]) -> list[int]:
+    """The whole preset's order from a page's: a big preset's list shows a page of its nodes, so a
+    drag reorders those nodes among the places they hold, and every other node stays where it is.
+    An order naming every node (or any other id) is passed on as it came, for the service to judge."""
+    current = list(PresetNode.objects.filter(preset=preset).order_by("position").values_list("pk", flat=True))
+    places = {pk: index for index, pk in enumerate(current)}
+    if len(order) >= len(current) or len(set(order)) != len(order) or any(pk not in places for pk in order):
+        return order
+    whole = list(current)
+    for place, pk in zip(sorted(places[pk] for pk in order), order, strict=True):
+        whole[place] = pk
+    return whole
 
 
 def _node_or_404(preset: Preset, node_id: int) -> PresetNode:
@@ -339,7 +353,9 @@ def _node_action(
 
 def _node_list(request: AuthenticatedHttpRequest, server: Server, preset: Preset) -> HttpResponse:
     preset.refresh_from_db()
-    context = detail_context(request, server, preset, filters={"q": "", "kind": ""})
+    context = detail_context(
+        request, server, preset, filters={"q": "", "kind": ""}, page=request.POST.get("page")
+    )
     return render(request, "presets/detail.html#node-list", context)
 
 

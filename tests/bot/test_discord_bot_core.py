@@ -194,3 +194,80 @@ def test_joining_a_guild_pushes_its_directory(http, api_token):
         "http://testserver/api/v1/servers/1001/directory", headers={"Authorization": f"Bearer {api_token}"}
     ).json()
     assert answer["members"] == [{"id": USER, "display_name": "Mira"}]
+
+
+def test_a_token_for_another_guild_is_refused_in_a_sentence_and_a_guild_without_one_is_named(
+    http, api_token, harbor_token
+):
+    tavernkeep = bot.Tavernkeep("http://testserver", {"1001": api_token, "2002": harbor_token}, http)
+    assert tavernkeep.token_for("2002") == harbor_token
+    with pytest.raises(bot.NoToken, match="No Tavernkeep token for guild 3003"):
+        tavernkeep.clean("3003", "Hi", "Mira")
+    crossed = bot.Tavernkeep("http://testserver", {"1001": harbor_token}, http)
+    with pytest.raises(bot.TavernkeepError, match="404 No such server"):
+        crossed.clean("1001", "Hi", "Mira")
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body", "said"),
+    [
+        (502, "text/html", b"<html><h1>Bad Gateway</h1></html>", "502 with text/html instead of JSON"),
+        (405, "text/plain", b"", "405 with an empty body instead of JSON"),
+        (200, "application/json", b"[1, 2]", "200 with application/json instead of JSON"),
+        (400, "application/json", b'{"error": "`text` must be a string."}', "400 `text` must be a string."),
+    ],
+)
+def test_a_bad_answer_from_tavernkeep_is_a_sentence_not_a_json_decode_error(status, content_type, body, said):
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, content=body, headers={"Content-Type": content_type})
+
+    with httpx.Client(transport=httpx.MockTransport(answer)) as wrong:
+        tavernkeep = bot.Tavernkeep("http://proxy.invalid", "token", wrong)
+        with pytest.raises(bot.TavernkeepError) as caught:
+            tavernkeep.clean("1001", "Hi", "Mira")
+    assert said in str(caught.value)
+
+
+def test_the_core_stops_on_a_refused_assemble_and_stores_nothing(http, api_token):
+    with Recorder("openai", "Plenty.", "Ale talk.") as model:
+        core = bot.BotCore(
+            bot.Tavernkeep("http://testserver", "not-a-token", http),
+            bot.Model("openai", model.url, "k"),
+            http,
+        )
+        with pytest.raises(bot.TavernkeepError, match="401"):
+            core.handle(mira_says("Any ale left?"))
+    assert model.requests == [] and not StmEntry.objects.exists()
+
+
+ENVIRONMENT = {
+    "TAVERNKEEP_URL": "http://127.0.0.1:8000",
+    "TAVERNKEEP_TOKENS": "1001=tk-one, 2002=tk-two",
+    "DISCORD_TOKEN": "discord",
+    "MODEL_URL": "http://127.0.0.1:9/v1/chat",
+    "MODEL_KEY": "key",
+}
+
+
+def test_the_bot_reads_one_token_per_guild_from_its_environment():
+    config = bot.config_from(ENVIRONMENT)
+    assert config.tokens == {"1001": "tk-one", "2002": "tk-two"} and config.model.provider == "openai"
+    single = bot.config_from({**ENVIRONMENT, "TAVERNKEEP_TOKENS": "", "TAVERNKEEP_TOKEN": "tk"})
+    assert single.tokens == "tk"
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"TAVERNKEEP_URL": ""}, "Set TAVERNKEEP_URL"),
+        ({"TAVERNKEEP_URL": "127.0.0.1:8000"}, "must start with http://"),
+        ({"TAVERNKEEP_TOKENS": ""}, "one token per guild"),
+        ({"TAVERNKEEP_TOKENS": "general=tk"}, "<guild id>=<token> pairs"),
+        ({"MODEL_PROVIDER": "ollama"}, "MODEL_PROVIDER must be one of"),
+        ({"MODEL_KEY": ""}, "Set MODEL_KEY"),
+        ({"DISCORD_TOKEN": ""}, "Set DISCORD_TOKEN"),
+    ],
+)
+def test_a_missing_or_malformed_setting_is_a_sentence_not_a_key_error(change, said):
+    with pytest.raises(bot.ConfigError, match=said.replace("+", r"\+")):
+        bot.config_from({**ENVIRONMENT, **change})

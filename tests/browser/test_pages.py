@@ -59,7 +59,13 @@ MEASURE = """() => {
     const style = getComputedStyle(node.parentElement);
     if (lines.size > 1 && style.visibility !== "hidden") crushed.push(`${text.slice(0, 24)} (${Math.round(box.width)} px)`);
   }
-  const words = (document.body.innerText.match(/SPEC\\s*§|§\\s*\\d|bucket/gi) || []);
+  const text = document.body.innerText;
+  const words = [
+    ...(text.match(/SPEC\\s*§|§\\s*\\d|bucket/gi) || []),
+    // internal names a user should not have to read: block tags, tokenizer ids, storage codes
+    ...(text.match(/\\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\\b|o200k_base|cl100k_base|schema version|lineage|docs\\/\\w+\\.md|prompt_manager|: (?:True|False)\\b/g) || []),
+    ...(text.match(/\\b(?:preset|lorebook|card|regex|stm|server|token|conversation|sample_bucket|membership)\\.(?:[a-z_]+\\.)?(?:import|replace|activate|deactivate|delete|rename|add|edit|enable|disable|move|reorder|rollback|set|clear|create|revoke|settings|update|directory|tokenizer)\\b/g) || []),
+  ];
   return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, crushed: crushed.slice(0, 5), words};
 }"""
 
@@ -92,7 +98,8 @@ def test_every_page_fits_and_reads_for_every_persona(
 ):
     """alice, bob and carol walk every Lantern page, charlie every Harbor Hall page (and Lantern's
     door, which turns him away): nothing scrolls sideways, no word is crushed into a column too narrow
-    to read, and no page talks about SPEC sections or bucket documents."""
+    to read, and no page talks about SPEC sections, bucket documents or the code's internal names
+    (block tags such as DIALOGUE_HISTORY, tokenizer ids, audit codes such as preset.nodes.reorder)."""
     settings.SESSION_COOKIE_SECURE = False
     settings.CSRF_COOKIE_SECURE = False
     lantern_urls = _pages_to_read(build_world(lantern, alice, "Lantern", 710_000_000_000_000_000))

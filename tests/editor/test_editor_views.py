@@ -315,3 +315,18 @@ def test_with_htmx_alice_adds_a_node_and_gets_its_row_alone(client, alice, taver
     assert answer.count("<tr") == 1 and f'id="node-{added.pk}"' in answer
     assert order(tavern)[-1] == added.identifier  # at the end, where the in-place row was opened
     assert client.get(url("node-add", tavern), {"cancel": "1"}, **HX).content == b""
+
+
+def test_saving_one_node_of_a_preset_with_chat_history_raises_no_false_alarm_about_it(client, alice, tavern):
+    """The preset has an enabled Chat History node: saving another node must not claim it has none."""
+    assert node(tavern, "chatHistory").enabled
+    client.force_login(alice)
+    rules = node(tavern, "rules")
+    response = client.post(
+        url("node-edit", tavern, rules.pk),
+        {"version": "1", "name": "Rules", "content": "No fighting. <b>Ever</b>.", "role": "system"},
+        follow=True,
+    )
+    shown = " ".join(str(m) for m in response.context["messages"])
+    assert "HTML" in shown  # the node's own warning is still said
+    assert "Chat History" not in shown

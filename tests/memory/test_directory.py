@@ -108,7 +108,7 @@ def test_bob_sees_pushed_names_on_the_memory_review(client, api_token, bob, stor
     assert "What the bot remembers in #general for user Mira Ashdown" in body
 
 
-def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, api_token, alice, lantern):
+def test_alice_sees_a_channels_pushed_name_instead_of_its_id_in_the_audit(client, api_token, alice, lantern):
     from memory import services as memory_services
     from memory.models import Channel as StmChannel
 
@@ -117,7 +117,8 @@ def test_alice_sees_a_channels_pushed_name_beside_its_id_in_the_audit(client, ap
     memory_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
     client.force_login(alice)
     body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()
-    assert f"channel: {CELLAR} (#cellar)" in body
+    assert "channel: #cellar</span>" in body and f'title="channel: {CELLAR}"' in body
+    assert f"channel: {CELLAR}<" not in body
 
 
 def test_with_a_directory_alice_picks_channels_and_members_by_name(
@@ -158,3 +159,53 @@ def test_a_channel_name_typed_instead_of_an_id_is_answered(client, alice):
     client.force_login(alice)
     page = client.post(f"/servers/{LANTERN}/presets/channels/", {"channel": "general"}, follow=True)
     assert "“general” is not a channel id" in page.content.decode()
+
+
+def test_the_channel_confirmation_and_the_server_home_name_the_channel_alice_picked(
+    client, api_token, alice, lantern, django_capture_on_commit_callbacks
+):
+    from presets.services import preset_import
+    from tests.presets.conftest import make_preset
+
+    inn = preset_import(
+        server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+    client.force_login(alice)
+    answer = client.post(
+        f"/servers/{LANTERN}/presets/channels/", {"channel": CELLAR, "preset": inn.preset.pk}, follow=True
+    ).content.decode()
+    assert "#cellar now uses “Inn”." in answer and f"Channel {CELLAR}" not in answer
+    home = client.get(f"/servers/{LANTERN}/").content.decode()
+    recent = home[home.index('data-testid="audit-events"') :]
+    assert "Channel preset set" in recent and "channel: #cellar" in recent and f"{CELLAR}<" not in recent
+
+
+def test_the_pickers_list_only_the_latest_pushs_channels_and_tell_two_miras_apart(
+    client, api_token, alice, lantern, django_capture_on_commit_callbacks
+):
+    from presets.services import preset_import
+    from tests.presets.conftest import make_preset
+
+    preset_import(server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        push(client, api_token, tavern())
+        push(
+            client,
+            api_token,
+            {
+                "channels": [{"id": GENERAL, "name": "general"}],
+                "members": [
+                    {"id": "111111111111111111", "display_name": "Mira"},
+                    {"id": "222222222222222222", "display_name": "Mira"},
+                ],
+            },
+        )
+    client.force_login(alice)
+    presets_page = client.get(f"/servers/{LANTERN}/presets/").content.decode()
+    picker = presets_page[presets_page.index('data-testid="channel-picker"') :]
+    picker = picker[: picker.index("</select>")]
+    assert "#general" in picker and "#cellar" not in picker  # the cellar was not in the latest push
+    review = client.get(f"/servers/{LANTERN}/memory/").content.decode()
+    assert "Mira (…1111)" in review and "Mira (…2222)" in review

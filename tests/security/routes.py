@@ -266,7 +266,7 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         "presets:api-list": (preset_bytes("Api"), "?name=api+walk"),
         "lorebooks:api-list": (lorebook_bytes("Api"), "?name=api+walk"),
         "memory:api-turns": (turn, ""),
-        "memory:api-summary": ({**turn, "summary": "walked"}, ""),
+        "memory:api-summary": ({"channel": turn["channel"], "user": turn["user"], "summary": "walked"}, ""),
         "memory:api-opt-in": ({"opt_in": True}, ""),
         "memory:api-directory": (
             {"channels": [{"id": str(world.channel_id), "name": "walk"}], "members": []},
