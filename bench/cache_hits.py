@@ -3,7 +3,11 @@ the layer itself, without Redis's round trip (embedded: SQLite and the local-mem
 
     .venv/bin/python bench/cache_hits.py
 
-Prints the median µs per warm read of the active preset, the sampling choice and the active card.
+Prints the median µs per warm read of the active preset, the sampling choice and the active card,
+then what one shared-cache value costs to write and read back through Redis's serializer: the
+stored active preset of a corpus-sized preset, with pickle (Django's default, before issue 35) and
+with servers/cache_codec.py (MessagePack, data only). The embedded cache itself keeps objects in
+process and uses neither.
 """
 
 from __future__ import annotations
@@ -56,8 +60,35 @@ def main() -> None:
                     read(SERVER_ID)
                 rounds.append((time.perf_counter() - started) / READS * 1e6)
             print(f"{read.__module__}.{read.__name__}: {statistics.median(rounds):.1f} µs per warm read")
+        serializer_costs()
     finally:
         teardown_databases(old, verbosity=0)
+
+
+def serializer_costs() -> None:
+    import pickle
+
+    from servers import cache_codec
+
+    nodes = [(f"n{i}", f"Rule {i}: keep the story moving. " * 8, i % 3 != 0) for i in range(60)]
+    server = server_ensure(server_id=SERVER_ID + 1, name="Bench big")
+    services.preset_import(server=server, raw=make_preset(*nodes), filename="big.json")
+    value = (1, preset_cache._load_active(SERVER_ID + 1))
+    assert cache_codec.loads(cache_codec.dumps(value)) == value
+    for name, dumps, loads in (
+        ("pickle", pickle.dumps, pickle.loads),
+        ("cache_codec", cache_codec.dumps, cache_codec.loads),
+    ):
+        data = dumps(value)
+        rounds = []
+        for _ in range(ROUNDS):
+            started = time.perf_counter()
+            for _ in range(READS // 10):
+                loads(dumps(value))
+            rounds.append((time.perf_counter() - started) / (READS // 10) * 1e6)
+        print(
+            f"{name}: {len(data)} bytes, {statistics.median(rounds):.1f} µs per write + read of a 60-node preset"
+        )
 
 
 if __name__ == "__main__":

@@ -54,20 +54,20 @@ def fill(rows: int) -> None:
             "VALUES (%s, 'Bench', false, now()) ON CONFLICT (id) DO NOTHING",
             [SERVER],
         )
-        cur.execute("INSERT INTO memory_discorduser (id, name) VALUES (7, 'bench')")
+        cur.execute("INSERT INTO memory_discorduser (id) VALUES (7)")
         cur.execute(
-            "INSERT INTO memory_channel (id, server_id, parent_id, name, is_private) "
-            "SELECT g, %s, NULL, '', g %% 17 = 0 FROM generate_series(1, %s) g",
-            [SERVER, channels],
+            "INSERT INTO memory_channel (id, discord_id, owner_id, server_id, parent_id, name, is_private) "
+            "SELECT g, g, %s, %s, NULL, '', g %% 17 = 0 FROM generate_series(1, %s) g",
+            [SERVER, SERVER, channels],
         )
         # Ages spread over 0–30 h; every third entry has a summary (24 h TTL instead of 12 h).
         cur.execute(
-            "INSERT INTO memory_stmentry (server_id, channel_id, user_id, lineage, messages, summary, updated_at) "
-            "SELECT %s, 1 + (g %% %s), 7, 'l' || (g / %s), '[]'::jsonb, "
+            "INSERT INTO memory_stmentry (owner_id, server_id, channel_id, user_id, lineage, messages, summary, "
+            "updated_at) SELECT %s, %s, 1 + (g %% %s), 7, 'l' || (g / %s), '[]'::jsonb, "
             "CASE WHEN g %% 3 = 0 THEN 'a summary' ELSE '' END, "
             "now() - make_interval(secs => (g::bigint * 7919 %% 108000)) "
             "FROM generate_series(0, %s - 1) g",
-            [SERVER, channels, channels, rows],
+            [SERVER, SERVER, channels, channels, rows],
         )
         cur.execute("ANALYZE memory_stmentry")
 

@@ -158,6 +158,8 @@ else:
 # the most a server may have saved up.
 SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
 SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
+# Each web process listens for PostgreSQL's notifications of generation bumps (servers/stamp_listener.py).
+CACHE_STAMP_LISTENER = env_bool("CACHE_STAMP_LISTENER", default=True)
 CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # servers/resilient_cache.py
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import connection
 
 log = logging.getLogger("tavernkeep.cache")
@@ -31,6 +32,7 @@ CHANNEL = "tk_cache_stamps"
 
 _lock = threading.Lock()
 _listening_pid: int | None = None
+_thread: threading.Thread | None = None
 healthy = threading.Event()  # set while the listening connection is up
 
 
@@ -44,27 +46,28 @@ def notify(server_id: int, stamp: str, generation: int) -> None:
 
 def ensure_listening(on_bump: Callable[[int, str, int], None]) -> None:
     """Start this process's listener once (again after a fork: threads do not survive one)."""
-    global _listening_pid
-    if _listening_pid == os.getpid():
+    global _listening_pid, _thread
+    if _listening_pid == os.getpid() or not getattr(settings, "CACHE_STAMP_LISTENER", True):
         return
     with _lock:
         if _listening_pid == os.getpid() or connection.vendor != "postgresql":
             return
         _listening_pid = os.getpid()
         healthy.clear()
-        settings = connection.settings_dict
+        database = connection.settings_dict
         params = {
-            "dbname": settings["NAME"],
-            "user": settings.get("USER") or None,
-            "password": settings.get("PASSWORD") or None,
-            "host": settings.get("HOST") or None,
-            "port": settings.get("PORT") or None,
+            "dbname": database["NAME"],
+            "user": database.get("USER") or None,
+            "password": database.get("PASSWORD") or None,
+            "host": database.get("HOST") or None,
+            "port": database.get("PORT") or None,
         }
         thread = threading.Thread(
             target=_listen, args=({k: v for k, v in params.items() if v}, on_bump), daemon=True
         )
         thread.name = "cache-stamp-listener"
         thread.start()
+        _thread = thread
 
 
 def _listen(params: dict[str, str], on_bump: Callable[[int, str, int], None]) -> None:
@@ -76,10 +79,22 @@ def _listen(params: dict[str, str], on_bump: Callable[[int, str, int], None]) ->
             with psycopg.connect(**params, autocommit=True, connect_timeout=2) as conn:
                 conn.execute(f"LISTEN {CHANNEL}")
                 healthy.set()
-                for note in conn.notifies():
-                    server, stamp, generation = note.payload.split(":")
-                    on_bump(int(server), stamp, int(generation))
+                while _listening_pid == pid:  # wakes every second to see whether to stop
+                    for note in conn.notifies(timeout=1.0):
+                        server, stamp, generation = note.payload.split(":")
+                        on_bump(int(server), stamp, int(generation))
+                return
         except Exception as exc:  # the database went away: the periodic check covers the gap
             healthy.clear()
             log.warning("cache stamp listener disconnected, retrying in 1 s: %s", exc)
             time.sleep(1)
+
+
+def stop_listening() -> None:
+    """Stop this process's listener and close its connection (tests, before their database goes)."""
+    global _listening_pid, _thread
+    with _lock:
+        thread, _listening_pid, _thread = _thread, None, None
+    healthy.clear()
+    if thread is not None:
+        thread.join(timeout=3)

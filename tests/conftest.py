@@ -33,6 +33,9 @@ def _generous_cpu_share(settings) -> None:
 
     settings.SERVER_CPU_SHARE = 1000.0
     fairness._credit.clear()
+    # PostgreSQL's notifications need a listening connection, which would keep the test database
+    # from being dropped: the tests that need it turn it on and stop it (tests/faults).
+    settings.CACHE_STAMP_LISTENER = False
 
 
 @pytest.fixture(autouse=True)

@@ -43,7 +43,7 @@ def test_the_bot_stores_a_turn_with_ids_in_either_spelling_and_gets_strings_back
     }
     entry = post(client, "stm/turns", body, api_token).json()["entry"]
     assert (entry["server"], entry["channel"], entry["user"]) == ("1001", BIG_THREAD, BIG_USER)
-    assert Channel.objects.get(pk=int(BIG_THREAD)).parent_id == int(BIG_CHANNEL)
+    assert Channel.objects.get(discord_id=int(BIG_THREAD)).parent.discord_id == int(BIG_CHANNEL)
 
 
 @pytest.mark.parametrize("as_number", [False, True], ids=["string", "number"])
@@ -55,7 +55,7 @@ def test_the_memory_tool_accepts_ids_in_either_spelling(client, api_token, as_nu
     }
     entry = post(client, "stm/summary", body, api_token).json()["entry"]
     assert (entry["channel"], entry["user"], entry["summary"]) == (BIG_CHANNEL, BIG_USER, "Ale.")
-    assert StmEntry.objects.get().channel_id == int(BIG_CHANNEL)
+    assert StmEntry.objects.get().channel.discord_id == int(BIG_CHANNEL)
 
 
 def test_the_entry_list_filters_by_a_channel_id_of_64_bits_and_answers_strings(client, api_token):

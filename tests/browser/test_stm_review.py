@@ -34,7 +34,7 @@ def test_bob_marks_a_channel_private_and_its_memory_disappears_from_another_chan
             summary=summary,
             updated_at=now - timedelta(hours=1),
         )
-        Channel.objects.filter(pk=channel).update(name=name)
+        Channel.objects.filter(discord_id=channel).update(name=name)
 
     sign_in(page, "bob")
     page.goto(f"/servers/{LANTERN}/memory/?channel={HALL}&user={MIRA}")
@@ -49,5 +49,5 @@ def test_bob_marks_a_channel_private_and_its_memory_disappears_from_another_chan
     assert page.locator('[data-testid="stm-items"]').count() == 0
     assert page.locator('[data-testid="stm-no-items"]').is_visible()
     assert page.url.endswith(f"/memory/?channel={HALL}&user={MIRA}")  # htmx swapped in place
-    assert Channel.objects.get(pk=OFFICERS).is_private
+    assert Channel.objects.get(discord_id=OFFICERS).is_private
     assert not [e for e in page.console_errors if "Content Security Policy" in e]

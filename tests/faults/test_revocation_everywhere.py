@@ -27,6 +27,13 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def listening(settings):  # type: ignore[no-untyped-def]
+    settings.CACHE_STAMP_LISTENER = True
+    yield
+    stamp_listener.stop_listening()  # before the test database is dropped
+
+
 def revoke_in_another_process(token_name: str) -> None:
     settings = connection.settings_dict
     url = (

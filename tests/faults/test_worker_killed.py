@@ -24,15 +24,19 @@ LIVE = 300
 
 
 def _fill(lantern) -> None:
-    channel = Channel.objects.create(id=880_001, server=lantern, name="tavern")
-    user = DiscordUser.objects.create(id=880_002, name="Mira")
+    channel = Channel.objects.create(discord_id=880_001, owner=lantern, server=lantern, name="tavern")
+    user = DiscordUser.objects.create(id=880_002)
     old, fresh = timezone.now() - timedelta(hours=30), timezone.now() - timedelta(hours=1)
     rows = [
-        StmEntry(server=lantern, channel=channel, user=user, lineage=f"old-{i}", updated_at=old)
+        StmEntry(
+            owner=lantern, server=lantern, channel=channel, user=user, lineage=f"old-{i}", updated_at=old
+        )
         for i in range(EXPIRED)
     ]
     rows += [
-        StmEntry(server=lantern, channel=channel, user=user, lineage=f"live-{i}", updated_at=fresh)
+        StmEntry(
+            owner=lantern, server=lantern, channel=channel, user=user, lineage=f"live-{i}", updated_at=fresh
+        )
         for i in range(LIVE)
     ]
     StmEntry.objects.bulk_create(rows, batch_size=5000)

@@ -31,7 +31,7 @@ def test_a_real_worker_deletes_expired_entries_and_keeps_live_ones(store):
         while StmEntry.objects.count() > 2 and time.monotonic() < deadline and worker.poll() is None:
             time.sleep(0.25)
         assert worker.poll() is None, worker.stdout.read() if worker.stdout else ""
-        assert set(StmEntry.objects.values_list("channel_id", flat=True)) == {700, 701}
+        assert set(StmEntry.objects.values_list("channel__discord_id", flat=True)) == {700, 701}
     finally:
         worker.terminate()
         try:

@@ -307,15 +307,15 @@ LIVE = 500
 
 
 def _fill_backlog(lantern) -> None:
-    channel = Channel.objects.create(id=990_001, server=lantern, name="tavern")
-    user = DiscordUser.objects.create(id=990_002, name="Mira")
+    channel = Channel.objects.create(discord_id=990_001, owner=lantern, server=lantern, name="tavern")
+    user = DiscordUser.objects.create(id=990_002)
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO memory_stmentry (server_id, channel_id, user_id, lineage, messages, summary, updated_at) "
-            "SELECT %s, %s, %s, (CASE WHEN g < %s THEN 'old-' ELSE 'live-' END) || g, '[]'::jsonb, '', "
+            "INSERT INTO memory_stmentry (owner_id, server_id, channel_id, user_id, lineage, messages, summary, "
+            "updated_at) SELECT %s, %s, %s, %s, (CASE WHEN g < %s THEN 'old-' ELSE 'live-' END) || g, '[]'::jsonb, '', "
             "CASE WHEN g < %s THEN now() - interval '30 hours' ELSE now() - interval '1 hour' END "
             "FROM generate_series(0, %s - 1) g",
-            [lantern.id, channel.id, user.id, EXPIRED, EXPIRED, EXPIRED + LIVE],
+            [lantern.id, lantern.id, channel.id, user.id, EXPIRED, EXPIRED, EXPIRED + LIVE],
         )
 
 
