@@ -84,8 +84,8 @@ def shoot(base: str, review: str, *, widths: dict[int, int], suffix: str, only: 
             page.wait_for_load_state("networkidle")
             page.goto("/servers/1001/presets/")
             nemo = (
-                page.get_by_role("link", name="nemoengine-v10").first
-                .get_attribute("href")
+                page.get_by_role("link", name="nemoengine-v10")
+                .first.get_attribute("href")
                 .rstrip("/")
                 .split("/")[-1]
             )
