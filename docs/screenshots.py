@@ -85,7 +85,7 @@ def shoot(base: str, review: str, *, widths: dict[int, int], suffix: str, only: 
             page.goto("/servers/1001/presets/")
             nemo = (
                 page.get_by_role("link", name="nemoengine-v10")
-                .get_attribute("href")
+                .first.get_attribute("href")
                 .rstrip("/")
                 .split("/")[-1]
             )

@@ -81,19 +81,22 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
         return _json({"error": "Use POST to store a turn."}, status=405)
     body = _object_body(request)
     refuse_unknown_fields(body, TURN_FIELDS)
+    channel_id = read_snowflake(body, "channel")
+    parent_id = read_snowflake(body, "parent_channel", required=False)
+    user_id = read_snowflake(body, "user")
     if "messages" not in body:
         raise ApiError("`messages` is required: the turn's messages, [{role, name, content}].")
     try:
         entry = services.stm_store_turn(
             server_id=server_id,
             dm=_dm(body),
-            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
-            parent_id=read_snowflake(body, "parent_channel", required=False),
-            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=channel_id,  # type: ignore[arg-type]
+            parent_id=parent_id,
+            user_id=user_id,  # type: ignore[arg-type]
             user_name=str(body.get("user_name") or ""),
             channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
-            messages=body.get("messages", []),
+            messages=body["messages"],
             summary=body.get("summary"),
         )
     except services.StmError as exc:

@@ -79,7 +79,12 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
     if token_server is None:
         raise ApiError("This API token is not valid (unknown or revoked).", 401)
     if token_server != server_id:
-        raise ApiError("No such server.", 404)
+        # Says nothing of the server asked for; only that this token is not its token.
+        raise ApiError(
+            "No such server for this token: each Discord guild is its own server with its own token "
+            "(docs/bot.md, “One guild, one server, one token”).",
+            404,
+        )
     return server_id
 
 

@@ -136,3 +136,13 @@ def test_an_unknown_body_field_is_a_400_naming_it_and_nothing_is_stored(api, rou
 def test_a_turn_without_messages_is_a_400(api):
     said = error_of(api.post(f"{BASE}/stm/turns", json={"channel": CHANNEL, "user": USER}), 400)
     assert "`messages`" in said
+
+
+def test_another_guilds_token_is_told_that_each_guild_has_its_own_token(api, harbor_token):
+    """charlie's Harbor Hall token on the Lantern Guild's address: the answer explains tokens per
+    guild, and reads the same for a server id that does not exist (no hint which servers exist)."""
+    headers = {"Authorization": f"Bearer {harbor_token}"}
+    said = error_of(api.get(f"{BASE}/presets", headers=headers), 404)
+    assert "each Discord guild is its own server with its own token" in said
+    nowhere = error_of(api.get("http://testserver/api/v1/servers/99999/presets", headers=headers), 404)
+    assert nowhere == said

@@ -40,7 +40,8 @@ def test_bob_the_moderator_sees_the_default_sample_previewed(client, bob):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Mira: Is it... a secret?" in html
-    assert "SYSTEM_HUMANIZER_RULES" in html
+    # The server's system prompt is labelled in the admin's words; its tag stays in the tooltip.
+    assert 'title="SYSTEM_HUMANIZER_RULES">Server&#x27;s system prompt</span>' in html
     assert "<meter" in html and "<progress" in html
     assert 'style="' not in html
 

@@ -3,6 +3,8 @@ where the tokenizer ships offline (OpenAI's) and labelled estimates otherwise.""
 
 from __future__ import annotations
 
+from html import unescape
+
 from django.urls import reverse
 
 from presets.sampling.services import sampling_set
@@ -63,11 +65,15 @@ def test_a_requested_provider_and_encoding_win_over_the_servers_choice(
 def test_the_preview_labels_the_estimate(client, alice, lantern):
     sampling_set(server=lantern, provider="gemini", by=alice)
     client.force_login(alice)
-    html = client.get(reverse("assembly:preview", args=[1001])).content.decode()
-    assert "for gemini, o200k_base, estimate" in html
+    html = unescape(client.get(reverse("assembly:preview", args=[1001])).content.decode())
+    # In the admin's words, the tokenizer's own name kept in a tooltip for support staff.
+    assert (
+        'for gemini, <span title="o200k_base">OpenAI\'s current tokenizer (GPT-4o and later)</span>, estimate'
+        in html
+    )
 
 
 def test_the_server_page_shows_the_tokenizer(client, alice):
     choose_tokenizer(client, alice, "cl100k_base")
-    html = client.get(reverse("servers:server", args=[1001])).content.decode()
-    assert "<strong>cl100k_base</strong> tokenizer" in html
+    html = unescape(client.get(reverse("servers:server", args=[1001])).content.decode())
+    assert '<strong title="cl100k_base">OpenAI\'s older tokenizer (GPT-4, GPT-3.5)</strong>' in html
