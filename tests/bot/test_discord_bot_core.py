@@ -160,7 +160,7 @@ def test_one_message_runs_the_whole_loop_for_each_provider(provider, http, api_t
     sent = model.requests[0]
     assert "update_short_term_memory" in json.dumps(sent["tools"])
     assert "Any ale left?" in json.dumps(sent)
-    entry = StmEntry.objects.get(channel_id=int(CHANNEL))
+    entry = StmEntry.objects.get(channel__discord_id=int(CHANNEL))
     assert entry.summary == "Mira asked for ale."
     assert [m["content"] for m in entry.messages] == ["Any ale left?", "Plenty of ale, Mira."]
 
