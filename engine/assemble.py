@@ -557,8 +557,11 @@ def _arrange_preset(
         without_node_text(arrangement)
         plan = plan_of(preset, doc.generation_type)
         arranged.nudge, in_chat = group_nudge(formats.group_nudge, preset, plan, doc.generation_type)
-        if in_chat is not None:
-            arrangement.injections.append(in_chat)
+        if in_chat is not None and arranged.nudge is not None:  # the node's copy in the chat
+            nudge = arranged.nudge
+            source = nudge.parts[0].sources[0]
+            copy = Injection(nudge.text, in_chat.depth, in_chat.order, in_chat.index, nudge.role, source)
+            arrangement.injections.append(copy)
         if arranged.nudge is not None:  # the end of the history block (its budget counted first)
             arrangement.after.insert(0, arranged.nudge)
     return arrangement, arranged

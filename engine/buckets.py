@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .groups import GroupTurn
+from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
 from .stm import StmContext
 
 SCHEMA_VERSION = 1

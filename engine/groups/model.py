@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the cards package reads the bucket document, which reads this module
-    from ..cards import Card
+    from ..cards.card import Card  # the module alone: the cards package reads buckets
 
 GENERATION_MODES = ("swap", "join_exclude_muted", "join_include_muted")
 STRATEGIES = ("natural", "list", "pooled", "manual")

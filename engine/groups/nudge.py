@@ -7,13 +7,14 @@ Squash never joins the nudge with a neighbour."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..parts import Item, Part, Source, setting_source
 
 if TYPE_CHECKING:
     from ..compiled import CompiledPreset
-    from ..rearrange import Arrangement, Injection, Plan
+    from ..rearrange import Arrangement, Plan
 
 NUDGE_ID = "groupNudge"
 NO_NUDGE = ("impersonate",)  # the generation types that send none
@@ -28,13 +29,20 @@ def nudge_node_at(preset: CompiledPreset, plan: Plan) -> int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class InChatNudge:
+    """Where the preset's `groupNudge` node puts a copy of the nudge in the chat."""
+
+    depth: int
+    order: int
+    index: int  # the node's position in the preset
+
+
 def group_nudge(
     text: str, preset: CompiledPreset, plan: Plan, generation_type: str
-) -> tuple[Item | None, Injection | None]:
-    """The nudge for the end of the history, and its in-chat copy when the preset's node asks for
-    one (either None)."""
-    from ..rearrange import Injection  # the rearrangement imports this package's face
-
+) -> tuple[Item | None, InChatNudge | None]:
+    """The nudge for the end of the history, and where its in-chat copy goes when the preset's node
+    asks for one (either None)."""
     sends_chat = plan.history_at is not None and plan.active[plan.history_at]
     if not text.strip() or generation_type in NO_NUDGE or not sends_chat:
         return None, None
@@ -45,7 +53,7 @@ def group_nudge(
     item = Item("", role, (Part(text, (source,), True),), squash=False)
     if node is None or node.injection_position != IN_CHAT:
         return item, None
-    return item, Injection(text, node.injection_depth, node.injection_order, at or 0, role, source)
+    return item, InChatNudge(max(0, node.injection_depth), node.injection_order, at or 0)
 
 
 def without_node_text(arrangement: Arrangement) -> None:
