@@ -302,12 +302,12 @@ class _Run:
             return None
         if e.exclude_recursion and recursion and self.settings.recursive and not status.sticky:
             return None
+        if "@@activate" in ce.decorators:  # before @@dont_activate, as SillyTavern 1.18 checks them
+            return _Candidate(ce, "decorator", status.sticky)
         if "@@dont_activate" in ce.decorators:
             if first and self._would_activate(ce):
                 self._skip(ce, "decorator @@dont_activate")
             return None
-        if "@@activate" in ce.decorators:
-            return _Candidate(ce, "decorator", status.sticky)
         if e.constant:
             return _Candidate(ce, "constant", status.sticky)
         if status.sticky:

@@ -130,3 +130,9 @@ def test_the_import_summary_names_entries_in_several_groups() -> None:
     raw = {"entries": {"0": {"uid": 0, "key": ["a"], "group": "x, y", "comment": "twice"}}}
     summary = parse_lorebook(json.dumps(raw).encode(), filename="book.json").summary
     assert any("several inclusion groups" in w and "twice" in w for w in summary.warnings)
+
+
+def test_an_entry_with_both_decorators_activates() -> None:
+    # SillyTavern 1.18 checks @@activate before @@dont_activate (world-info.js)
+    lore = book({"uid": 0, "key": ["nothing"], "content": "@@activate\n@@dont_activate\nBoth."})
+    assert uids(run(lore, ("the lamp",))) == [0]
