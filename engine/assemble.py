@@ -19,7 +19,7 @@ from .compiled import CompiledPreset
 from .differences import differences
 from .examples import example_items
 from .formats import Formats, render_formats
-from .generation import closing_items, without_replaced_reply
+from .generation import closing_items, with_send_if_empty, without_replaced_reply
 from .groups import Group, group_document, group_nudge, without_node_text
 from .injection import STYLES, place_injections, tail_injections
 from .macros import (
@@ -36,6 +36,7 @@ from .native import (
     blocks_of,
     macro_env,
     native_items,
+    request_env,
 )
 from .parts import (
     Item,
@@ -188,7 +189,13 @@ def assemble(
     if card is not None:
         card, rendered = prepared_card(
             card,
-            env=MacroEnv(now=doc.now, timezone=doc.timezone, server_id=server_id, persona=doc.user_persona),
+            env=MacroEnv(
+                now=doc.now,
+                timezone=doc.timezone,
+                server_id=server_id,
+                persona=doc.user_persona,
+                **request_env(doc),
+            ),
             seed=seed,
             variables=doc.variables,
             global_variables=doc.global_variables,
@@ -269,6 +276,7 @@ def _inputs(
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     notes = Notes()
     doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
+    doc = with_send_if_empty(doc, preset.settings if preset is not None else None, notes)
     if regex_scripts is None:
         regex_scripts = switched(preset.regex_scripts, {}) if preset is not None else ()
     budget = RegexBudget()  # one regex budget for the whole assembly (history and World Info)
@@ -750,6 +758,11 @@ def _finish(
                 a.entry.entry.position in AUTHORS_NOTE_POSITIONS
                 for a in inputs.world_info.activation.activated
             ),
+            world_info_notes=inputs.world_info.activation.sillytavern_differences
+            if inputs.world_info is not None
+            else (),
+            card_book=inputs.world_info is not None
+            and any(a.entry.is_character for a in inputs.world_info.activation.activated),
         ),
     )
 

@@ -7,11 +7,12 @@ preset assemblies are compared: without a preset the prompt is the bot's own lay
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from .buckets import BucketDocument
 from .compiled import CompiledPreset
-from .macros import CompiledText, Macro, Scoped, has_angle_form
+from .macros import CompiledText, Macro, Scoped, has_angle_form, parse_roll
 from .parts import Message
 from .rearrange import ANCHORED_BLOCKS, PRE_HISTORY_BLOCKS
 
@@ -19,6 +20,7 @@ SERVER_ONLY_TAGS = frozenset((*ANCHORED_BLOCKS, *PRE_HISTORY_BLOCKS))  # no Sill
 RANDOM_MACROS = frozenset({"random", "roll", "pick"})
 _NAMES_IN_TEXT = (-1, 0)  # names_behavior values under which SillyTavern sends user text bare
 _SHOWN = 3  # macros quoted per sentence
+MAX_DICE, MAX_SIDES = 100, 1000  # engine.macros' {{roll}} limits (docs/macros.md)
 
 
 def differences(
@@ -31,6 +33,8 @@ def differences(
     blank_dropped: bool,
     sample_note: bool,
     authors_note_entries: bool,
+    world_info_notes: Sequence[str] = (),
+    card_book: bool = False,
 ) -> tuple[str, ...]:
     """The sentences of SPEC §11.1 that apply to this assembly (empty without a preset)."""
     if preset is None:
@@ -70,12 +74,60 @@ def differences(
             "World Info entries at the Author's Note positions are sent once; SillyTavern 1.18 repeats "
             "them when it evaluates World Info a second time."
         )
+    if _dotted_reads(preset):
+        out.append(
+            "{{getvar}} with a dotted name reads into the variable's JSON value; SillyTavern 1.18 reads a "
+            "variable of that exact name."
+        )
     if _draws(preset):
         out.append(
             "{{random}}, {{roll}} and {{pick}} draw from the bot's seeded source, so the values differ "
             "from those SillyTavern 1.18 would draw."
         )
+    clamped = _clamped_rolls(preset)
+    if clamped:
+        out.append(
+            f"{{{{roll}}}} is limited to {MAX_DICE} dice of {MAX_SIDES} sides; SillyTavern 1.18 rolls any "
+            f"number: {', '.join(clamped[:_SHOWN])}{' …' if len(clamped) > _SHOWN else ''}."
+        )
+    out.extend(world_info_notes)
+    if card_book:
+        out.append(
+            "The card's embedded lorebook is scanned as its linked book; SillyTavern 1.18 scans it only "
+            "once the card's lore has been imported and linked."
+        )
     return tuple(out)
+
+
+_ROLL = re.compile(r"\{\{\s*roll\s*(?:::|:|\s)\s*([^}]*)\}\}", re.IGNORECASE)
+_DOTTED = re.compile(r"\{\{\s*get(?:global)?var\s*::\s*[^}:]*\.[^}]*\}\}", re.IGNORECASE)
+
+
+def _clamped_rolls(preset: CompiledPreset) -> tuple[str, ...]:
+    """The preset's `{{roll}}` formulas our engine clamps (§11.1 item 10), as written."""
+    found = preset.memo.get("st:clamped")
+    if found is None:
+        seen: dict[str, None] = {}
+        for node in preset.nodes:
+            if node.template is None or not node.node.enabled or "roll" not in node.template.macro_names:
+                continue
+            for match in _ROLL.finditer(node.template.source):
+                spec = parse_roll(match.group(1))
+                if spec is not None and spec.problem:
+                    seen.setdefault(match.group(0)[:80], None)
+        found = preset.memo["st:clamped"] = tuple(seen)
+    return found
+
+
+def _dotted_reads(preset: CompiledPreset) -> bool:
+    """Whether an enabled node reads a variable with a dotted name (§11.1 item 8)."""
+    found = preset.memo.get("st:dotted")
+    if found is None:
+        found = preset.memo["st:dotted"] = any(
+            node.template is not None and node.node.enabled and _DOTTED.search(node.template.source)
+            for node in preset.nodes
+        )
+    return bool(found)
 
 
 def _history_facts(doc: BucketDocument) -> tuple[bool, bool, bool]:

@@ -13,13 +13,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .buckets import BucketDocument
-from .macros import MacroEnv, RenderOutput, render_texts
+from .buckets import BucketDocument, HistoryMessage
+from .macros import MacroEnv, RenderOutput, render_texts, resolve_identity
 from .parts import Item, Notes, Part, Source, native_source, setting_source
 from .st_format import PromptSettings
 
 REPLACING = ("swipe", "regenerate")  # the newest assistant message is being replaced
 PREFILL_PROVIDER = "anthropic"
+
+
+def with_send_if_empty(doc: BucketDocument, settings: PromptSettings | None, notes: Notes) -> BucketDocument:
+    """The document with the preset's `send_if_empty` as the user's newest message when a normal
+    generation follows the character's message, as SillyTavern 1.18 sends it (docs/assembly.md): its
+    identity macros filled in, before World Info scans the history."""
+    text = settings.send_if_empty.strip() if settings is not None else ""
+    if not text or doc.generation_type != "normal" or not doc.history or doc.history[-1].role != "assistant":
+        return doc
+    notes.warn(
+        "The chat ends with the character's message: the preset's send_if_empty is sent as the user's."
+    )
+    said = resolve_identity(text, user=doc.user_name, char=doc.char_name)
+    return replace(doc, history=(*doc.history, HistoryMessage(role="user", name=doc.user_name, content=said)))
 
 
 def without_replaced_reply(doc: BucketDocument, notes: Notes) -> BucketDocument:

@@ -326,11 +326,11 @@ def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> 
         timezone=doc.timezone,
         user_message_times=times,
         server_id=server_id,
-        **_request_env(doc),
+        **request_env(doc),
     )
 
 
-def _request_env(doc: BucketDocument) -> dict[str, Any]:
+def request_env(doc: BucketDocument) -> dict[str, Any]:
     """The MacroEnv fields SillyTavern 1.18's request macros read (docs/macros.md)."""
     budget = {"max_context": doc.budget.context, "max_response": doc.budget.reply} if doc.budget else {}
     return {

@@ -267,7 +267,9 @@ class _Walk:
         self.active = plan.active
         notes.omitted.extend(plan.omissions)
         self.buckets: dict[str, Sequence[Item]] = dict(native)
-        dropped = _drop_duplicates_and_disabled(self.buckets, self.nodes, self.active, expanded, notes)
+        dropped = _drop_duplicates_and_disabled(
+            self.buckets, self.nodes, self.active, expanded, notes, converted=preset.settings.converted
+        )
         # The blocks still to place: each leaves when it is placed (a block is placed once).
         self.pending = {tag: items for tag, items in self.buckets.items() if items and tag not in dropped}
         self.history_at, self.main_on, self.anchor_at = plan.history_at, plan.main_on, plan.anchor_at
@@ -422,6 +424,8 @@ def _drop_duplicates_and_disabled(
     active: list[bool],
     expanded: frozenset[str],
     notes: Notes,
+    *,
+    converted: bool = False,
 ) -> set[str]:
     """Remove the blocks a preset suppresses; return the tags now dropped entirely."""
     dropped: set[str] = set()
@@ -466,8 +470,13 @@ def _drop_duplicates_and_disabled(
                 native_source(tag),
             )
     # SillyTavern 1.18 sends sample dialogues only at their marker: an order without one sends none
-    # (docs/assembly.md), unlike the other blocks, which it appends after the order's last node.
-    if buckets.get("DIALOGUE_SAMPLE") and not any(cn.node.identifier == "dialogueExamples" for cn in nodes):
+    # (docs/assembly.md), unlike the other blocks, which it appends after the order's last node. A
+    # preset converted from text keeps the leftover rule.
+    if (
+        not converted
+        and buckets.get("DIALOGUE_SAMPLE")
+        and not any(cn.node.identifier == "dialogueExamples" for cn in nodes)
+    ):
         dropped.add("DIALOGUE_SAMPLE")
         notes.omit(
             "The sample dialogues (DIALOGUE_SAMPLE).",

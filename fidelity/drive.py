@@ -158,9 +158,10 @@ def _settings(case: Case) -> None:
     avatar = power.get("user_avatar") or "user-default.png"
     power.setdefault("personas", {})[avatar] = case.user
     power.setdefault("persona_descriptions", {})[avatar] = {"description": case.persona, "position": 0}
-    settings.setdefault("extension_settings", {}).setdefault("preset_allowed_regex", {})["openai"] = [
-        PRESET_NAME
-    ]
+    extensions = settings.setdefault("extension_settings", {})
+    extensions.setdefault("preset_allowed_regex", {})["openai"] = [PRESET_NAME]
+    # SillyTavern keeps global variables in its settings: each case starts without the last one's
+    extensions["variables"] = {"global": {}}
     wi = case.wi
     settings["world_info_settings"] = {
         **settings.get("world_info_settings", {}),
@@ -207,6 +208,8 @@ async ({preset, context, reply, endpoint, model, card, chat, generation, quiet})
   await sleep(200);
   await ctx().openCharacterChat(chat);
   await sleep(200);
+  // a dry run SillyTavern makes on its own (token counts) may have set chat variables: a fresh chat has none
+  if (ctx().chatMetadata) ctx().chatMetadata.variables = {};
   if (generation === 'quiet') {
     await ctx().generate('quiet', { quiet_prompt: quiet });
   } else {

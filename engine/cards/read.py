@@ -32,6 +32,13 @@ class ReadCard:
     warnings: tuple[str, ...]
 
 
+# SPEC §11.1 item 12, named where it applies (docs/fidelity.md)
+EMBEDDED_BOOK = (
+    "The card's embedded lorebook is used as its linked book; SillyTavern 1.18 scans it only once the "
+    "card's lore has been imported and linked."
+)
+
+
 def read_card(raw: bytes, *, max_bytes: int = MAX_CARD_BYTES) -> ReadCard:
     """The card in `raw`; raises ImportRefused (one sentence) for anything that is not one."""
     if len(raw) > max_bytes:
@@ -139,6 +146,8 @@ def _card(data: dict[str, Any], warnings: list[str]) -> Card:
     if book is not None and not isinstance(book, dict):
         warnings.append("The card's `character_book` is not an object; it was ignored.")
         book = None
+    if book is not None:
+        warnings.append(EMBEDDED_BOOK)
     scripts = extensions.get("regex_scripts")
     return Card(
         spec=spec,

@@ -10,6 +10,7 @@ Pure Python (no Django). Entry points:
 """
 
 from .catalog import KNOWN_MACROS
+from .dice import parse_roll
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .extraction import extract_ops
 from .identity import Speaker, depends_on_seed, has_angle_form, resolve_identity, unescape_braces
@@ -56,6 +57,7 @@ __all__ = [
     "make_op",
     "op_from_dict",
     "ops_from_json",
+    "parse_roll",
     "render_segments",
     "render_text",
     "render_texts",

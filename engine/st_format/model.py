@@ -107,6 +107,8 @@ class PromptSettings:
     continue_prefill: bool = False
     continue_nudge_prompt: str = DEFAULT_CONTINUE_NUDGE
     impersonation_prompt: str = DEFAULT_IMPERSONATION
+    # Sent as the user's message when a normal generation follows the character's (docs/assembly.md).
+    send_if_empty: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as a plain dict (without `converted`: the stored shape says it, see

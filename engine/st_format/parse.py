@@ -55,6 +55,7 @@ SETTING_KEYS = (
     "continue_prefill",
     "continue_nudge_prompt",
     "impersonation_prompt",
+    "send_if_empty",
 )
 # Keys the conversion itself reads, or that only name the file: neither applied settings nor "kept".
 _CONSUMED = {

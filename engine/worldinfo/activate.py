@@ -82,6 +82,8 @@ class Activation:
     state: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     passes: int = 0
+    # where SillyTavern 1.18 would send something else, deliberately (docs/fidelity.md)
+    sillytavern_differences: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The `world_info` object of the assembly output (§7.8)."""
@@ -178,11 +180,14 @@ class _Run:
         self.skipped: dict[int, Skipped] = {}
         self.group_winners: set[str] = set()
         self.tokens = 0
+        self.differences: list[str] = []
         self.activated_text = ""
         self.overflowed = False
+        # SillyTavern starts at the first `delayUntilRecursion` level (reached by ordinary recursion)
+        # and moves to the next one each time a scan would otherwise end
         self.levels = list(self.plan.levels)
         self.level = self.levels.pop(0) if self.levels else 0
-        self.ran_at_level = False
+        self.scan_state = INITIAL
         self.missed: set[int] = set()  # entries whose keys found nothing in the text at `missed_skew`
         self.missed_skew = -1
         self.recheck: set[int] = set()  # positions to check in full again next pass
@@ -196,8 +201,7 @@ class _Run:
             if self.settings.max_recursion and pass_number > self.settings.max_recursion:
                 break
             self.scanner.new_pass()
-            if state == RECURSION:
-                self.ran_at_level = True
+            self.scan_state = state
             new = self._pass(state, pass_number)
             state = self._next_state(new)
             recursing = "\n".join(a.content for a in new if not a.entry.entry.prevent_recursion)
@@ -217,24 +221,26 @@ class _Run:
             state=self.timed.to_json(),
             warnings=tuple(dict.fromkeys(warnings)),
             passes=pass_number,
+            sillytavern_differences=tuple(dict.fromkeys(self.differences)),
         )
 
     def _next_state(self, new: list[Activated]) -> str | None:
-        if self.overflowed:
-            return None
-        if self.settings.recursive and any(not a.entry.entry.prevent_recursion for a in new):
+        """The next pass, decided as SillyTavern 1.18 decides it (docs/worldinfo.md)."""
+        recursive = self.settings.recursive and not self.overflowed
+        if recursive and any(not a.entry.entry.prevent_recursion for a in new):
             return RECURSION
-        if self.level and (not self.ran_at_level or self.levels):
-            if self.ran_at_level:
-                self.level, self.ran_at_level = self.levels.pop(0), False
-            return RECURSION
+        if recursive and self.scan_state == MIN_ACTIVATIONS and self.scanner.recursion:
+            return RECURSION  # a widened scan is followed by a recursion pass over the buffer so far
         minimum = self.settings.min_activations
-        if minimum and len(self.activated) < minimum:
+        if minimum and not self.overflowed and len(self.activated) < minimum:
             depth = self.settings.scan_depth + self.scanner.skew
             cap = self.settings.min_activations_depth_max
-            if (not cap or depth < cap) and depth < len(self.request.texts.history):
+            if (not cap or depth <= cap) and depth <= len(self.request.texts.history):
                 self.scanner.skew += 1
                 return MIN_ACTIVATIONS
+        if self.levels:  # even past the budget: only entries that ignore it can still come in
+            self.level = self.levels.pop(0)
+            return RECURSION
         return None
 
     def _pass(self, state: str, pass_number: int) -> list[Activated]:
@@ -288,16 +294,20 @@ class _Run:
             if first and self._would_activate(ce):
                 self._skip(ce, gate)
             return None
-        if e.delay_until_recursion and (not recursion or e.delay_until_recursion > self.level):
+        if (
+            e.delay_until_recursion
+            and not status.sticky
+            and (not recursion or e.delay_until_recursion > self.level)
+        ):
             return None
-        if e.exclude_recursion and recursion:
+        if e.exclude_recursion and recursion and self.settings.recursive and not status.sticky:
             return None
+        if "@@activate" in ce.decorators:  # before @@dont_activate, as SillyTavern 1.18 checks them
+            return _Candidate(ce, "decorator", status.sticky)
         if "@@dont_activate" in ce.decorators:
             if first and self._would_activate(ce):
                 self._skip(ce, "decorator @@dont_activate")
             return None
-        if "@@activate" in ce.decorators:
-            return _Candidate(ce, "decorator", status.sticky)
         if e.constant:
             return _Candidate(ce, "constant", status.sticky)
         if status.sticky:
@@ -406,6 +416,12 @@ class _Run:
                 if c is not winner:
                     losers.add(id(c.entry))
                     self._skip(c.entry, f"group lost to uid {winner.entry.uid}")
+                    if any(other in labels[labels.index(label) + 1 :] for other in c.entry.groups):
+                        self.differences.append(
+                            f"World Info uid {c.entry.entry.uid} lost in its inclusion group “{label}” and "
+                            "is not considered in its other groups; SillyTavern 1.18 removes it a second "
+                            "time and drops another candidate instead."
+                        )
             self.group_winners.add(label)
         return [c for c in candidates if id(c.entry) not in losers]
 

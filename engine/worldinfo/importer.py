@@ -109,6 +109,13 @@ def summarize(
             f"{plural(len(failed), 'regular-expression key')} did not compile and will match as plain text: "
             f"{short_list(failed)}."
         )
+    several = [e.label for e in entries if len(e.groups) > 1]
+    if several:  # SPEC §11.1 item 11, named where it applies (docs/fidelity.md)
+        extra.append(
+            "An entry in several inclusion groups that loses in one is not considered in the others; "
+            "SillyTavern 1.18 removes it a second time and drops another candidate instead: "
+            f"{short_list(several)}."
+        )
     groups = sorted({label for e in entries for label in e.groups})
     return LorebookSummary(
         entries=len(entries),

@@ -381,7 +381,8 @@ def test_leftovers_come_before_the_history_in_native_order_and_never_after_it():
     order = tags(assemble(small(), preset=preset))
     first_history = order.index("DIALOGUE_HISTORY")
     before = list(dict.fromkeys(t for t in order[:first_history] if t.isupper()))
-    assert before == SPEC_ORDER_BEFORE_HISTORY
+    # no dialogueExamples in the order: SillyTavern 1.18 sends no sample dialogues (own-examples-absent)
+    assert before == [tag for tag in SPEC_ORDER_BEFORE_HISTORY if tag != "DIALOGUE_SAMPLE"]
     assert order[first_history + 3 :] == ["post"]
 
 
@@ -411,11 +412,7 @@ def test_a_preset_without_chat_history_ends_with_the_leftovers_and_sends_no_conv
         "KNOWLEDGE_SHORT_TERM_MEMORY",
         "KNOWLEDGE_SERVER_DOCUMENTS",
         "KNOWLEDGE_SERVER_CONDITIONING",
-        "@new_example_chat_prompt",
-        "DIALOGUE_SAMPLE",
-        "DIALOGUE_SAMPLE",
-        "@sample_note",  # the samples end the prompt now (SPEC §3.3)
-    ]
+    ]  # no dialogueExamples in the order: no sample dialogues (SillyTavern 1.18, own-examples-absent)
 
 
 def test_a_sample_dialogue_at_the_very_end_gets_the_reference_only_note():
@@ -558,6 +555,7 @@ def test_every_part_knows_its_source():
         [
             marker("main"),
             make_node("n1", content="N1", name="Node one"),
+            marker("dialogueExamples"),
             marker("chatHistory"),
             depth("d", "DEPTH", 0),
         ]

@@ -107,10 +107,11 @@ def test_addvar_adds_numbers_appends_text_and_pushes_onto_arrays_at_the_root():
     assert after == {"n": 8, "s": "abc", "list": ["a", "b"], "fresh": 2}
 
 
-def test_incvar_on_text_leaves_it_unchanged_and_warns():
-    result = apply_ops({"mood": "calm"}, [make_op("incvar", "mood")])
-    assert result.variables == {"mood": "calm"}
-    assert result.warnings == ("incvar mood: the value is not a number, so it was left unchanged.",)
+def test_incvar_and_decvar_on_text_append_the_step_as_sillytavern_does():
+    # SillyTavern 1.18 sent "abc1" for {{incvar}} on "abc" (fidelity case own-vars-text)
+    result = apply_ops({"mood": "calm"}, [make_op("incvar", "mood"), make_op("decvar", "mood")])
+    assert result.variables == {"mood": "calm1-1"}
+    assert result.warnings == ()
 
 
 def test_a_path_through_a_value_that_is_not_a_collection_warns_and_changes_nothing():

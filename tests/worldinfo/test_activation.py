@@ -56,14 +56,41 @@ def test_delay_until_recursion_waits_for_a_recursion_pass() -> None:
     assert result.activated[1].pass_number == 2
 
 
-def test_delay_until_recursion_levels_run_in_order_even_with_recursion_off() -> None:
+def test_delay_until_recursion_levels_run_in_order_with_recursion_on() -> None:
+    lore = book(
+        {"key": ["castle"], "delayUntilRecursion": 2, "content": "Level two."},
+        {"key": ["castle"], "delayUntilRecursion": 1, "content": "Level one."},
+        {"key": ["castle"], "content": "The castle."},
+    )
+    passes = {a.entry.uid: a.pass_number for a in run(lore, ("to the castle",)).activated}
+    assert passes == {2: 1, 1: 2, 0: 4}  # pass 3 recurses at level 1 and finds nothing new
+
+
+def test_with_recursion_off_the_first_delayed_pass_is_already_at_the_next_level() -> None:
+    # SillyTavern 1.18 (fidelity case own-wi-logic-no-recursion): the first level is reached only by
+    # ordinary recursion; when the scan would end it moves on to the next level, so both come in at once
     lore = book(
         {"key": ["castle"], "delayUntilRecursion": 2, "content": "Level two."},
         {"key": ["castle"], "delayUntilRecursion": 1, "content": "Level one."},
     )
     result = run(lore, ("to the castle",), settings={"recursive": False})
-    passes = {a.entry.uid: a.pass_number for a in result.activated}
-    assert passes[1] < passes[0]
+    assert {a.entry.uid: a.pass_number for a in result.activated} == {0: 2, 1: 2}
+
+
+def test_with_recursion_off_a_lone_first_level_never_runs() -> None:
+    lore = book({"key": ["castle"], "content": "The moat."}, {"key": ["castle"], "delayUntilRecursion": 1})
+    assert uids(run(lore, ("to the castle",), settings={"recursive": False})) == [0]
+
+
+def test_exclude_recursion_applies_only_while_recursive_scanning_is_on() -> None:
+    lore = book(
+        {"key": ["castle"], "content": "The moat."},
+        {"key": ["moat"], "excludeRecursion": True, "content": "Excluded."},
+        {"key": ["castle"], "delayUntilRecursion": 2, "content": "Later."},
+        {"key": ["nothing"], "delayUntilRecursion": 1, "content": "Never."},
+    )
+    assert sorted(uids(run(lore, ("to the castle",)))) == [0, 2]
+    assert sorted(uids(run(lore, ("to the castle",), settings={"recursive": False}))) == [0, 1, 2]
 
 
 def test_max_recursion_steps_bounds_the_passes() -> None:
@@ -88,7 +115,9 @@ def test_min_activations_stops_at_its_depth_cap() -> None:
     lore = book({"key": ["old"], "content": "x"})
     messages = ("old", "a", "b", "c")
     assert uids(run(lore, messages, settings={"min_activations": 1})) == [0]
-    assert uids(run(lore, messages, settings={"min_activations": 1, "min_activations_depth_max": 3})) == []
+    # SillyTavern 1.18 checks the cap before it widens the scan, so it scans one message past it
+    assert uids(run(lore, messages, settings={"min_activations": 1, "min_activations_depth_max": 3})) == [0]
+    assert uids(run(lore, messages, settings={"min_activations": 1, "min_activations_depth_max": 2})) == []
 
 
 def test_an_inclusion_group_keeps_one_member_and_says_who_won() -> None:
@@ -189,8 +218,9 @@ def test_the_budget_counts_what_earlier_passes_added_to_the_scan_but_not_prevent
     assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 20})) == [1]
     unseen = book(
         {"uid": 1, "key": ["lamp"], "content": "lamp oil", "preventRecursion": True},
-        {"uid": 2, "key": ["lamp"], "content": "x", "delayUntilRecursion": True},
+        {"uid": 2, "key": ["lamp"], "content": "x", "delayUntilRecursion": 2},
         {"uid": 3, "key": ["oil"], "content": "oil from the cellar"},
+        {"uid": 4, "key": ["nothing"], "delayUntilRecursion": 1},
     )
 
     # uid 1 (2 + 7) stays out of the later passes' count: uid 2's pass costs 1 + 7 only, uid 3 never matches
