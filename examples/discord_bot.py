@@ -27,14 +27,24 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator, Mapping
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 DISCORD_LIMIT = 2000
 HISTORY_KEPT = 30
+GROUP_REPLIES_MAX = (
+    6  # replies per user message in a group channel: members that trigger each other stop here
+)
+GROUP_CACHE_SECONDS = 60  # how long the bot trusts a channel's group before asking again
+GROUP_MESSAGES_SENT = 200  # the most messages `next` reads
+MEMORY_TOOL = "update_short_term_memory"
+LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
 log = logging.getLogger("tavernkeep-bot")
 
 
@@ -57,6 +67,7 @@ class Incoming:
 class ModelReply:
     text: str
     summary: str | None = None  # the update_short_term_memory call's argument, when the model made one
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # every tool call: name, arguments
 
 
 @dataclass
@@ -65,6 +76,16 @@ class ChannelState:
 
     history: list[dict[str, str]] = field(default_factory=list)
     variables: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Post:
+    """One reply to post: as the bot itself (`name` None), or under a group member's name through a
+    channel webhook. `avatar_url` stays None: Tavernkeep's API offers no public image URL for a card."""
+
+    pieces: list[str]
+    name: str | None = None
+    avatar_url: str | None = None
 
 
 def split_for_discord(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
@@ -126,6 +147,40 @@ class Tavernkeep:
 
     def update_summary(self, server_id: str, channel: str, user: str, summary: str) -> dict[str, Any]:
         return self._post(server_id, "stm/summary", {"channel": channel, "user": user, "summary": summary})
+
+    def _get(self, server_id: str, path: str, params: dict[str, str] | None = None) -> dict[str, Any]:
+        url = f"{self.base_url}/api/v1/servers/{server_id}/{path}"
+        headers = {"Authorization": f"Bearer {self.token_for(server_id)}"}
+        try:
+            response = self.http.get(url, params=params, headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            raise TavernkeepError(f"Tavernkeep {path}: could not reach {self.base_url} ({exc}).") from None
+        return answer_of(path, response)
+
+    def channel_group(self, server_id: str, channel: str, parent: str | None = None) -> dict[str, Any] | None:
+        """The group the channel (a thread: or its parent) uses, or None when the server's character answers."""
+        params = {"parent": parent} if parent else None
+        return self._get(server_id, f"channels/{channel}/group", params)["group"]
+
+    def group(self, server_id: str, name: str) -> dict[str, Any]:
+        return self._get(server_id, f"groups/{quote(name, safe='')}")
+
+    def next_speakers(
+        self, server_id: str, name: str, messages: list[dict[str, str]], seed: int | None = None
+    ) -> list[str]:
+        body: dict[str, Any] = {"messages": messages[-GROUP_MESSAGES_SENT:]}
+        if seed is not None:
+            body["seed"] = seed
+        return self._post(server_id, f"groups/{quote(name, safe='')}/next", body)["speakers"]
+
+    def trigger(self, server_id: str, name: str, member: Any, message: str) -> str:
+        """The trigger_group_member tool: the member who answers next (by name)."""
+        body = {"trigger": {"member": member, "message": message}}
+        return self._post(server_id, f"groups/{quote(name, safe='')}/next", body)["speakers"][0]
+
+    def set_note(self, server_id: str, name: str, channel: str, member: Any, text: str) -> dict[str, Any]:
+        body = {"channel": channel, "member": member, "text": text}
+        return self._post(server_id, f"groups/{quote(name, safe='')}/notes", body)
 
     def push_directory(
         self, server_id: str, channels: list[dict[str, Any]], members: list[dict[str, Any]]
@@ -189,27 +244,52 @@ def _sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
 
 
 def _gather(provider: str, events: Iterator[dict[str, Any]]) -> ModelReply:
+    """The reply's text and its tool calls, each call's JSON arguments put back together (OpenAI and
+    Anthropic stream them in pieces, keyed by the call's index)."""
     text: list[str] = []
-    tool_args: list[str] = []  # OpenAI and Anthropic stream the tool's JSON arguments in pieces
-    summary: str | None = None
+    names: dict[int, str] = {}
+    pieces: dict[int, list[str]] = {}
+    whole: list[tuple[str, dict[str, Any]]] = []  # Gemini sends each call whole
     for event in events:
         if provider == "openai":
             delta = (event.get("choices") or [{}])[0].get("delta", {})
             text.append(delta.get("content") or "")
             for call in delta.get("tool_calls") or []:
-                tool_args.append(call.get("function", {}).get("arguments") or "")
+                index = call.get("index", 0)
+                function = call.get("function") or {}
+                if function.get("name"):
+                    names[index] = function["name"]
+                pieces.setdefault(index, []).append(function.get("arguments") or "")
         elif provider == "anthropic":
+            index = event.get("index", 0)
+            block = event.get("content_block") or {}
+            if event.get("type") == "content_block_start" and block.get("type") == "tool_use":
+                names[index] = block.get("name", "")
             delta = event.get("delta", {}) if event.get("type") == "content_block_delta" else {}
             text.append(delta.get("text", "") if delta.get("type") == "text_delta" else "")
-            tool_args.append(delta.get("partial_json", "") if delta.get("type") == "input_json_delta" else "")
+            if delta.get("type") == "input_json_delta":
+                pieces.setdefault(index, []).append(delta.get("partial_json", ""))
         else:
             for part in ((event.get("candidates") or [{}])[0].get("content") or {}).get("parts", []):
                 text.append(part.get("text", ""))
-                if part.get("functionCall", {}).get("name") == "update_short_term_memory":
-                    summary = part["functionCall"].get("args", {}).get("summary")
-    if tool_args and "".join(tool_args):
-        summary = json.loads("".join(tool_args)).get("summary")
-    return ModelReply(text="".join(text), summary=summary)
+                call = part.get("functionCall")
+                if call and call.get("name"):
+                    whole.append((call["name"], call.get("args") or {}))
+    for index, parts in sorted(pieces.items()):
+        arguments = "".join(parts)
+        # A call the stream never named is the memory tool, the one tool a solo turn declares.
+        whole.append((names.get(index, MEMORY_TOOL), _arguments(arguments)))
+    calls = [(name, args) for name, args in whole if isinstance(args, dict)]
+    summary = next((args.get("summary") for name, args in calls if name == MEMORY_TOOL), None)
+    return ModelReply(text="".join(text), summary=summary, calls=calls)
+
+
+def _arguments(text: str) -> Any:
+    """A call's JSON arguments; a model that streamed broken JSON made no usable call (None)."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return None
 
 
 # -- the loop ------------------------------------------------------------------------------------------
@@ -223,6 +303,8 @@ class BotCore:
     ) -> None:
         self.tavernkeep, self.model, self.http, self.bot_name = tavernkeep, model, http, bot_name
         self.channels: dict[str, ChannelState] = {}
+        self.groups: dict[str, tuple[float, dict[str, Any] | None]] = {}  # channel → (when asked, group)
+        self.seed: int | None = None  # a fixed seed makes `next` reproducible (tests); None: drawn each time
 
     def handle(self, message: Incoming) -> list[str]:
         state = self.channels.setdefault(message.channel_id, ChannelState())
@@ -260,6 +342,108 @@ class BotCore:
         state.history = [*state.history, said, answered][-HISTORY_KEPT:]
         state.variables = assembled.get("variables") or {}
         return split_for_discord(shown)
+
+    def group_of(self, message: Incoming) -> dict[str, Any] | None:
+        """The group the message's channel uses (None: the server's character), asked again after a minute."""
+        asked = self.groups.get(message.channel_id)
+        if asked is not None and time.monotonic() - asked[0] < GROUP_CACHE_SECONDS:
+            return asked[1]
+        group = self.tavernkeep.channel_group(message.guild_id, message.channel_id, message.parent_channel_id)
+        self.groups[message.channel_id] = (time.monotonic(), group)
+        return group
+
+    def handle_group(self, message: Incoming, group: dict[str, Any], post: Callable[[Post], None]) -> None:
+        """The group loop of docs/bot.md: ask `next` who answers, then each speaker in order (a triggered
+        member first), at most GROUP_REPLIES_MAX replies; `post` is called with each reply as it is made."""
+        server, name = message.guild_id, group["name"]
+        state = self.channels.setdefault(message.channel_id, ChannelState())
+        said = {"role": "user", "name": message.author_name, "content": message.content}
+        history = [*state.history, said]
+        context = {"channel": message.channel_id, "user": message.author_id, "has_tools": True}
+        if message.parent_channel_id:
+            context["parent_channel"] = message.parent_channel_id
+        speakers = deque(self.tavernkeep.next_speakers(server, name, history, self.seed))
+        replies: list[dict[str, str]] = []
+        while speakers and len(replies) < GROUP_REPLIES_MAX:
+            speaker = speakers.popleft()
+            assembled = self.tavernkeep.assemble(
+                server,
+                {
+                    "history": history,
+                    "names": {"user": message.author_name, "char": speaker},
+                    "variables": state.variables,
+                    "stm_context": {**context, "provider": self.model.provider},
+                    "provider": self.model.provider,
+                    "group": {"name": name, "speaker": speaker},
+                    "group_tools": True,
+                },
+            )
+            reply = self.model.complete(self.http, assembled["provider_payload"])
+            shown = self.tavernkeep.clean(server, reply.text, message.author_name)
+            answered = {"role": "assistant", "name": speaker, "content": shown}
+            history, state.variables = [*history, answered], assembled.get("variables") or {}
+            replies.append(answered)
+            if shown.strip():
+                post(Post(split_for_discord(shown), name=speaker))
+            triggered: list[str] = []
+            for tool, args in reply.calls:
+                try:
+                    history = self._carry_out(message, name, speaker, tool, args, history, triggered)
+                except TavernkeepError as exc:  # a bad id or an over-long note: the loop goes on
+                    log.warning("%s's %s call in %s: %s", speaker, tool, name, exc)
+            speakers.extendleft(reversed(triggered))
+        self.tavernkeep.store_turn(
+            server,
+            {
+                "channel": message.channel_id,
+                "parent_channel": message.parent_channel_id,
+                "user": message.author_id,
+                "user_name": message.author_name,
+                "messages": [said, *replies],
+            },
+        )
+        # Narrator lines (a trigger's message, the member list) are for this message's speakers only.
+        state.history = [m for m in history if m["role"] != "system"][-HISTORY_KEPT:]
+
+    def _carry_out(
+        self,
+        message: Incoming,
+        group_name: str,
+        speaker: str,
+        tool: str,
+        args: dict[str, Any],
+        history: list[dict[str, str]],
+        triggered: list[str],
+    ) -> list[dict[str, str]]:
+        """One tool call of a speaker's reply; the history the next speakers see, maybe with a narrator line."""
+        server = message.guild_id
+        if tool == MEMORY_TOOL and isinstance(args.get("summary"), str):
+            self.tavernkeep.update_summary(
+                server, message.channel_id, message.author_id, args["summary"][:1500]
+            )
+        elif tool == SET_NOTE:
+            self.tavernkeep.set_note(
+                server, group_name, message.channel_id, args.get("id"), str(args.get("text", ""))
+            )
+        elif tool == TRIGGER_MEMBER:
+            said = str(args.get("message", ""))[:2000]
+            member = self.tavernkeep.trigger(server, group_name, args.get("id"), said)
+            triggered.append(member)
+            if said:
+                return [
+                    *history,
+                    {"role": "system", "name": speaker, "content": f"{speaker} to {member}: {said}"},
+                ]
+        elif tool == LIST_MEMBERS:
+            members = self.tavernkeep.group(server, group_name)["members"]
+            listed = ", ".join(
+                f"{m['name']} (id {m['id']}{', muted' if m['muted'] else ''})" for m in members
+            )
+            return [
+                *history,
+                {"role": "system", "name": speaker, "content": f"Members of {group_name}: {listed}"},
+            ]
+        return history
 
 
 # -- Discord ---------------------------------------------------------------------------------------------
@@ -362,9 +546,33 @@ def run() -> None:  # pragma: no cover - needs Discord
         except TavernkeepError as exc:
             log.warning("joined %s: %s", guild.name, exc)
 
+    webhooks: dict[int, Any] = {}
+
+    async def webhook_for(channel: Any) -> Any:
+        """The bot's webhook in the channel (a thread's: its parent's), made once; needs Manage Webhooks."""
+        target = channel.parent if isinstance(channel, discord.Thread) else channel
+        if target.id not in webhooks:
+            mine = [hook for hook in await target.webhooks() if hook.user == client.user]
+            webhooks[target.id] = mine[0] if mine else await target.create_webhook(name="Tavernkeep")
+        return webhooks[target.id]
+
+    async def post_as_member(channel: Any, post: Post) -> None:
+        in_thread = {"thread": channel} if isinstance(channel, discord.Thread) else {}
+        try:
+            hook = await webhook_for(channel)
+        except discord.Forbidden:  # no Manage Webhooks: the bot posts, with the member's name in bold
+            for piece in split_for_discord(f"**{post.name}**: {' '.join(post.pieces)}"):
+                await channel.send(piece)
+            return
+        for piece in post.pieces:
+            # No avatar_url: the API offers no public image URL for a card, so Discord shows its default.
+            await hook.send(
+                piece, username=(post.name or config.bot_name)[:80], avatar_url=post.avatar_url, **in_thread
+            )
+
     @client.event
     async def on_message(message: Any) -> None:
-        if message.author.bot or message.guild is None or client.user not in message.mentions:
+        if message.author.bot or message.guild is None:
             return
         thread_parent = getattr(message.channel, "parent_id", None)
         incoming = Incoming(
@@ -375,9 +583,24 @@ def run() -> None:  # pragma: no cover - needs Discord
             content=message.clean_content,
             parent_channel_id=str(thread_parent) if thread_parent else None,
         )
+        loop = asyncio.get_running_loop()
+
+        def post(reply: Post) -> None:  # called from the core's thread: post now, in order
+            asyncio.run_coroutine_threadsafe(post_as_member(message.channel, reply), loop).result()
+
         try:
+            group = await asyncio.to_thread(core.group_of, incoming)
+            if group is not None:  # every user message in a group channel goes to the group
+                async with message.channel.typing():
+                    await asyncio.to_thread(core.handle_group, incoming, group, post)
+                return
+            if client.user not in message.mentions:
+                return
             async with message.channel.typing():
                 pieces = await asyncio.to_thread(core.handle, incoming)
+        except NoToken as exc:
+            log.info("skipped %s: %s", message.guild.name, exc)
+            return
         except (TavernkeepError, httpx.HTTPError) as exc:
             log.warning("no answer in %s #%s: %s", message.guild.name, message.channel, exc)
             return
