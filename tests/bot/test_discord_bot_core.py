@@ -13,9 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.core.signals import request_finished, request_started
-from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
 
 from memory.models import StmEntry
 
@@ -121,19 +118,6 @@ class Recorder:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture
-def http():
-    """One httpx client: Tavernkeep at http://testserver (the real app, in process), the rest on the wire.
-    Like Django's test client, requests keep the test's database connection open."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    client = httpx.Client(mounts={"http://testserver": httpx.WSGITransport(app=get_wsgi_application())})
-    yield client
-    client.close()
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
 
 
 def core_for(provider, http, api_token, recorder):
