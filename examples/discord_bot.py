@@ -17,6 +17,12 @@ characters → store the turn in short-term memory (`POST …/stm/turns`) → ru
 if the model made one (`POST …/stm/summary`) → keep the answer's variables for the next message.
 When the bot joins a guild it pushes the guild's channel and member names (`POST …/directory`).
 
+In a channel that uses a group (docs/groups.md) the bot answers every user message: it asks
+`…/groups/<name>/next` who speaks, then runs one turn per speaker (assembled for that member, with
+the group tools) and posts each reply under the member's name through a channel webhook (no avatar:
+the API offers no image URL), carrying out note and trigger calls; at most GROUP_REPLIES_MAX replies
+per user message. docs/bot.md, "What the example bot does in a group channel".
+
 Everything above the Discord section is plain Python on httpx, importable and tested without
 discord.py (tests/bot/). Ids stay strings from end to end, as discord.py and discord.js give them.
 """
