@@ -564,21 +564,22 @@ def run() -> None:  # pragma: no cover - needs Discord
 
     async def post_as_member(channel: Any, post: Post) -> None:
         in_thread = {"thread": channel} if isinstance(channel, discord.Thread) else {}
+        pieces = list(post.pieces)
         try:
             hook = await webhook_for(channel)
-        except discord.Forbidden:  # no Manage Webhooks: the bot posts, with the member's name in bold
-            for piece in split_for_discord(f"**{post.name}**: {' '.join(post.pieces)}"):
+            while pieces:
+                # No avatar_url: the API offers no public image URL for a card; Discord shows its default.
+                name = (post.name or config.bot_name)[:80]
+                await hook.send(pieces[0], username=name, avatar_url=post.avatar_url, **in_thread)
+                pieces.pop(0)
+        except discord.HTTPException as exc:  # no Manage Webhooks, or a name Discord refuses for webhooks
+            log.warning("webhook post as %s in #%s: %s; posting as the bot", post.name, channel, exc)
+            for piece in split_for_discord(f"**{post.name}**: {' '.join(pieces)}"):
                 await channel.send(piece)
-            return
-        for piece in post.pieces:
-            # No avatar_url: the API offers no public image URL for a card, so Discord shows its default.
-            await hook.send(
-                piece, username=(post.name or config.bot_name)[:80], avatar_url=post.avatar_url, **in_thread
-            )
 
     @client.event
     async def on_message(message: Any) -> None:
-        if message.author.bot or message.guild is None:
+        if message.author.bot or message.webhook_id or message.guild is None:  # members' posts too
             return
         thread_parent = getattr(message.channel, "parent_id", None)
         incoming = Incoming(
