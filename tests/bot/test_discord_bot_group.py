@@ -266,3 +266,12 @@ def test_a_channel_without_a_group_is_answered_by_the_solo_loop(http, api_token,
         guild_id="1001", channel_id=CHANNEL, author_id=USER, author_name="Ann", content="Hi"
     )
     assert core.group_of(message) is None
+
+
+def test_a_member_list_call_is_shown_to_the_next_speaker_not_posted(http, api_token, party):
+    lines = {"Mira": ("Who is on tonight?", [("list_group_members", {})]), "Tomas": ("All of us.", [])}
+    with Cast("gemini", lines) as cast:
+        _, posts = run_group("gemini", http, api_token, cast)
+    listed = f"Tomas (id {party['Tomas']}), Old Tom (id {party['Old Tom']}, muted)"
+    assert listed in json.dumps(cast.requests[1])
+    assert posts == [("Mira", "Who is on tonight?"), ("Tomas", "All of us.")]
