@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from presets.services import preset_import
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 from tests.security.conftest import build_world
 from tests.security.routes import PAGES, all_routes
 
@@ -130,6 +130,7 @@ def nemoengine(lantern, alice):
     return preset_import(server=lantern, raw=raw, filename="nemoengine-v10.json", by=alice).preset
 
 
+@needs_corpus
 def test_the_preview_of_a_300_node_preset_is_short_and_a_message_opens_on_click(page, carol, nemoengine):
     assert nemoengine.nodes.count() >= 300
     page.set_viewport_size({"width": 1366, "height": 900})
@@ -152,6 +153,7 @@ def test_the_preview_of_a_300_node_preset_is_short_and_a_message_opens_on_click(
     assert _overflow(page)[0] <= 390
 
 
+@needs_corpus
 def test_the_source_filter_shows_only_history_messages(page, carol, nemoengine):
     sign_in(page, "carol")
     page.goto(f"/servers/{nemoengine.server_id}/preview/")
@@ -221,6 +223,7 @@ def test_the_token_message_shows_once_and_does_not_come_back(page, alice, lanter
     assert "Token created" not in page.content()
 
 
+@needs_corpus
 def test_the_clash_buttons_finish_an_upload_without_choosing_the_file_again(page, alice, lantern, tmp_path):
     first = (CORPUS / "pm" / "st-openai-Default.json").read_bytes()
     preset_import(server=lantern, raw=first, filename="Evening.json", by=alice)

@@ -7,13 +7,14 @@ import pytest
 
 from presets.models import Preset
 from tests.browser.conftest import sign_in, wait_for_htmx
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needs_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 REAL_PRESET = CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"
 
 
+@needs_corpus
 def test_alice_uploads_reads_the_summary_toggles_a_node_and_activates_the_preset(page, lantern, alice):
     sign_in(page, "alice")
     page.goto(f"/servers/{lantern.id}/presets/")
@@ -51,6 +52,7 @@ def test_alice_uploads_reads_the_summary_toggles_a_node_and_activates_the_preset
     assert refused == []  # an inline script or style would be refused by the CSP and logged here
 
 
+@needs_corpus
 def test_alice_filters_the_nodes_and_disables_the_matching_ones_in_bulk(page, lantern, alice):
     from presets import services
 
@@ -78,6 +80,7 @@ def test_charlie_cannot_reach_the_lantern_presets(page, lantern, charlie):
     assert response.status == 404
 
 
+@needs_corpus
 def test_alice_is_asked_about_a_name_clash_and_keeps_both_without_choosing_the_file_again(
     page, lantern, alice
 ):
