@@ -111,9 +111,13 @@ def groups_page(server: Server) -> list[dict[str, Any]]:
     return out
 
 
-def notes_for(server: Server, *, limit: int = 200) -> list[dict[str, Any]]:
-    """The members' notes on the server, newest first (at most `limit`), with the members' names."""
-    rows = list(MemberNote.objects.filter(server=server).order_by("-updated_at", "-pk")[:limit])
+def notes_for(server: Server, *, channel: int | None = None, limit: int = 200) -> list[dict[str, Any]]:
+    """The members' notes on the server (in one channel when `channel` is given), newest first (at
+    most `limit`), with the members' names."""
+    notes = MemberNote.objects.filter(server=server)
+    if channel is not None:
+        notes = notes.filter(channel_id=channel)
+    rows = list(notes.order_by("-updated_at", "-pk")[:limit])
     names = {
         pk: row.name for pk, row in card_selectors.cards_by_id(server.pk, [r.card_id for r in rows]).items()
     }

@@ -32,6 +32,7 @@ from engine import (
     SHOWN,
     StmContext,
 )
+from groups import selectors as group_selectors
 from servers import selectors as server_selectors
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -191,6 +192,8 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         dm=loaded.dm,
         contribution=loaded.contribution,
         rows=[_row(v.verdict, loaded.entries[v.entry_id], server, now) for v in loaded.contribution.verdicts],
+        # What group members keep privately in this channel (docs/groups.md): it reaches their prompts.
+        member_notes=group_selectors.notes_for(server, channel=channel_id),
     )
     return context
 

@@ -132,3 +132,28 @@ def test_card_names_with_markup_are_shown_as_text(client, alice, lantern, commit
     client.force_login(alice)
     page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()
     assert "<b>Bold</b>" not in page and "&lt;b&gt;Bold&lt;/b&gt;" in page and "<i>Party</i>" not in page
+
+
+def test_bob_reviews_a_channels_memory_and_reads_the_group_members_notes_kept_there(
+    client, bob, lantern, party_cards, committed
+):
+    with committed(execute=True):
+        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
+    with committed(execute=True):
+        services.member_note_set(
+            server=lantern, group_name="Party", channel_id=77, member="Tomas",
+            text="<b>Tomas</b> hides the key.", by=None,
+        )  # fmt: skip
+        services.member_note_set(
+            server=lantern, group_name="Party", channel_id=78, member="Mira",
+            text="Mira owes the bard.", by=None,
+        )  # fmt: skip
+    client.force_login(bob)
+    here = client.get(reverse("memory:review", args=[lantern.pk]) + "?channel=77&user=5").content.decode()
+    assert 'data-testid="stm-member-notes"' in here
+    assert "&lt;b&gt;Tomas&lt;/b&gt; hides the key." in here and "<b>Tomas</b>" not in here
+    assert "Mira owes the bard." not in here  # another channel's note stays with that channel
+    elsewhere = client.get(
+        reverse("memory:review", args=[lantern.pk]) + "?channel=79&user=5"
+    ).content.decode()
+    assert 'data-testid="stm-member-notes"' not in elsewhere
