@@ -21,6 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
+from servers.fairness import light_share
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.uploads import too_large
@@ -158,6 +159,7 @@ def card_download(request: AuthenticatedHttpRequest, server_id: int, card_id: in
     return response
 
 
+@light_share  # a page shows many of these at once: none takes one of the server's places
 @login_required
 @require_GET
 def card_avatar(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:

@@ -65,13 +65,14 @@ def _charge(server_id: int, cpu_seconds: float) -> None:
         _credit[server_id] = (_credit_now(server_id, now) - cpu_seconds, now)
 
 
-def _enter(server_id: int) -> bool:
+def _enter(server_id: int, *, counted: bool = True) -> bool:
     with _lock:
-        if _running.get(server_id, 0) >= _limit():
+        if counted and _running.get(server_id, 0) >= _limit():
             return False
         if _credit_now(server_id, time.monotonic()) <= 0:
             return False
-        _running[server_id] = _running.get(server_id, 0) + 1
+        if counted:
+            _running[server_id] = _running.get(server_id, 0) + 1
         return True
 
 
@@ -83,18 +84,37 @@ class ServerBusy(Exception):
         self.server_id = server_id
 
 
-_claims: ContextVar[list[tuple[int, float]] | None] = ContextVar("server_share_claims", default=None)
+# Each claim: the server, the thread's CPU time when it was taken, and whether it holds one of the
+# server's places (a light read does not).
+_claims: ContextVar[list[tuple[int, float, bool]] | None] = ContextVar("server_share_claims", default=None)
+_light: ContextVar[bool] = ContextVar("server_share_light", default=False)
+
+
+def light_share(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a cheap read (a card's image): it is charged the CPU it uses but takes none of the
+    server's places, so the images of one page never crowd each other out with 429s."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> HttpResponse:
+        token = _light.set(True)
+        try:
+            return view(*args, **kwargs)
+        finally:
+            _light.reset(token)
+
+    return wrapper
 
 
 def claim_share(server_id: int) -> None:
     """Count the current request toward `server_id`'s share (once); ServerBusy past it. Outside a
     request (the command line, a Celery task) there is nothing to share and nothing is counted."""
     claims = _claims.get()
-    if claims is None or any(held == server_id for held, _ in claims):
+    if claims is None or any(held == server_id for held, _, _ in claims):
         return
-    if not _enter(server_id):
+    counted = not _light.get()
+    if not _enter(server_id, counted=counted):
         raise ServerBusy(server_id)
-    claims.append((server_id, time.thread_time()))
+    claims.append((server_id, time.thread_time(), counted))
 
 
 def busy_message() -> str:
@@ -118,15 +138,13 @@ class ServerShareMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        claims: list[tuple[int, float]] = []
+        claims: list[tuple[int, float, bool]] = []
         token = _claims.set(claims)
         try:
             return self.get_response(request)
         finally:
             _claims.reset(token)
-            for server_id, cpu_at_start in claims:
-                _charge(server_id, time.thread_time() - cpu_at_start)
-                _leave(server_id)
+            _give_back(claims)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, ServerBusy):
@@ -137,6 +155,14 @@ class ServerShareMiddleware:
         response = HttpResponse(body, status=429)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+def _give_back(claims: list[tuple[int, float, bool]]) -> None:
+    """Charge each claim's server the CPU the request used, and free the places it held."""
+    for server_id, cpu_at_start, counted in claims:
+        _charge(server_id, time.thread_time() - cpu_at_start)
+        if counted:
+            _leave(server_id)
 
 
 def _leave(server_id: int) -> None:
@@ -169,9 +195,7 @@ def fair_share(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
                 return busy_json()
             return view(request, server_id, *args, **kwargs)
         finally:
-            for held, cpu_at_start in _claims.get() or []:
-                _charge(held, time.thread_time() - cpu_at_start)
-                _leave(held)
+            _give_back(_claims.get() or [])
             _claims.reset(token)
 
     return wrapper

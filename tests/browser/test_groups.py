@@ -4,6 +4,7 @@ form (tick, number, mute), sees it listed with its members, and gives a channel 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from characters import services as card_services
 from engine.cards import Card, card_png
@@ -35,17 +36,17 @@ def test_alice_builds_a_party_on_the_groups_page_and_gives_it_a_channel(page, al
     page.select_option("select[name=strategy]", "list")
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     page.get_by_test_id("group-save").click()
-    page.wait_for_load_state("networkidle")
     row = page.locator("[data-testid=group-table] tbody tr").first
     members = row.locator(".group-members li")
-    assert members.count() == 2
+    expect(members).to_have_count(2)  # waits for the saved group's page, however slow the machine
     assert members.nth(0).inner_text().startswith("Old Tom") and "muted" in members.nth(0).inner_text()
     assert members.nth(1).inner_text().strip() == "Mira"
-    assert row.locator("img.group-avatar").count() == 2  # the cards came as PNGs
+    expect(row.locator("img.group-avatar")).to_have_count(2)  # the cards came as PNGs
+    page.wait_for_load_state("networkidle")  # the images too, before the console is read
     assert "List order" in row.inner_text()
     page.get_by_test_id("group-channel-id").fill("1234567890123456789")
     page.get_by_role("button", name="Set").click()
+    expect(page.locator("[data-testid=group-table] tbody tr").first).to_contain_text("1234567890123456789")
     page.wait_for_load_state("networkidle")
-    assert "1234567890123456789" in page.locator("[data-testid=group-table] tbody tr").first.inner_text()
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     assert page.console_errors == []

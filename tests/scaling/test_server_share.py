@@ -81,3 +81,21 @@ def test_a_servers_concurrent_requests_past_the_limit_are_refused(settings, lant
     finally:
         fairness._claims.reset(token)
         fairness._running.clear()
+
+
+def test_a_pages_card_images_load_while_the_servers_places_are_taken(settings, client, alice, lantern):
+    from characters import services as card_services
+    from engine.cards import Card, card_png
+
+    raw = card_png(Card(spec="chara_card_v2", name="Mira", description="Mira keeps the lighthouse."))
+    row = card_services.card_import(server=lantern, raw=raw, filename="mira.png", activate=False, by=None).row
+    client.force_login(alice)
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 2
+    fairness._running[lantern.pk] = 2  # two of the Lantern's requests are running in this process
+    try:
+        image = client.get(reverse("characters:avatar", args=[lantern.pk, row.pk]))
+        page = client.get(reverse("characters:list", args=[lantern.pk]))
+    finally:
+        fairness._running.clear()
+    assert image.status_code == 200 and image["Content-Type"] == "image/png"
+    assert page.status_code == 429 and "busy" in page.content.decode().lower()
