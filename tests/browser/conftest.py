@@ -42,6 +42,10 @@ def page(browser, live_server, settings) -> Iterator[object]:
     """A fresh browser page. Dialogs are recorded in `page.dialogs` and dismissed (XSS tests assert none)."""
     settings.SESSION_COOKIE_SECURE = False
     settings.CSRF_COOKIE_SECURE = False
+    # A test clicks far faster than a person, on a loaded machine: room in the server's CPU meter so
+    # a long walk is not told "busy" (the share itself is tested in tests/scaling/test_server_share.py).
+    settings.SERVER_CPU_SHARE = 4.0
+    settings.SERVER_CPU_BURST_SECONDS = 10.0
     context = browser.new_context(base_url=live_server.url)
     page = context.new_page()
     page.dialogs = []
