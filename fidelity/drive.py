@@ -184,25 +184,12 @@ def _settings(case: Case) -> None:
 
 # Runs in the page: selects the preset, sets the context, connects to the endpoint, opens the chat
 # and generates once. SillyTavern.getContext() is its public scripting face.
-PAGE = r"""
+PAGE = (
+    r"""
 async ({preset, context, reply, endpoint, model, card, chat, generation, quiet}) => {
-  const ctx = () => SillyTavern.getContext();
-  const sleep = ms => new Promise(r => setTimeout(r, ms));
-  await new Promise(r => ctx().eventSource.once(ctx().eventTypes.APP_READY, r));
-  await ctx().executeSlashCommandsWithOptions(`/preset ${preset}`);
-  for (let i = 0; i < 100 && ctx().chatCompletionSettings.preset_settings_openai !== preset; i++) await sleep(50);
-  await sleep(200);
-  $('#oai_max_context_unlocked').prop('checked', true).trigger('input');
-  await sleep(50);
-  $('#openai_max_context').val(context).trigger('input');
-  $('#openai_max_tokens').val(reply).trigger('input');
-  await sleep(50);
-  $('#chat_completion_source').val('custom').trigger('change');
-  $('#custom_api_url_text').val(endpoint).trigger('input');
-  $('#custom_model_id').val(model).trigger('input');
-  $('#api_button_openai').trigger('click');
-  for (let i = 0; i < 200 && ctx().onlineStatus === 'no_connection'; i++) await sleep(50);
-  const index = ctx().characters.findIndex(c => c.avatar === card + '.png');
+"""
+    + sillytavern.CONNECT
+    + r"""  const index = ctx().characters.findIndex(c => c.avatar === card + '.png');
   if (index < 0) throw new Error('the card is not loaded');
   await ctx().selectCharacterById(index);
   await sleep(200);
@@ -218,6 +205,7 @@ async ({preset, context, reply, endpoint, model, card, chat, generation, quiet})
   return ctx().chatCompletionSettings.openai_max_context;
 }
 """
+)
 
 
 def _generate(case: Case, timeout: float) -> None:

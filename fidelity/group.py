@@ -95,25 +95,12 @@ def _chat(case: Case, avatars: dict[str, str]) -> None:
 
 # Runs in the page, as drive.PAGE does for one character: opens the group and its chat, then
 # generates once for the speaker (SillyTavern's `force_chid`, as a bot picks who answers).
-PAGE = r"""
+PAGE = (
+    r"""
 async ({preset, context, reply, endpoint, model, group, groupId, chat, speaker, generation}) => {
-  const ctx = () => SillyTavern.getContext();
-  const sleep = ms => new Promise(r => setTimeout(r, ms));
-  await new Promise(r => ctx().eventSource.once(ctx().eventTypes.APP_READY, r));
-  await ctx().executeSlashCommandsWithOptions(`/preset ${preset}`);
-  for (let i = 0; i < 100 && ctx().chatCompletionSettings.preset_settings_openai !== preset; i++) await sleep(50);
-  await sleep(200);
-  $('#oai_max_context_unlocked').prop('checked', true).trigger('input');
-  await sleep(50);
-  $('#openai_max_context').val(context).trigger('input');
-  $('#openai_max_tokens').val(reply).trigger('input');
-  await sleep(50);
-  $('#chat_completion_source').val('custom').trigger('change');
-  $('#custom_api_url_text').val(endpoint).trigger('input');
-  $('#custom_model_id').val(model).trigger('input');
-  $('#api_button_openai').trigger('click');
-  for (let i = 0; i < 200 && ctx().onlineStatus === 'no_connection'; i++) await sleep(50);
-  await ctx().executeSlashCommandsWithOptions(`/go ${group}`);
+"""
+    + sillytavern.CONNECT
+    + r"""  await ctx().executeSlashCommandsWithOptions(`/go ${group}`);
   for (let i = 0; i < 100 && !ctx().groupId; i++) await sleep(50);
   await sleep(200);
   await ctx().openGroupChat(groupId, chat);
@@ -125,6 +112,7 @@ async ({preset, context, reply, endpoint, model, group, groupId, chat, speaker, 
   return ctx().chat.length;
 }
 """
+)
 
 
 def page_arguments(case: Case) -> dict[str, Any]:

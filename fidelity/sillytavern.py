@@ -130,3 +130,24 @@ def stop() -> None:
     if running():
         os.killpg(int(PIDFILE.read_text()), signal.SIGTERM)
     PIDFILE.unlink(missing_ok=True)
+
+
+# The part of a page script both drives share: wait for SillyTavern, select the preset, unlock and
+# set the context and reply sizes, and connect the Custom source to the recording endpoint.
+CONNECT = r"""  const ctx = () => SillyTavern.getContext();
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  await new Promise(r => ctx().eventSource.once(ctx().eventTypes.APP_READY, r));
+  await ctx().executeSlashCommandsWithOptions(`/preset ${preset}`);
+  for (let i = 0; i < 100 && ctx().chatCompletionSettings.preset_settings_openai !== preset; i++) await sleep(50);
+  await sleep(200);
+  $('#oai_max_context_unlocked').prop('checked', true).trigger('input');
+  await sleep(50);
+  $('#openai_max_context').val(context).trigger('input');
+  $('#openai_max_tokens').val(reply).trigger('input');
+  await sleep(50);
+  $('#chat_completion_source').val('custom').trigger('change');
+  $('#custom_api_url_text').val(endpoint).trigger('input');
+  $('#custom_model_id').val(model).trigger('input');
+  $('#api_button_openai').trigger('click');
+  for (let i = 0; i < 200 && ctx().onlineStatus === 'no_connection'; i++) await sleep(50);
+"""
