@@ -34,6 +34,7 @@ from .native import (
     NAMES_DEFAULT,
     SAMPLE_HEADER,
     blocks_of,
+    doc_reuse,
     macro_env,
     native_items,
     request_env,
@@ -61,10 +62,12 @@ from .rearrange import (
     native_arrangement,
     node_is_active,
     plan_of,
+    plan_reuse,
     rearrange,
     render_memo,
 )
 from .regex import CompiledScript, RegexBudget, RegexRequest, apply_to_entries, apply_to_history, switched
+from .reuse import Reuse
 from .sampling import GenerationSettings, with_generation_settings
 from .st_format import PromptSettings
 from .tokens import (
@@ -488,7 +491,7 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         )
     arranged.items = closing.after(ordered)
     if preset is not None and preset.settings.squash_system_messages:
-        arranged.items, arranged.history = squash(arranged.items, arranged.history)
+        arranged.items, arranged.history = squash(arranged.items, arranged.history, _reuse(inputs))
     return arranged
 
 
@@ -690,6 +693,13 @@ def _report_unread_outlets(outlets: Mapping[str, str], preset: CompiledPreset, n
             )
 
 
+def _reuse(inputs: _Inputs) -> tuple[Reuse, ...]:
+    """Where this assembly finds what an earlier one made of the same items (engine/reuse.py)."""
+    if inputs.preset is None:
+        return (doc_reuse(inputs.doc),)
+    return (plan_reuse(inputs.preset, inputs.doc.generation_type), doc_reuse(inputs.doc))
+
+
 # -- finish ---------------------------------------------------------------------------------------------
 
 
@@ -704,7 +714,9 @@ def _finish(
 ) -> Assembly:
     doc, notes, encoding = inputs.doc, inputs.notes, inputs.encoding
     blank: list[Item] = []
-    messages = tuple(to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names, blank))
+    messages = tuple(
+        to_messages(arranged.items, doc, inputs.seed, arranged.history, inputs.names, blank, _reuse(inputs))
+    )
     payload = (
         shape(provider, messages, user=doc.user_name, char=doc.char_name, memory_tool=_has_tools(doc))
         if provider

@@ -5,7 +5,9 @@ Pure (no Django); `engine.assemble` calls these in that order."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from .buckets import BucketDocument, Budget
@@ -14,8 +16,10 @@ from .native import HistoryRun, history_run, ready_messages
 from .parts import Item, Message, Notes, Part, Source, Transform, native_source
 from .providers import provider_texts, shape
 from .rearrange import Arrangement, Injection
+from .reuse import Reuse
 from .tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 
+_ROLE = attrgetter("role")
 ROLE_TOKENS = 1  # "system", "user" and "assistant" are one token each in every encoding we count with
 
 
@@ -42,37 +46,89 @@ def count_tokens_of(
     return TokenReport(encoding, exact, per_message, total, provider)
 
 
-def squash(items: list[Item], history: tuple[int, int]) -> tuple[list[Item], tuple[int, int]]:
+_SEPARATOR = Part("\n", (), False)  # what squash puts between two joined system items
+
+
+def squash(
+    items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...] = ()
+) -> tuple[list[Item], tuple[int, int]]:
     """SillyTavern's squash on the final list (SPEC §11.2): consecutive unnamed system items joined
-    with "\n" (its separators never), empty system items dropped; the history's range moved along."""
+    with "\n" (its separators never), empty system items dropped; the history's range moved along.
+
+    Only the system items need a look: the runs between them (most of the history) are copied whole,
+    found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items
+    joined before gives the same joined item (engine/reuse.py: the preset's, then the document's)."""
     out: list[Item] = []
     start, stop = history
     first = last = -1  # where the history's first and last items went in `out`
-    joinable = False  # whether the last item out may take the next one
-    append = out.append
-    for index, item in enumerate(items):
-        if item.role != "system":  # most items (the history's): kept as they are
-            append(item)
-            joinable = False
-        elif not any(part.text for part in item.parts):
+    chain: list[Item] = []  # the system items being joined into out[-1]
+    roles = list(map(_ROLE, items))
+    size = len(items)
+    index = 0
+    while index < size:
+        if roles[index] != "system":  # a run of user and assistant items: kept as they are
+            try:
+                system = roles.index("system", index)
+            except ValueError:
+                system = size
+            if len(chain) > 1:
+                out[-1] = _joined(chain, reuse)
+            chain = []
+            shift = len(out) - index
+            out += items[index:system]
+            if index <= start < system:
+                first = start + shift
+            if index <= stop - 1 < system:
+                last = stop - 1 + shift
+            index = system
+            if index == size:
+                break
+        item = items[index]
+        parts = item.parts
+        if not (parts[0].text if len(parts) == 1 else any(part.text for part in parts)):
             if index == start:
                 first = len(out)
             if index == stop - 1:
                 last = len(out)
+            index += 1
             continue
-        elif joinable and item.squash and not item.name:
-            out[-1] = out[-1].with_parts((*out[-1].parts, Part("\n", (), False), *item.parts))
+        if chain and item.squash and not item.name:
+            chain.append(item)
         else:
-            append(item)
-            joinable = item.squash and not item.name
+            if len(chain) > 1:
+                out[-1] = _joined(chain, reuse)
+            out.append(item)
+            chain = [item] if item.squash and not item.name else []
         if index == start:
             first = len(out) - 1
         if index == stop - 1:
             last = len(out) - 1
+        index += 1
+    if len(chain) > 1:
+        out[-1] = _joined(chain, reuse)
     if stop <= start:
         at = first if first >= 0 else len(out)
         return out, (at, at)
     return out, (first, last + 1)
+
+
+def _joined(chain: list[Item], reuse: tuple[Reuse, ...]) -> Item:
+    """The chain's items as one: the first one's fields, every part, a line break between items."""
+    key = tuple(map(id, chain))
+    for table in reuse:
+        kept = table.joined.get(key)
+        if kept is not None and all(map(operator.is_, kept[0], chain)):
+            return kept[1]
+    parts: list[Part] = list(chain[0].parts)
+    for item in chain[1:]:
+        parts.append(_SEPARATOR)
+        parts += item.parts
+    joined = chain[0].with_parts(tuple(parts))
+    for depth, table in enumerate(reuse):  # the first table whose lifetime covers every item keeps it
+        if all(any(t.vouches(item) for t in reuse[: depth + 1]) for item in chain):
+            table.join(tuple(chain), joined)
+            break
+    return joined
 
 
 def trim_to_budget(
@@ -154,24 +210,41 @@ def to_messages(
     history: tuple[int, int],
     names: int = 0,
     blank: list[Item] | None = None,
+    reuse: tuple[Reuse, ...] = (),
 ) -> list[Message]:
     ready, per_seed, kept = ready_messages(doc, seed, names)
+    char = doc.char_name
+    # what a message of an item depends on besides the item: the names (a group's too)
+    who = (doc.user_name, char, *(getattr(char, name, None) for name in ("group", "not_muted", "others")))
 
     def finish(run: Sequence[Item]) -> list[Message]:
-        """The run's messages: the document's items have theirs already; the others (the preset's,
-        the wrapped and the changed ones) are built here, and blank ones left out."""
+        """The run's messages: the document's items have theirs already, the preset's items and runs
+        seen before may have (`reuse`); the others (the wrapped and the changed ones) are built here,
+        and blank ones left out."""
         out = []
         for item in run:
-            message = ready.get(id(item)) or per_seed.get(id(item))
+            key = id(item)
+            message = ready.get(key) or per_seed.get(key)
+            if message is None:
+                for table in reuse:
+                    known = table.messages.get(key)
+                    if known is not None and known[0] is item and known[1] == who:
+                        message = known[2]
+                        break
             if message is None:
                 message = _message(item, doc, seed)
                 if message is None:
                     if blank is not None:
                         blank.append(item)
                     continue
-                if id(item) in kept:  # a native item as the document gave it
-                    seeded = any(p.trusted and depends_on_seed(p.text) for p in item.parts)
-                    (per_seed if seeded else ready)[id(item)] = message
+                seeded = any(p.trusted and depends_on_seed(p.text) for p in item.parts)
+                if key in kept:  # a native item as the document gave it
+                    (per_seed if seeded else ready)[key] = message
+                elif not seeded:
+                    for table in reuse:
+                        if table.vouches(item):
+                            table.message(item, who, message)
+                            break
             out.append(message)
         return out
 

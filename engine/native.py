@@ -18,6 +18,7 @@ from typing import Any
 from .buckets import TAGS, BucketDocument, HistoryMessage, SampleDialogue, StmLine, TaggedItem
 from .macros import MacroEnv
 from .parts import Item, Message, Part, Transform, native_source, single
+from .reuse import Reuse
 
 FALLBACK_SYSTEM_PROMPT = (
     "You are {{char}}, a member of this Discord server. Reply in character, keep it conversational, "
@@ -68,6 +69,14 @@ def native_items(
         items = doc.memo[key] = _native_items(doc, stm, sample_header, None, names)
         doc.memo.setdefault("kept", set()).update(map(id, items))
     return items
+
+
+def doc_reuse(doc: BucketDocument) -> Reuse:
+    """What assemblies of this document make again from its native items (engine/reuse.py)."""
+    reuse = doc.memo.get("reuse")
+    if reuse is None:
+        reuse = doc.memo["reuse"] = Reuse(kept=doc.memo.setdefault("kept", set()))
+    return reuse
 
 
 def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:

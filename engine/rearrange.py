@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
-from .macros import RenderMemo, Segment, SegmentOutput
+from .macros import CompiledText, RenderMemo, Segment, SegmentOutput, static_text
+from .macros.render import MAX_EVALUATIONS
 from .parts import (
     BLOCK_NAMES,
     Item,
@@ -25,6 +26,7 @@ from .parts import (
     node_source,
     setting_source,
 )
+from .reuse import Reuse
 from .st_format import PresetNode, PromptSettings
 
 DEPTH_BLOCK_TAG = ""
@@ -177,6 +179,9 @@ class Plan:
     # When no segment holds a macro or a compile warning, rendering gives the templates back: the
     # outputs and the texts by node position, made once here (None otherwise).
     plain: tuple[tuple[SegmentOutput, ...], Mapping[int, str]] | None = None
+    # The item of each content node whose text every render gives alike (no macro, or identity macros
+    # only), made once: the walk sends these very objects, so later steps can know them again.
+    items: Mapping[int, Item] = field(default_factory=dict)
 
 
 def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
@@ -197,6 +202,17 @@ def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> Rend
     return memo
 
 
+def plan_reuse(preset: CompiledPreset, generation_type: str = "normal") -> Reuse:
+    """What the preset's assemblies for a generation type make again from its own items (reuse.py),
+    kept in `preset.memo` beside the plan."""
+    key = f"reuse:{generation_type}"
+    reuse = preset.memo.get(key)
+    if reuse is None:
+        items = plan_of(preset, generation_type).items
+        reuse = preset.memo[key] = Reuse(own={id(item): item for item in items.values()})
+    return reuse
+
+
 def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_type: str) -> Plan:
     notes = Notes()
     active = [node_is_active(node, notes, generation_type=generation_type) for node in nodes]
@@ -212,12 +228,19 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
     render_at = tuple(
         i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
     )
-    segments = tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at)  # type: ignore[arg-type]
+    segments = tuple(_segment(ids[i], nodes[i].template) for i in render_at)  # type: ignore[arg-type]
     plain = None
-    if not any(segment.template.has_macros or segment.template.warnings for segment in segments):
+    texts = [_fixed_text(segment) for segment in segments]
+    sources = tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes)
+    items = {
+        i: Item(DEPTH_BLOCK_TAG, nodes[i].node.role, (Part(text, sources[i], True),))
+        for i, text in zip(render_at, texts, strict=True)
+        if text is not None and nodes[i].node.injection_position != 1
+    }
+    if all(text is not None for text in texts) and sum(s.identities for s in segments) <= MAX_EVALUATIONS:
         plain = (
-            tuple(SegmentOutput(segment.key, segment.template.source) for segment in segments),
-            {i: segment.template.source for i, segment in zip(render_at, segments, strict=True)},
+            tuple(SegmentOutput(segment.key, text) for segment, text in zip(segments, texts, strict=True)),  # type: ignore[arg-type]
+            dict(zip(render_at, texts, strict=True)),  # type: ignore[arg-type]
         )
     return Plan(
         active=tuple(active),
@@ -238,8 +261,9 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
         appended=appended,
         render_at=render_at,
         segments=segments,
-        sources=tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes),
+        sources=sources,
         plain=plain,
+        items=items,
     )
 
 
@@ -264,6 +288,7 @@ class _Walk:
         self.rendered = rendered
         self.notes = notes
         plan = self.plan = plan_of(preset, generation_type)
+        self.reuse = plan_reuse(preset, generation_type)
         self.active = plan.active
         notes.omitted.extend(plan.omissions)
         self.buckets: dict[str, Sequence[Item]] = dict(native)
@@ -329,8 +354,11 @@ class _Walk:
         # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt is never
         # sent (§11.1 item 4) but, as in SillyTavern, it ends a run of system messages to squash.
         if node.kind == "content" and (text or node.role != "system"):
-            part = Part(text, self.sources.get(index) or self.plan.sources[index], True)
-            self.current.append(Item(DEPTH_BLOCK_TAG, node.role, (part,)))
+            item = self.plan.items.get(index)
+            if item is None or item.parts[0].text is not text or index in self.sources:
+                sources = self.sources.get(index) or self.plan.sources[index]
+                item = self.reuse.node_item(index, node.role, text, sources)
+            self.current.append(item)
         if index == self.anchor_at:
             for tag in ANCHORED_BLOCKS:
                 self.take(tag)
@@ -484,6 +512,22 @@ def _drop_duplicates_and_disabled(
             native_source("DIALOGUE_SAMPLE"),
         )
     return dropped
+
+
+def _segment(key: str, template: CompiledText) -> Segment:
+    """A node's segment, with the text every render gives it when that is fixed (identity macros only)."""
+    static = static_text(template)
+    if static is None:
+        return Segment(key=key, template=template)
+    return Segment(key=key, template=template, static=static[0], identities=static[1])
+
+
+def _fixed_text(segment: Segment) -> str | None:
+    """The segment's text whatever a render reads, or None when it must be rendered."""
+    template = segment.template
+    if not template.has_macros and not template.warnings:
+        return template.source
+    return segment.static
 
 
 def _claimed_after(nodes: tuple[CompiledNode, ...], active: list[bool], history_at: int | None) -> set[str]:

@@ -17,7 +17,7 @@ from .identity import Speaker, depends_on_seed, has_angle_form, resolve_identity
 from .memo import RenderMemo
 from .nodes import Macro, Scoped
 from .parser import CompiledText, compile_text, find_unsupported_macros
-from .render import compiled_once, render_segments, render_text, render_texts
+from .render import compiled_once, render_segments, render_text, render_texts, static_text
 from .replay import (
     WRITE_OPS,
     Op,
@@ -63,6 +63,7 @@ __all__ = [
     "render_texts",
     "replay_steps",
     "resolve_identity",
+    "static_text",
     "to_text",
     "unescape_braces",
 ]

@@ -58,6 +58,10 @@ class Segment:
 
     key: str
     template: CompiledText
+    # What a render gives the template whatever it reads, when its only macros are identity macros (left
+    # for the end), and how many there are (each counts toward the pass's evaluations): render.static_text.
+    static: str | None = None
+    identities: int = 0
 
 
 @dataclass(frozen=True, slots=True)

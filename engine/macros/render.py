@@ -112,6 +112,9 @@ def render_segments(
         template = segment.template
         if not template.has_macros and not template.warnings:  # plain text: nothing to read or write
             outputs.append(SegmentOutput(segment.key, template.source))
+        elif segment.static is not None and final.evaluations + segment.identities <= MAX_EVALUATIONS:
+            final.evaluations += segment.identities  # as if rendered: the budget runs out at the same macro
+            outputs.append(SegmentOutput(segment.key, segment.static))
         else:
             outputs.append(final.render(segment))
     if zone_warning and names & _CLOCK_MACROS:
@@ -129,6 +132,36 @@ def render_segments(
     if memo is not None:
         memo.keep(env, seed, start_local, start_global, label_warnings, read, output)
     return output
+
+
+def static_text(template: CompiledText) -> tuple[str, int] | None:
+    """What every render gives `template`, and its identity macros' count, when identity macros are its
+    only macros (each stays as written, for the end: nothing read, nothing drawn); None otherwise.
+    Worked out once per preset (engine.rearrange's plan), so such nodes are never rendered again."""
+    if not template.has_macros or template.warnings:
+        return None
+    out: list[str] = []
+    count = 0
+    for part in template.parts:
+        if part.__class__ is str:
+            out.append(part)  # type: ignore[arg-type]
+            continue
+        if part.__class__ is not Macro or part.name not in IDENTITY_MACROS or part.name in HANDLERS:  # type: ignore[union-attr]
+            return None
+        if part.body and part.body[0].__class__ is not str:  # type: ignore[union-attr]
+            return None
+        out.append(_identity_form(part, template.source))  # type: ignore[arg-type]
+        count += 1
+    text = "".join(out)
+    if TRIM_MARK in text or len(text) > MAX_TEXT_CHARS:
+        return None
+    return text, count
+
+
+def _identity_form(macro: Macro, source: str) -> str:
+    """An identity macro as a render leaves it for the end: its plain form when the parser read past
+    stray characters (`{{char!}}` → `{{char}}`), else as written."""
+    return macro.body[0] if macro.body else source[macro.start : macro.end]  # type: ignore[return-value]
 
 
 def _apply_trim(text: str) -> str:
@@ -273,8 +306,8 @@ class _Pass:
             if arity is not None and not arity[0] <= len(macro.args) <= arity[1]:
                 return self.wrong_arity(macro, arity)
             return handler(self, macro)
-        if macro.name in IDENTITY_MACROS:  # left for the end; read past stray characters: plainly written
-            return macro.body[0] if macro.body else self.raw(macro)
+        if macro.name in IDENTITY_MACROS:
+            return _identity_form(macro, self.source)
         if macro.name:
             self.unknown[macro.name] = None
         if macro.single:

@@ -1,0 +1,64 @@
+"""What assemblies make again and again from the very same items, kept so they are made once.
+
+The preset's own items (`rearrange.Plan.items`: its nodes whose text no render changes) are the
+same objects on every assembly with that preset; a document's native items are the same objects
+for as long as the document lives. The joined runs the squash makes of them and their messages are
+therefore the same each time too: a `Reuse` keeps them, keyed by the items' identities. Each entry
+holds its items, so an identity is never reused while the entry is kept.
+
+Two lifetimes, so nothing outlives what it was made from: one `Reuse` per preset plan (in
+`CompiledPreset.memo`) for what only the preset's items make, one per document (in `doc.memo`) for
+what also takes the document's items. Items made anew by an assembly (wrapped, changed, injected)
+are vouched for by neither and are simply built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parts import Item, Message, Part, Source
+
+NODE_TAG = ""  # a preset node's item has no native tag (rearrange.DEPTH_BLOCK_TAG)
+LIMIT = 256  # entries per table; past it the table starts over
+
+
+class Reuse:
+    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own")
+
+    def __init__(self, own: dict[int, Item] | None = None, kept: set[int] | None = None) -> None:
+        self.own: dict[int, Item] = own or {}  # the items this table vouches for, by identity
+        self.kept: set[int] = kept if kept is not None else set()  # a document's native items' ids
+        self.made: dict[int, Item] = {}  # the joined items it made
+        self.joined: dict[tuple[int, ...], tuple[tuple[Item, ...], Item]] = {}
+        self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
+        self.nodes: dict[int, Item] = {}  # the last item made for each rendered node, by node position
+
+    def vouches(self, item: Item) -> bool:
+        key = id(item)
+        return self.own.get(key) is item or self.made.get(key) is item or key in self.kept
+
+    def node_item(self, index: int, role: str, text: str, sources: tuple[Source, ...]) -> Item:
+        """A rendered node's item: the one made last time when the render gave the same text (a node
+        whose macros read nothing that changed), else a new one, kept for next time."""
+        last = self.nodes.get(index)
+        if last is not None:
+            part = last.parts[0]
+            if part.text == text and part.sources == sources and last.role == role:
+                return last
+            self.own.pop(id(last), None)
+        item = Item(NODE_TAG, role, (Part(text, sources, True),))
+        self.nodes[index] = item
+        self.own[id(item)] = item
+        return item
+
+    def join(self, chain: tuple[Item, ...], joined: Item) -> None:
+        if len(self.joined) >= LIMIT:
+            self.joined.clear()
+            self.made.clear()
+        self.joined[tuple(map(id, chain))] = (chain, joined)
+        self.made[id(joined)] = joined
+
+    def message(self, item: Item, who: tuple[Any, ...], message: Message) -> None:
+        if len(self.messages) >= LIMIT:
+            self.messages.clear()
+        self.messages[id(item)] = (item, who, message)
