@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 from .authors_note import place_authors_note
@@ -78,6 +79,7 @@ from .tokens import (
 )
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
+_TAG = attrgetter("tag")
 AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (SPEC §7.7)
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -555,6 +557,7 @@ def _arrange_preset(
         card_sources,
         generation_type=doc.generation_type,
         formats=formats.blocks,
+        reuse=doc_reuse(doc),
     )
     arranged = _Arranged(
         [],
@@ -584,7 +587,7 @@ def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> 
     doc, preset = inputs.doc, inputs.preset
     assert preset is not None
     for run in (arrangement.before, arrangement.after):
-        if any(item.tag == "DIALOGUE_SAMPLE" for item in run):
+        if "DIALOGUE_SAMPLE" in map(_TAG, run):
             run[:] = example_items(
                 run,
                 separator=formats.new_example_chat,
@@ -597,8 +600,9 @@ def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> 
     plan = plan_of(preset, doc.generation_type)
     if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:
         setting = "new_group_chat_prompt" if doc.group is not None else "new_chat_prompt"
-        part = Part(formats.new_chat, (setting_source(setting),), True)
-        arrangement.before.append(Item("", "system", (part,), squash=False))
+        reuse = plan_reuse(preset, doc.generation_type)
+        sources = (setting_source(setting),)
+        arrangement.before.append(reuse.item(setting, "", "system", formats.new_chat, sources, squash=False))
 
 
 def _member_names(inputs: _Inputs) -> tuple[str, ...] | None:

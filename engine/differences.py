@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from .buckets import BucketDocument
 from .compiled import CompiledPreset
@@ -57,7 +58,7 @@ def differences(
         out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
     if sample_note:
         out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
-    if any(m.tag in SERVER_ONLY_TAGS for m in messages):
+    if not SERVER_ONLY_TAGS.isdisjoint(map(attrgetter("tag"), messages)):
         out.append(
             "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
             "documents, conditioning) have no SillyTavern 1.18 equivalent."

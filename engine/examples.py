@@ -95,6 +95,7 @@ def example_items(
         made = _messages(item, separator, user, char, seed, members)
         if not any(part.trusted and _SINGLE_RANDOM.search(part.text) for part in item.parts):
             kept[key] = (item, made)  # the item is kept alive with them, so its id stays unique
+            kept.setdefault("kept", set()).update(map(id, made))  # the document keeps them (reuse.py)
         out.extend(made)
     return out
 

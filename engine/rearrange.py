@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
@@ -144,6 +145,7 @@ def rearrange(
     *,
     generation_type: str = "normal",
     formats: Mapping[str, str] | None = None,
+    reuse: Reuse | None = None,
 ) -> Arrangement:
     """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
 
@@ -152,11 +154,13 @@ def rearrange(
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
     names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
     trigger lacks `generation_type` are skipped (§10.1); `formats` holds the whole rendered text of a
-    block whose format setting needed the macro engine (engine.formats), by block tag.
+    block whose format setting needed the macro engine (engine.formats), by block tag; `reuse` is the
+    document's (engine/reuse.py), where the blocks in the preset's formats are kept.
     """
-    return _Walk(
-        native, preset, rendered, expanded, notes, sources or {}, generation_type, formats or {}
-    ).run()
+    walk = _Walk(native, preset, rendered, expanded, notes, sources or {}, generation_type, formats or {})
+    if reuse is not None:
+        walk.doc_reuse = reuse
+    return walk.run()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,6 @@ class Plan:
 
     active: tuple[bool, ...]  # node_is_active, per node
     omissions: tuple[Omission, ...]  # enabled nodes that never run for this generation type
-    visits: tuple[int, ...]  # the nodes the walk acts on: active and not comments, and chatHistory nodes
     history_at: int | None
     main_on: bool
     anchor_at: int | None
@@ -182,6 +185,9 @@ class Plan:
     # The item of each content node whose text every render gives alike (no macro, or identity macros
     # only), made once: the walk sends these very objects, so later steps can know them again.
     items: Mapping[int, Item] = field(default_factory=dict)
+    steps: tuple[tuple[str, int, Any], ...] = ()  # what the walk does, in order (`_steps`)
+    disabled_markers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with the blocks each takes out
+    has_examples_marker: bool = False  # the order has a dialogueExamples node, enabled or not
 
 
 def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
@@ -242,21 +248,19 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
             tuple(SegmentOutput(segment.key, text) for segment, text in zip(segments, texts, strict=True)),  # type: ignore[arg-type]
             dict(zip(render_at, texts, strict=True)),  # type: ignore[arg-type]
         )
+    anchor_at = max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None)
+    # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
+    # leftovers (all in native order) include these blocks anyway.
+    pre_at = next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None)
+    wi_at = next((i for i in active_ids if ids[i] in WORLD_INFO), None)
     return Plan(
         active=tuple(active),
         omissions=tuple(notes.omitted),
-        visits=tuple(
-            i
-            for i in range(len(ids))
-            if ids[i] == "chatHistory" or (active[i] and nodes[i].node.kind != "comment")
-        ),
         history_at=history_at,
         main_on=any(ids[i] == "main" for i in active_ids),
-        anchor_at=max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None),
-        # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
-        # leftovers (all in native order) include these blocks anyway.
-        pre_at=next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None),
-        wi_at=next((i for i in active_ids if ids[i] in WORLD_INFO), None),
+        anchor_at=anchor_at,
+        pre_at=pre_at,
+        wi_at=wi_at,
         claimed_after=frozenset(_claimed_after(nodes, active, history_at)).union(appended),
         appended=appended,
         render_at=render_at,
@@ -264,6 +268,9 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
         sources=sources,
         plain=plain,
         items=items,
+        steps=_steps(nodes, active, pre_at=pre_at, wi_at=wi_at, anchor_at=anchor_at),
+        disabled_markers=_disabled_markers(nodes, active),
+        has_examples_marker="dialogueExamples" in ids,
     )
 
 
@@ -289,11 +296,17 @@ class _Walk:
         self.notes = notes
         plan = self.plan = plan_of(preset, generation_type)
         self.reuse = plan_reuse(preset, generation_type)
+        self.doc_reuse: Reuse | None = None  # the document's, when the caller has one (`rearrange`)
         self.active = plan.active
         notes.omitted.extend(plan.omissions)
         self.buckets: dict[str, Sequence[Item]] = dict(native)
         dropped = _drop_duplicates_and_disabled(
-            self.buckets, self.nodes, self.active, expanded, notes, converted=preset.settings.converted
+            self.buckets,
+            plan.disabled_markers,
+            plan.has_examples_marker,
+            expanded,
+            notes,
+            converted=preset.settings.converted,
         )
         # The blocks still to place: each leaves when it is placed (a block is placed once).
         self.pending = {tag: items for tag, items in self.buckets.items() if items and tag not in dropped}
@@ -308,9 +321,7 @@ class _Walk:
             # The server's prompt is never dropped: without an enabled `main` it opens the prompt.
             self.take("SYSTEM_HUMANIZER_RULES")
             self.take("SYSTEM_CHANNEL_PROMPT")
-        nodes = self.nodes
-        for index in self.plan.visits:  # inactive nodes and comments do nothing
-            self.visit(index, nodes[index].node)
+        self.walk()
         if self.history_at is None:
             # No chatHistory in the preset: everything not placed yet goes last, and no chat at all.
             for tag in TAGS[:-1]:
@@ -332,36 +343,30 @@ class _Walk:
             )
         return self.out
 
-    def visit(self, index: int, node: PresetNode) -> None:
-        if index == self.pre_at:
-            for tag in PRE_HISTORY_BLOCKS:
-                if tag != "KNOWLEDGE_SERVER_DOCUMENTS" or self.wi_at is None:
-                    self.take(tag)
-        if node.identifier == "chatHistory":
-            self.chat_history(index)
-            return
-        if not self.active[index] or node.kind == "comment":
-            return
-        text = self.rendered.get(index, "")
-        if node.kind == "content" and node.injection_position == 1:
-            self.injection(index, node, text)
-            return
-        if node.identifier == "main":
-            self.take("SYSTEM_HUMANIZER_RULES")
-            self.take("SYSTEM_CHANNEL_PROMPT")
-        elif node.kind == "marker":
-            self.marker(node)
-        # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt is never
-        # sent (§11.1 item 4) but, as in SillyTavern, it ends a run of system messages to squash.
-        if node.kind == "content" and (text or node.role != "system"):
-            item = self.plan.items.get(index)
-            if item is None or item.parts[0].text is not text or index in self.sources:
-                sources = self.sources.get(index) or self.plan.sources[index]
-                item = self.reuse.node_item(index, node.role, text, sources)
-            self.current.append(item)
-        if index == self.anchor_at:
-            for tag in ANCHORED_BLOCKS:
-                self.take(tag)
+    def walk(self) -> None:
+        """The plan's steps in order (`_steps`): blocks taken, nodes' texts sent, markers, the history."""
+        pending, rendered, plan = self.pending, self.rendered, self.plan
+        for step, index, arg in plan.steps:
+            if step is _TAKE:
+                if arg in pending:
+                    self.take(arg)  # type: ignore[arg-type]
+            elif step is _CONTENT:
+                # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt
+                # is never sent (§11.1 item 4) but, as in SillyTavern, it ends a run of system messages.
+                text = rendered.get(index, "")
+                node: PresetNode = arg  # type: ignore[assignment]
+                if text or node.role != "system":
+                    item = plan.items.get(index)
+                    if item is None or item.parts[0].text is not text or index in self.sources:
+                        sources = self.sources.get(index) or plan.sources[index]
+                        item = self.reuse.item(index, DEPTH_BLOCK_TAG, node.role, text, sources)
+                    self.current.append(item)
+            elif step is _MARKER:
+                self.marker(arg)  # type: ignore[arg-type]
+            elif step is _INJECT:
+                self.injection(index, arg, rendered.get(index, ""))  # type: ignore[arg-type]
+            else:
+                self.chat_history(index)
 
     def chat_history(self, index: int) -> None:
         """The leftovers not claimed after the history, then the history; later nodes go after it."""
@@ -400,9 +405,12 @@ class _Walk:
     def marker(self, node: PresetNode) -> None:
         tag = MARKER_TAG.get(node.identifier)
         if node.identifier in WORLD_INFO:
+            first = self.nodes[self.wi_at].node is node  # type: ignore[index]
+            if tag not in self.pending and not (first and DOCUMENTS in self.pending):
+                return  # nothing to place
             # World Info text first, then (at the first enabled World Info marker) the documents
             items = _in_role(self.block(tag), node)
-            if self.nodes[self.wi_at].node is node:
+            if first:
                 items += self.block(DOCUMENTS)
             self.current.extend(_wrap(items, node.prefix, node.suffix, items[0].tag if items else tag))
         elif tag is not None and node.identifier in ROLE_FROM_MARKER:
@@ -431,12 +439,22 @@ class _Walk:
             part = Part(text, (*items[0].parts[0].sources[:1], setting_source(setting)), True)
             return [items[0].with_parts((part,))] if text.strip() else []
         if tag == "SYSTEM_PERSONALITY":
-            items = _wrap_format(items, self.settings.personality_format, "{{personality}}", tag)
+            template, placeholder = self.settings.personality_format, "{{personality}}"
         elif tag in (DOCUMENTS, *WORLD_INFO_TAGS):
-            items = _wrap_format(items, self.settings.wi_format, "{0}", tag)
+            template, placeholder = self.settings.wi_format, "{0}"
         elif tag == SCENARIO_TAG:
-            items = _wrap_format(items, self.settings.scenario_format, "{{scenario}}", tag)
-        return list(items)
+            template, placeholder = self.settings.scenario_format, "{{scenario}}"
+        else:
+            return list(items)
+        if template == placeholder or placeholder not in template:
+            return list(items)
+        if self.doc_reuse is None:
+            return _wrap_format(list(items), template, placeholder, tag)
+        # the document's items in the preset's format: the same for every assembly of the document
+        made = self.doc_reuse.wrapped(
+            ("format", tag, template), items, lambda: _wrap_format(list(items), template, placeholder, tag)
+        )
+        return list(made)
 
 
 def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
@@ -446,10 +464,65 @@ def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
     return [replace(item, role=node.role) for item in items]
 
 
-def _drop_duplicates_and_disabled(
-    buckets: dict[str, Sequence[Item]],
+_TAKE, _CONTENT, _MARKER, _INJECT, _HISTORY = "take", "content", "marker", "inject", "history"
+
+
+def _steps(
     nodes: tuple[CompiledNode, ...],
     active: list[bool],
+    *,
+    pre_at: int | None,
+    wi_at: int | None,
+    anchor_at: int | None,
+) -> tuple[tuple[str, int, Any], ...]:
+    """What the walk does at each node, in order, decided once: the blocks taken before the sample
+    dialogues, the server's prompt with `main`, a marker's block, a node's text or injection, the
+    chat history, the server's knowledge after the anchor. Inactive nodes and comments do nothing."""
+    steps: list[tuple[str, int, Any]] = []
+    for index, compiled in enumerate(nodes):
+        node = compiled.node
+        if index == pre_at:
+            steps += [(_TAKE, index, tag) for tag in PRE_HISTORY_BLOCKS if tag != DOCUMENTS or wi_at is None]
+        if node.identifier == "chatHistory":
+            steps.append((_HISTORY, index, None))
+            continue
+        if not active[index] or node.kind == "comment":
+            continue
+        if node.kind == "content" and node.injection_position == 1:
+            steps.append((_INJECT, index, node))
+            continue
+        if node.identifier == "main":
+            steps += [(_TAKE, index, "SYSTEM_HUMANIZER_RULES"), (_TAKE, index, "SYSTEM_CHANNEL_PROMPT")]
+        elif node.kind == "marker":
+            steps.append((_MARKER, index, node))
+        if node.kind == "content":
+            steps.append((_CONTENT, index, node))
+        if index == anchor_at:
+            steps += [(_TAKE, index, tag) for tag in ANCHORED_BLOCKS]
+    return tuple(steps)
+
+
+def _disabled_markers(
+    nodes: tuple[CompiledNode, ...], active: list[bool]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The preset's disabled markers with the blocks each takes out (worked out once, in the plan)."""
+    documents_placed = any(active[i] for i, cn in enumerate(nodes) if cn.node.identifier in WORLD_INFO)
+    out = []
+    for compiled in nodes:
+        node = compiled.node
+        if node.kind != "marker" or node.enabled or node.identifier not in MARKER_TAG:
+            continue
+        tags: tuple[str, ...] = (MARKER_TAG[node.identifier],)
+        if node.identifier in WORLD_INFO and not documents_placed:
+            tags = (DOCUMENTS, *tags)  # every World Info marker is off: the documents go with them
+        out.append((node.identifier, tags))
+    return tuple(out)
+
+
+def _drop_duplicates_and_disabled(
+    buckets: dict[str, Sequence[Item]],
+    disabled_markers: tuple[tuple[str, tuple[str, ...]], ...],
+    has_examples_marker: bool,
     expanded: frozenset[str],
     notes: Notes,
     *,
@@ -479,32 +552,20 @@ def _drop_duplicates_and_disabled(
             what = f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag})."
         notes.omit(what, f"A preset node already includes it through {{{{{macro}}}}}.", native_source(tag))
 
-    present_wi = [i for i, cn in enumerate(nodes) if cn.node.identifier in WORLD_INFO]
-    documents_placed = any(active[i] for i in present_wi)
-    for compiled in nodes:
-        node = compiled.node
-        if node.kind != "marker" or node.enabled or node.identifier not in MARKER_TAG:
-            continue
-        tags = [MARKER_TAG[node.identifier]]
-        if node.identifier in WORLD_INFO and not documents_placed:
-            tags.insert(0, DOCUMENTS)  # every World Info marker is off: the documents go with them
+    for identifier, tags in disabled_markers:
         for tag in tags:
             if tag in dropped or not buckets.get(tag):
                 continue
             dropped.add(tag)
             notes.omit(
                 f"{BLOCK_NAMES[tag][0].upper()}{BLOCK_NAMES[tag][1:]} ({tag}).",
-                f"omitted: {node.identifier} disabled by the preset.",
+                f"omitted: {identifier} disabled by the preset.",
                 native_source(tag),
             )
     # SillyTavern 1.18 sends sample dialogues only at their marker: an order without one sends none
     # (docs/assembly.md), unlike the other blocks, which it appends after the order's last node. A
     # preset converted from text keeps the leftover rule.
-    if (
-        not converted
-        and buckets.get("DIALOGUE_SAMPLE")
-        and not any(cn.node.identifier == "dialogueExamples" for cn in nodes)
-    ):
+    if not converted and buckets.get("DIALOGUE_SAMPLE") and not has_examples_marker:
         dropped.add("DIALOGUE_SAMPLE")
         notes.omit(
             "The sample dialogues (DIALOGUE_SAMPLE).",

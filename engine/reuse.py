@@ -14,16 +14,16 @@ are vouched for by neither and are simply built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .parts import Item, Message, Part, Source
 
-NODE_TAG = ""  # a preset node's item has no native tag (rearrange.DEPTH_BLOCK_TAG)
 LIMIT = 256  # entries per table; past it the table starts over
 
 
 class Reuse:
-    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own")
+    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "wraps")
 
     def __init__(self, own: dict[int, Item] | None = None, kept: set[int] | None = None) -> None:
         self.own: dict[int, Item] = own or {}  # the items this table vouches for, by identity
@@ -31,25 +31,50 @@ class Reuse:
         self.made: dict[int, Item] = {}  # the joined items it made
         self.joined: dict[tuple[int, ...], tuple[tuple[Item, ...], Item]] = {}
         self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
-        self.nodes: dict[int, Item] = {}  # the last item made for each rendered node, by node position
+        self.nodes: dict[Any, Item] = {}  # the last item made under each key (`item`)
+        self.wraps: dict[Any, tuple[Any, list[Item]]] = {}  # what `wrapped` made, with its items
 
     def vouches(self, item: Item) -> bool:
         key = id(item)
         return self.own.get(key) is item or self.made.get(key) is item or key in self.kept
 
-    def node_item(self, index: int, role: str, text: str, sources: tuple[Source, ...]) -> Item:
-        """A rendered node's item: the one made last time when the render gave the same text (a node
-        whose macros read nothing that changed), else a new one, kept for next time."""
-        last = self.nodes.get(index)
+    def item(
+        self, key: Any, tag: str, role: str, text: str, sources: tuple[Source, ...], *, squash: bool = True
+    ) -> Item:
+        """An item of one trusted part made under `key` (a rendered node's position, a setting's name):
+        the one made last time under it when it would be equal (a render that gave the same text),
+        else a new one, kept for next time."""
+        last = self.nodes.get(key)
         if last is not None:
             part = last.parts[0]
-            if part.text == text and part.sources == sources and last.role == role:
+            if (
+                part.text == text
+                and part.sources == sources
+                and last.role == role
+                and last.tag == tag
+                and last.squash == squash
+            ):
                 return last
             self.own.pop(id(last), None)
-        item = Item(NODE_TAG, role, (Part(text, sources, True),))
-        self.nodes[index] = item
-        self.own[id(item)] = item
-        return item
+        made = Item(tag, role, (Part(text, sources, True),), squash=squash)
+        if len(self.nodes) >= LIMIT:
+            self.nodes.clear()
+        self.nodes[key] = made
+        self.own[id(made)] = made
+        return made
+
+    def wrapped(self, key: Any, items: Any, wrap: Callable[[], list[Item]]) -> list[Item]:
+        """`wrap()` (new items made from `items`), made once for these very `items` under `key`."""
+        found = self.wraps.get(key)
+        if found is not None and found[0] is items:
+            return found[1]
+        made = wrap()
+        if len(self.wraps) >= LIMIT:
+            self.wraps.clear()
+        self.wraps[key] = (items, made)
+        for item in made:
+            self.own[id(item)] = item
+        return made
 
     def join(self, chain: tuple[Item, ...], joined: Item) -> None:
         if len(self.joined) >= LIMIT:
