@@ -534,16 +534,22 @@ def _arrange_preset(
     if doc.user_persona.strip():  # end-user text: sent as written (SPEC §11.1 item 2)
         persona = Part(doc.user_persona, (native_source(PERSONA_TAG),), False)
         blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
-    formats = render_formats(
-        preset.settings,
-        frozenset(blocks),
-        env=_preset_env(inputs),
-        seed=inputs.seed,
-        variables=render.variables,
-        global_variables=render.global_variables,
-        notes=notes,
-        group=doc.group is not None,
-    )
+    present, group = frozenset(blocks), doc.group is not None
+    kept: dict[tuple[frozenset[str], bool], Formats] = preset.memo.setdefault("formats", {})
+    formats = kept.get((present, group))
+    if formats is None:
+        formats = render_formats(
+            preset.settings,
+            present,
+            env=_preset_env(inputs),
+            seed=inputs.seed,
+            variables=render.variables,
+            global_variables=render.global_variables,
+            notes=notes,
+            group=group,
+        )
+        if formats.render is None and len(kept) < 64:  # no macro ran: the same on every assembly
+            kept[(present, group)] = formats
     if formats.render is not None:
         render = replace(
             render, variables=formats.render.variables, global_variables=formats.render.global_variables

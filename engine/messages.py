@@ -124,10 +124,17 @@ def _joined(chain: list[Item], reuse: tuple[Reuse, ...]) -> Item:
         parts.append(_SEPARATOR)
         parts += item.parts
     joined = chain[0].with_parts(tuple(parts))
-    for depth, table in enumerate(reuse):  # the first table whose lifetime covers every item keeps it
-        if all(any(t.vouches(item) for t in reuse[: depth + 1]) for item in chain):
-            table.join(tuple(chain), joined)
-            break
+    if reuse:  # kept by the preset's table when it vouches for every item, else by the document's
+        keeper: Reuse | None = reuse[0]
+        for item in chain:
+            if keeper is reuse[0] and reuse[0].vouches(item):
+                continue
+            keeper = reuse[-1] if len(reuse) > 1 else None
+            if keeper is None or not any(table.vouches(item) for table in reuse):
+                keeper = None
+                break
+        if keeper is not None:
+            keeper.join(tuple(chain), joined)
     return joined
 
 

@@ -122,7 +122,15 @@ def assembler_source(name: str) -> Source:
 
 def setting_source(name: str) -> Source:
     """A part made from a preset setting (SPEC §10.2: `assistant_prefill`, `impersonation_prompt`…)."""
-    return Source(kind="preset_setting", name=name)
+    source = _SETTING_SOURCES.get(name)
+    if source is None:
+        source = Source(kind="preset_setting", name=name)
+        if len(_SETTING_SOURCES) < 256:  # the settings' names: a few dozen
+            _SETTING_SOURCES[name] = source
+    return source
+
+
+_SETTING_SOURCES: dict[str, Source] = {}  # one shared (frozen) source per setting
 
 
 @dataclass(frozen=True, slots=True)

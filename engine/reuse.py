@@ -57,9 +57,7 @@ class Reuse:
                 return last
             self.own.pop(id(last), None)
         made = Item(tag, role, (Part(text, sources, True),), squash=squash)
-        if len(self.nodes) >= LIMIT:
-            self.nodes.clear()
-        self.nodes[key] = made
+        self.nodes[key] = made  # the keys are the preset's nodes and settings: a bounded set
         self.own[id(made)] = made
         return made
 
