@@ -57,7 +57,8 @@ class CharacterFilter:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One World Info entry, normalised (SPEC §7.1). `extra` keeps the fields we do not read."""
+    """One World Info entry, normalised (docs/worldinfo.md#import). `extra` keeps the fields we do not
+    read."""
 
     uid: int
     key: tuple[str, ...] = ()
@@ -178,7 +179,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class LorebookSummary:
-    """What an import found (SPEC §7.1); `to_dict()` is the CLI/API JSON."""
+    """What an import found (docs/worldinfo.md#import); `to_dict()` is the CLI/API JSON."""
 
     entries: int
     enabled: int
