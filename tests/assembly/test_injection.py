@@ -1,4 +1,5 @@
-"""Depth injection (SPEC §3.4) in both styles, tail directives, and the style choice."""
+"""Depth injection (docs/assembly.md#depth-injection) in both styles, tail directives, and the style
+choice."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The preview starts from a sample conversation: its visible messages as history, its replayed
-variables as the render's starting state (SPEC §6)."""
+variables as the render's starting state (docs/conversations.md)."""
 
 from __future__ import annotations
 
