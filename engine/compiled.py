@@ -14,8 +14,6 @@ from engine.regex import CompiledScript, PresetScripts, compile_scripts
 from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
-INJECTION_STYLES = ("merge", "standalone")
-
 
 @dataclass(frozen=True, slots=True)
 class CompiledNode:

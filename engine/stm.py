@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 logger = logging.getLogger(__name__)
 
-TAG = "KNOWLEDGE_SHORT_TERM_MEMORY"
 SUMMARY_MAX_CHARS = 1500
 MAX_MESSAGES = 10
 TOOL_NAME = "update_short_term_memory"

@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-SHAPES = ("prompt_manager", "pre_prompt_manager", "text_completion", "system_prompt")
-KINDS = ("marker", "content", "comment")
 ROLES = ("system", "user", "assistant")
 
 

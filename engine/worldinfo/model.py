@@ -20,16 +20,7 @@ POSITIONS = {
     7: "outlet",
 }
 ROLES = ("system", "user", "assistant")  # SillyTavern's role numbers 0, 1, 2
-SELECTIVE_LOGIC = ("AND ANY", "NOT ALL", "NOT ANY", "AND ALL")
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
-MATCH_FLAGS = (
-    "matchPersonaDescription",
-    "matchCharacterDescription",
-    "matchCharacterPersonality",
-    "matchCharacterDepthPrompt",
-    "matchScenario",
-    "matchCreatorNotes",
-)
 
 
 class LorebookRefused(Exception):
@@ -109,11 +100,6 @@ class Entry:
     def groups(self) -> tuple[str, ...]:
         """The inclusion group labels (comma-separated in the file), trimmed, empty ones dropped."""
         return tuple(label.strip() for label in self.group.split(",") if label.strip())
-
-    @property
-    def role_name(self) -> str:
-        """The injection role as a word: system, user or assistant."""
-        return ROLES[self.role or 0]
 
     @property
     def has_timed_effect(self) -> bool:

@@ -25,10 +25,6 @@ def run(injections, *, style="merge", history=HISTORY, request_style=None, **ext
     return assemble(doc(history, **extra), preset=preset, style=request_style)
 
 
-def history_contents(result):
-    return [m.content for m in result.messages if m.history or not m.sources[0].tag.startswith("SYSTEM")][0:]
-
-
 def test_merge_appends_a_depth_zero_injection_to_the_last_history_message():
     result = run([depth("d0", "LAST", 0)])
     assert result.messages[-1].content == "h4\n[System: LAST]"

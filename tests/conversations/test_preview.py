@@ -82,11 +82,6 @@ def _world_info(client, server_id: int, conversation: int, message: int) -> str:
     return page[page.index('data-testid="world-info"') :]
 
 
-def _activated(panel: str) -> list[str]:
-    """The activated-entry rows of the World Info panel, as HTML without the closing tag."""
-    return [chunk.split("</tr>")[0].strip() for chunk in panel.split('data-testid="wi-activated"')[1:]]
-
-
 def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its_window(
     client, carol, lantern, dungeon, road
 ):
