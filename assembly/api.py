@@ -1,6 +1,7 @@
 """The bot's assemble API: `POST /api/v1/servers/<id>/assemble`.
 
-The body is a bucket document (SPEC §3.2) — or `{"buckets": {…}}` — plus optional request fields:
+The body is a bucket document (docs/assembly.md#the-bucket-document) — or `{"buckets": {…}}` — plus optional
+request fields:
 `provider` (openai | anthropic | gemini: adds `provider_payload`), `style` (merge | standalone),
 `native` (true: ignore presets), `preset` (a stored preset's name instead of the active one),
 `encoding` (o200k_base | cl100k_base), `channel` and `parent_channel` (the channel or thread the
@@ -10,7 +11,7 @@ active one, a thread inherits its parent's). The answer is the same JSON object 
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
 With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query. When
 the document names a channel (`stm_context.channel`) its World Info timed state is read from the
-shared cache and the new state stored back (SPEC §7.6).
+shared cache and the new state stored back (docs/worldinfo.md#timed-effects).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sample bucket documents kept per server for the preview (SPEC §3.2)."""
+"""Sample bucket documents kept per server for the preview (docs/assembly.md#the-bucket-document)."""
 
 from __future__ import annotations
 

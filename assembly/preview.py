@@ -43,7 +43,7 @@ class PreviewOptions:
     preset: str = "active"  # "active", "native", or a preset id
     style: str = ""  # "" = the preset's own
     provider: str = ""
-    generation_type: str = ""  # "" = the document's own (SPEC §10.1)
+    generation_type: str = ""  # "" = the document's own (docs/assembly.md#generation-types-and-prefill)
     seed: int | None = None
     conversation: int | None = None  # a sample conversation replacing the history and variables
     message: int | None = None  # with a conversation: preview at this message (1-based), else its last
@@ -125,7 +125,8 @@ def preview_assembly(
 ) -> Preview:
     """The preview of `document` (a decoded bucket document) for the server, or a Preview whose
     `error` is one sentence (bad document, unknown preset). A replaced `history` (a sample
-    conversation) also replaces the World Info timed state: the one its messages reach (SPEC §7.6)."""
+    conversation) also replaces the World Info timed state: the one its messages reach
+    (docs/worldinfo.md#timed-effects)."""
     if not isinstance(document, dict):
         return Preview(error="The sample must be a JSON object.")
     try:

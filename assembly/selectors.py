@@ -151,11 +151,11 @@ def assemble_for_server(
     document's `stm_context.channel`; a thread inherits its parent's), else the active preset (or
     the one named, or none when `native`), and its active character card, using stored STM when the
     document names a channel and user. Token counts are for the requested provider, else the one of
-    the server's sampling choice, with the server's tokenizer unless `encoding` names one (SPEC
-    §10.4). The server's active lorebooks take part; with `channel_state` (the bot API) the World
-    Info timed state is the one stored for that channel (the API stores the new one); with
-    `replay_seed` (a sample conversation, §7.6) the one the document's history reaches, World Info
-    replayed message by message with that seed; otherwise the document's `world_info_state`. Raises
+    the server's sampling choice, with the server's tokenizer unless `encoding` names one
+    (docs/assembly.md#tokens). The server's active lorebooks take part; with `channel_state` (the bot API) the
+    World Info timed state is the one stored for that channel (the API stores the new one); with `replay_seed`
+    (a sample conversation, docs/worldinfo.md#timed-effects) the one the document's history reaches, World
+    Info replayed message by message with that seed; otherwise the document's `world_info_state`. Raises
     PresetNotFound and ValueError (bad style/provider/encoding)."""
     context = doc.stm_context
     if channel is None and context is not None:
@@ -262,7 +262,8 @@ def _channel_group_turn(
 
 
 def _with_card_book(books: tuple[CompiledBook, ...], card: Card | None) -> tuple[CompiledBook, ...]:
-    """The server's active lorebooks, and the active card's own book as the character book (SPEC §7.2)."""
+    """The server's active lorebooks, and the active card's own book as the character book
+    (docs/worldinfo.md#books-and-settings)."""
     book = card_book(card)
     return books if book is None else (book, *books)
 
@@ -278,7 +279,8 @@ def generation_for(server_id: int, preset: CompiledPreset | None, provider: str 
 
 
 def world_info_channel(doc: BucketDocument, channel: int | None = None) -> str | None:
-    """The channel whose World Info timed state the request reads and stores (SPEC §7.6): the one the
+    """The channel whose World Info timed state the request reads and stores
+    (docs/worldinfo.md#timed-effects): the one the
     request names, else the document's `stm_context.channel`."""
     if channel is not None:
         return str(channel)

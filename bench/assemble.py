@@ -103,7 +103,7 @@ _seeds = random.Random(2026)
 
 
 def fresh_seed() -> int:
-    """A new seed for every call, as a bot request without one gets (SPEC §3.2)."""
+    """A new seed for every call, as a bot request without one gets (docs/assembly.md#the-bucket-document)."""
     return _seeds.randrange(2**31)
 
 

@@ -1,4 +1,5 @@
-"""Parse-alone timings for the preset importer (SPEC §1): the largest corpus presets and a generated 2 MB one.
+"""Parse-alone timings for the preset importer (docs/import.md): the largest corpus presets and a generated
+2 MB one.
 
 Run: .venv/bin/python bench/parse.py   (prints the median of several runs per file; targets in the header)
 """

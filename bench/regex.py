@@ -1,4 +1,4 @@
-"""Regex script speed (SPEC §9): NemoEngine v10's 118 scripts on a 200-message history and on a
+"""Regex script speed (docs/regex.md): NemoEngine v10's 118 scripts on a 200-message history and on a
 4 000-character reply.
 
     .venv/bin/python bench/regex.py [--runs N]

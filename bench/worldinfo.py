@@ -1,6 +1,6 @@
-"""World Info timings (SPEC §7): activation over a 1 000-entry book, the timed-state replay of a 200-message
-sample conversation over it, import of the largest corpus lorebook, and a 10 000-entry lorebook (our
-own entry limit) through the server: import, compile, the first assembly after activation in a fresh
+"""World Info timings (docs/worldinfo.md): activation over a 1 000-entry book, the timed-state replay of a
+200-message sample conversation over it, import of the largest corpus lorebook, and a 10 000-entry lorebook
+(our own entry limit) through the server: import, compile, the first assembly after activation in a fresh
 process, later assemblies, the lorebook page; and one entry with a 1.2 MB key list.
 
 Run: .venv/bin/python bench/worldinfo.py [--big-only] [--runs N]

@@ -1,4 +1,4 @@
-"""Character cards a server imported (SPEC §8); at most one is the server's active character."""
+"""Character cards a server imported (docs/cards.md); at most one is the server's active character."""
 
 from __future__ import annotations
 

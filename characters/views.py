@@ -1,4 +1,4 @@
-"""Character card pages (SPEC §8): every role reads, admins import, switch and delete.
+"""Character card pages (docs/cards.md): every role reads, admins import, switch and delete.
 
 The avatar and the downloads are served by views with their own content type: card text is never
 put into a page unescaped, and the PNG never inline.
@@ -30,7 +30,7 @@ from servers.users import AuthenticatedHttpRequest
 from . import selectors, services
 from .models import Card as CardRow
 
-# Which prompt block each field feeds (SPEC §8), as the card page explains it.
+# Which prompt block each field feeds (docs/cards.md), as the card page explains it.
 FEEDS = {
     "name": "{{char}}, and the sample's character name when the bot sends none",
     "description": "the persona prompt (charDescription) when the bot sends none",

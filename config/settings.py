@@ -194,7 +194,7 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
-# Uploads are bounded before they are read (SPEC §1.1).
+# Uploads are bounded before they are read (docs/import.md#input-checks).
 PRESET_MAX_BYTES = env_int("PRESET_MAX_BYTES", default=2 * 1024 * 1024)
 # An upload that stopped at a name clash is kept this long for its "Replace" / "Keep both" buttons.
 PRESET_PENDING_UPLOAD_SECONDS = env_int("PRESET_PENDING_UPLOAD_SECONDS", default=15 * 60)

@@ -1,4 +1,4 @@
-"""Sample conversations with swipes and per-message variable ops (SPEC §6).
+"""Sample conversations with swipes and per-message variable ops (docs/conversations.md).
 
 A conversation is an ordered list of messages; each message has one or more swipes (alternative
 texts for the same turn), exactly one of them current. Each swipe keeps the write ops extracted from

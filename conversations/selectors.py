@@ -133,7 +133,8 @@ def conversation_variables(conversation: SampleConversation) -> dict[str, Any]:
 
 
 def conversation_history(thread: Thread) -> list[dict[str, Any]]:
-    """The visible messages in the bucket document's `history` shape (SPEC §3.2)."""
+    """The visible messages in the bucket document's `history` shape
+    (docs/assembly.md#the-bucket-document)."""
     return [
         {
             "role": view.message.role,

@@ -1,4 +1,4 @@
-"""Sample conversation pages: the list, one thread with its op panels (SPEC §6).
+"""Sample conversation pages: the list, one thread with its op panels (docs/conversations.md).
 
 Reading needs Action.VIEW_PREVIEW, changing needs Action.EDIT_SAMPLES. Every change is a POST that
 answers htmx with the re-rendered thread (later messages' states depend on earlier ones) and plain

@@ -1,7 +1,7 @@
 """The top-level `assemble`: a bucket document (and maybe a preset) in, the exact messages out.
 
-Pure: no Django, no I/O, never writes anything. The order of work follows SPEC §3.3: route, build
-native items, render the preset's macros, rearrange, squash, trim to the budget, inject, add the
+Pure: no Django, no I/O, never writes anything. The order of work follows docs/assembly.md#order-of-work:
+route, build native items, render the preset's macros, rearrange, squash, trim to the budget, inject, add the
 terminal note, resolve identity macros in trusted text, shape for the provider, count tokens.
 """
 
@@ -80,7 +80,7 @@ from .tokens import (
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
 _TAG = attrgetter("tag")
-AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (SPEC §7.7)
+AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (docs/worldinfo.md#placement)
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
     "continue. Reply to the latest message of the real conversation.)"
@@ -97,7 +97,7 @@ class StoredStm:
 
 @dataclass(frozen=True, slots=True)
 class Assembly:
-    """Everything one assembly produced (SPEC §3.5)."""
+    """Everything one assembly produced (docs/assembly.md#output-cli-api)."""
 
     mode: str  # "native" | "preset"
     preset_name: str | None
@@ -115,8 +115,10 @@ class Assembly:
     unknown_macros: tuple[str, ...] = ()
     generation: GenerationSettings | None = None  # the sampler parameters for the provider
     extra: dict[str, Any] = field(default_factory=dict)
-    world_info: dict[str, Any] | None = None  # SPEC §7.8, when the server's World Info took part
-    differences: tuple[str, ...] = ()  # where SillyTavern 1.18 would send otherwise, and why (§11.1)
+    # when the server's World Info took part (docs/worldinfo.md#the-explanation)
+    world_info: dict[str, Any] | None = None
+    # where SillyTavern 1.18 would send otherwise, and why (docs/fidelity.md#the-deliberate-differences)
+    differences: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape shared by the CLI and the API."""
@@ -168,7 +170,7 @@ def assemble(
 
     `regex_scripts` are the regex scripts in running order (the server's, then the preset's, as
     switched on for the server); None means the preset's own enabled scripts. Their promptOnly
-    scripts rewrite history messages (SPEC §9.2).
+    scripts rewrite history messages (docs/regex.md#where-they-run).
 
     `style` overrides the preset's injection style; `provider` adds that provider's request body;
     `stm` replaces the document's inline short-term memory; `seed` overrides the document's seed
@@ -176,11 +178,10 @@ def assemble(
     for timing the assembly alone); `generation` (engine.sampling) is returned as the assembly's
     generation settings, goes into the provider's request body when it is for that provider, and its
     sentences about values changed to fit join the warnings; `card` is the server's active character
-    (SPEC §8: it fills the document's empty fields and overrides main and jailbreak); `count_for` is
-    the provider the token counts are for when no `provider` is asked for (the server's, SPEC §10.4);
-    `group` is the group of the document's `group` turn (docs/groups.md), `card` then being the
-    speaker's card.
-    Raises ValueError for an unknown style, provider or encoding.
+    (docs/cards.md: it fills the document's empty fields and overrides main and jailbreak); `count_for` is
+    the provider the token counts are for when no `provider` is asked for (the server's,
+    docs/assembly.md#tokens); `group` is the group of the document's `group` turn (docs/groups.md), `card`
+    then being the speaker's card. Raises ValueError for an unknown style, provider or encoding.
     """
     _check_choices(style, provider, encoding)
     if count_for is not None and count_for not in PROVIDERS:
@@ -280,7 +281,8 @@ def _inputs(
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
     notes = Notes()
-    doc = without_replaced_reply(doc, notes)  # before anything is scanned or placed (SPEC §10.1)
+    # before anything is scanned or placed (docs/assembly.md#generation-types-and-prefill)
+    doc = without_replaced_reply(doc, notes)
     doc = with_send_if_empty(doc, preset.settings if preset is not None else None, notes)
     if regex_scripts is None:
         regex_scripts = switched(preset.regex_scripts, {}) if preset is not None else ()
@@ -374,7 +376,8 @@ def _entry_scripts(inputs: _Inputs) -> EntryRewrite | None:
 
 
 def _add_world_info(inputs: _Inputs, world_info: WorldInfoInput) -> None:
-    """Activate, render and place World Info before the preset's nodes are rendered (SPEC §7.7)."""
+    """Activate, render and place World Info before the preset's nodes are rendered
+    (docs/worldinfo.md#placement)."""
     doc, encoding = inputs.doc, inputs.encoding
     preset = inputs.preset
     header = "" if preset is not None else SAMPLE_HEADER  # a preset sends SillyTavern's separators
@@ -441,7 +444,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if wi is not None:
         arrangement.injections.extend(wi.injections)
     place_authors_note(arrangement, doc, _authors_note_text(inputs, arranged), notes)
-    # A continued message moves to the very end (SPEC §10.1): out of the history before injections land.
+    # A continued message moves to the very end (docs/assembly.md#generation-types-and-prefill): out of the
+    # history before injections land.
     continued = None
     if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
         continued = arrangement.history.pop()
@@ -464,7 +468,8 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     if continued is not None:
         _count_continued(arrangement, arranged.style, preset)
     arrangement = place_injections(arrangement, arranged.style)
-    if wi is not None and wi.injected_changes:  # injected entries a World Info script changed (§9.2)
+    # injected entries a World Info script changed (docs/regex.md#where-they-run)
+    if wi is not None and wi.injected_changes:
         arrangement.history = wi.mark_injected(arrangement.history)
         arrangement.after = wi.mark_injected(arrangement.after)
 
@@ -531,7 +536,8 @@ def _arrange_preset(
     scenario = _scenario_items(inputs)
     if scenario:
         blocks = {**blocks, SCENARIO_TAG: scenario}
-    if doc.user_persona.strip():  # end-user text: sent as written (SPEC §11.1 item 2)
+    # end-user text: sent as written (docs/fidelity.md#the-deliberate-differences, item 2)
+    if doc.user_persona.strip():
         persona = Part(doc.user_persona, (native_source(PERSONA_TAG),), False)
         blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
     present, group = frozenset(blocks), doc.group is not None
@@ -588,8 +594,9 @@ def _arrange_preset(
 
 
 def _st_openers(arrangement: Arrangement, formats: Formats, inputs: _Inputs) -> None:
-    """SillyTavern's openers (SPEC §11.2): each sample dialogue as its separator and named turns, and
-    the new-chat prompt right before the history when the preset's chatHistory takes part."""
+    """SillyTavern's openers (docs/assembly.md#what-sillytavern-118-corrected): each sample dialogue as its
+    separator and named turns, and the new-chat prompt right before the history when the preset's chatHistory
+    takes part."""
     doc, preset = inputs.doc, inputs.preset
     assert preset is not None
     for run in (arrangement.before, arrangement.after):
@@ -621,8 +628,8 @@ def _member_names(inputs: _Inputs) -> tuple[str, ...] | None:
 def _render_preset(
     inputs: _Inputs, preset: CompiledPreset
 ) -> tuple[Mapping[int, str], frozenset[str], RenderOutput, dict[int, tuple[Source, ...]]]:
-    """Render every active content node in node order (SPEC §2.2); texts keyed by node position, and
-    the card's sources for the nodes whose text the card replaced."""
+    """Render every active content node in node order (docs/macros.md#variables); texts keyed by node
+    position, and the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
     env = _preset_env(inputs)
     variables, global_variables = doc.variables, doc.global_variables
@@ -668,7 +675,7 @@ def _preset_env(inputs: _Inputs) -> MacroEnv:
 def _card_overrides(
     card: Card | None, preset: CompiledPreset, plan: Plan
 ) -> tuple[tuple[Segment, ...], dict[int, tuple[Source, ...]]]:
-    """The segments with the card's system prompt / post-history instructions in place (SPEC §8)."""
+    """The segments with the card's system prompt / post-history instructions in place (docs/cards.md)."""
     if card is None or not (card.system_prompt.strip() or card.post_history_instructions.strip()):
         return plan.segments, {}
     out, sources = list(plan.segments), {}
@@ -790,7 +797,7 @@ def _finish(
 
 
 def _has_tools(doc: BucketDocument) -> bool:
-    """The bot's model can call tools, so the body declares the memory tool (SPEC §5)."""
+    """The bot's model can call tools, so the body declares the memory tool (docs/memory.md)."""
     return doc.stm_context is not None and doc.stm_context.has_tools
 
 

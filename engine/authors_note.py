@@ -1,5 +1,6 @@
-"""SillyTavern's Author's Note (SPEC §11.2): the document's note, with World Info's Author's Note
-entries around it, in the chat at the note's depth and role, or as a message beside the main prompt.
+"""SillyTavern's Author's Note (docs/assembly.md#what-sillytavern-118-corrected): the document's note, with
+World Info's Author's Note entries around it, in the chat at the note's depth and role, or as a message beside
+the main prompt.
 
 SillyTavern 1.18 adds the note (and those entries) only every `interval` user messages; its in-chat
 text is the top entries, the note and the bottom entries joined with newlines (engine.injection)."""

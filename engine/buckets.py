@@ -1,4 +1,5 @@
-"""The bucket document (SPEC §3.2, schema version 1): parsed and validated into frozen dataclasses.
+"""The bucket document (schema version 1, docs/assembly.md#the-bucket-document): parsed and validated into
+frozen dataclasses.
 
 Pure: no Django. `parse_buckets(data)` takes the decoded JSON and returns a `BucketDocument`, or raises
 `BucketError` whose message is one sentence naming the field at fault. The schema is documented in
@@ -19,7 +20,7 @@ from .stm import StmContext
 
 SCHEMA_VERSION = 1
 
-# The native tags in their fixed order (SPEC §3.1).
+# The native tags in their fixed order (docs/assembly.md#native-order).
 TAGS = (
     "SYSTEM_HUMANIZER_RULES",
     "SYSTEM_CHANNEL_PROMPT",
@@ -68,7 +69,8 @@ class SampleDialogue:
     user: str
     char: str
     # A character card's example block as written (its `<START>` block, speaker lines and all):
-    # when set it is the dialogue, split into turns as SillyTavern splits it (SPEC §11.2).
+    # when set it is the dialogue, split into turns as SillyTavern splits it
+    # (docs/assembly.md#what-sillytavern-118-corrected).
     block: str = ""
 
 
@@ -114,8 +116,9 @@ AUTHORS_NOTE_POSITIONS = ("in_chat", "after_main", "before_main")
 
 @dataclass(frozen=True, slots=True)
 class AuthorsNote:
-    """SillyTavern's Author's Note for the chat (SPEC §11.2): its text, where it goes (in the chat at
-    `depth` as `role`, or right after / before the main prompt), and every how many user messages."""
+    """SillyTavern's Author's Note for the chat (docs/assembly.md#what-sillytavern-118-corrected): its text,
+    where it goes (in the chat at `depth` as `role`, or right after / before the main prompt), and every how
+    many user messages."""
 
     text: str = ""
     position: str = "in_chat"
@@ -126,7 +129,8 @@ class AuthorsNote:
 
 @dataclass(frozen=True, slots=True)
 class BucketDocument:
-    """A validated bucket document; every field has the empty default of SPEC §3.2."""
+    """A validated bucket document; every field has the empty default of
+    docs/assembly.md#the-bucket-document."""
 
     version: int = SCHEMA_VERSION
     user_name: str = "User"
@@ -156,7 +160,8 @@ class BucketDocument:
     global_variables: dict[str, Any] = field(default_factory=dict)
     items: tuple[TaggedItem, ...] | None = None
     generation_type: str = "normal"
-    quiet_prompt: str = ""  # appended last for a quiet generation (SPEC §10.1)
+    # appended last for a quiet generation (docs/assembly.md#generation-types-and-prefill)
+    quiet_prompt: str = ""
     scenario: str = ""
     user_persona: str = ""  # the speaking user's persona description (SillyTavern's personaDescription)
     model: str = ""  # the model the request goes to ({{model}}, docs/macros.md)

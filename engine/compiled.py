@@ -14,8 +14,6 @@ from engine.regex import CompiledScript, PresetScripts, compile_scripts
 from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
 
-INJECTION_STYLES = ("merge", "standalone")
-
 
 @dataclass(frozen=True, slots=True)
 class CompiledNode:
@@ -53,9 +51,9 @@ def compile_preset(
 ) -> CompiledPreset:
     """The preset with every content node's text compiled by the macro engine, order kept.
 
-    A node holding only comments is compiled as content, as SillyTavern renders it (SPEC §11.2): what
-    is left (newlines, or nothing) joins a squashed message, and a character card's override still
-    finds a comment-only `main` or `jailbreak`."""
+    A node holding only comments is compiled as content, as SillyTavern renders it
+    (docs/assembly.md#what-sillytavern-118-corrected): what is left (newlines, or nothing) joins a squashed
+    message, and a character card's override still finds a comment-only `main` or `jailbreak`."""
     nodes = [replace(n, kind="content") if n.kind == "comment" else n for n in nodes]
     compiled = tuple(
         CompiledNode(node=n, template=compile_text(n.content) if n.kind == "content" else None) for n in nodes

@@ -1,8 +1,10 @@
-"""Where this assembly knowingly differs from what SillyTavern 1.18 would send (SPEC §11.1).
+"""Where this assembly knowingly differs from what SillyTavern 1.18 would send
+(docs/fidelity.md#the-deliberate-differences).
 
 Each deliberate difference that applies to one assembly becomes one sentence, in the order of
-§11.1, so the preview can say "here, and why" rather than leave a support person to find it. Only
-preset assemblies are compared: without a preset the prompt is the bot's own layout.
+docs/fidelity.md#the-deliberate-differences, so the preview can say "here, and why" rather than leave a
+support person to find it. Only preset assemblies are compared: without a preset the prompt is the bot's own
+layout.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def differences(
     world_info_notes: Sequence[str] = (),
     card_book: bool = False,
 ) -> tuple[str, ...]:
-    """The sentences of SPEC §11.1 that apply to this assembly (empty without a preset)."""
+    """The sentences of docs/fidelity.md#the-deliberate-differences that apply to this assembly (empty without
+    a preset)."""
     if preset is None:
         return ()
     out: list[str] = []
@@ -105,7 +108,8 @@ _DOTTED = re.compile(r"\{\{\s*get(?:global)?var\s*::\s*[^}:]*\.[^}]*\}\}", re.IG
 
 
 def _clamped_rolls(preset: CompiledPreset) -> tuple[str, ...]:
-    """The preset's `{{roll}}` formulas our engine clamps (§11.1 item 10), as written."""
+    """The preset's `{{roll}}` formulas our engine clamps (docs/fidelity.md#the-deliberate-differences, item
+    10), as written."""
     found = preset.memo.get("st:clamped")
     if found is None:
         seen: dict[str, None] = {}
@@ -121,7 +125,8 @@ def _clamped_rolls(preset: CompiledPreset) -> tuple[str, ...]:
 
 
 def _dotted_reads(preset: CompiledPreset) -> bool:
-    """Whether an enabled node reads a variable with a dotted name (§11.1 item 8)."""
+    """Whether an enabled node reads a variable with a dotted name
+    (docs/fidelity.md#the-deliberate-differences, item 8)."""
     found = preset.memo.get("st:dotted")
     if found is None:
         found = preset.memo["st:dotted"] = any(

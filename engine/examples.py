@@ -1,4 +1,5 @@
-"""Sample dialogues as SillyTavern 1.18 sends them with a preset (SPEC §11.2).
+"""Sample dialogues as SillyTavern 1.18 sends them with a preset
+(docs/assembly.md#what-sillytavern-118-corrected).
 
 Each sample block becomes the rendered `new_example_chat_prompt` as a system message (none when it
 renders empty), then one system message per turn, named `example_user` or `example_assistant`.

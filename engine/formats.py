@@ -1,4 +1,5 @@
-"""A preset's format settings, macro-rendered as SillyTavern renders them (SPEC §11.2).
+"""A preset's format settings, macro-rendered as SillyTavern renders them
+(docs/assembly.md#what-sillytavern-118-corrected).
 
 `personality_format` and `scenario_format` are templates around the personality and the scenario;
 `new_chat_prompt` opens the history and `new_example_chat_prompt` opens each sample dialogue. All

@@ -1,4 +1,5 @@
-"""Generation types (SPEC §10.1) and the Anthropic prefill (§10.2): what each kind of turn changes.
+"""Generation types (docs/assembly.md#generation-types-and-prefill) and the Anthropic prefill
+(docs/assembly.md#generation-types-and-prefill): what each kind of turn changes.
 
 Two moments. Before anything is scanned or placed, `without_replaced_reply` drops the reply a swipe
 or regenerate replaces. After the preset has arranged the prompt, `closing_items` adds what the
@@ -90,7 +91,8 @@ def closing_items(
     global_variables: Mapping[str, Any],
     notes: Notes,
 ) -> Closing:
-    """The items the generation type appends after everything the preset arranged (SPEC §10.1–10.2).
+    """The items the generation type appends after everything the preset arranged
+    (docs/assembly.md#generation-types-and-prefill).
 
     `continued` is the newest history item, taken out of the history for a continue.
     """

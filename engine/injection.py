@@ -1,8 +1,10 @@
-"""Depth injection (SPEC §3.4): place depth-injected texts relative to the end of the history.
+"""Depth injection (docs/assembly.md#depth-injection): place depth-injected texts relative to the end of the
+history.
 
 Two styles. `merge` appends each batch to an existing history item as `\\n[System: …]` (strict
 providers never see an extra message); `standalone` inserts new messages the way SillyTavern does.
-Tail directives (SPEC §3.2) are placed like a depth-1 injection that sorts after every node.
+Tail directives (docs/assembly.md#the-bucket-document) are placed like a depth-1 injection that sorts after
+every node.
 """
 
 from __future__ import annotations

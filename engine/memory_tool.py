@@ -1,4 +1,4 @@
-"""The update_short_term_memory tool (SPEC §5) as each provider declares a tool.
+"""The update_short_term_memory tool (docs/memory.md) as each provider declares a tool.
 
 When the bot says its model has tools (`stm_context.has_tools`), the STM contributor asks the model
 to call this tool; the provider body then carries the tool's definition so no bot has to write the

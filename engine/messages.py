@@ -33,7 +33,7 @@ def count_tokens_of(
     names: tuple[str, str] = ("", ""),
 ) -> TokenReport:
     """Counts for `provider` (the request's, else the server's): exact for OpenAI, else the documented
-    estimate over that provider's shaped request (SPEC §10.4)."""
+    estimate over that provider's shaped request (docs/assembly.md#tokens)."""
     exact = is_exact(provider)
     if not count_tokens:
         return TokenReport(encoding, exact, (0,) * len(messages), 0, provider)
@@ -52,7 +52,7 @@ _SEPARATOR = Part("\n", (), False)  # what squash puts between two joined system
 def squash(
     items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...] = ()
 ) -> tuple[list[Item], tuple[int, int]]:
-    """SillyTavern's squash on the final list (SPEC §11.2): consecutive unnamed system items joined
+    """SillyTavern's squash on the final list (docs/assembly.md#what-sillytavern-118-corrected): consecutive unnamed system items joined
     with "\n" (its separators never), empty system items dropped; the history's range moved along.
 
     Only the system items need a look: the runs between them (most of the history) are copied whole,
@@ -258,7 +258,8 @@ def to_messages(
     start, stop = history
     run = history_run(doc, names)
     chat = _history_messages(tuple(items[start:stop]), run, finish)
-    if run.blank or not run.items:  # emptied messages counted for depth; never sent (SPEC §11.1 item 4)
+    # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
+    if run.blank or not run.items:
         chat = [m for m in chat if not m.history or m.content.strip()]
     return finish(items[:start]) + chat + finish(items[stop:])
 
@@ -275,7 +276,7 @@ def _history_messages(
     last, continued; a few changed by injections): runs of them are matched by slices, which
     compare item by item in C, and only a chunk that differs goes through `finish`."""
     known, messages = run.items, run.ordered
-    if not known or not items:  # pre-built items (SPEC §3.2) have no history run
+    if not known or not items:  # pre-built items (docs/assembly.md#the-bucket-document) have no history run
         return finish(items)
     offset = 0 if items[0] is known[0] else max(0, len(known) - len(items))
     out: list[Message] = []

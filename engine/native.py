@@ -1,4 +1,4 @@
-"""Native assembly: the bucket document as tagged items in the fixed order of SPEC §3.1.
+"""Native assembly: the bucket document as tagged items in the fixed order of docs/assembly.md#native-order.
 
 `native_items` gives every non-empty block as an `Item`; `macro_env` gives what the content
 macros read ({{description}}, {{personality}}, {{mesExamples}}, …) from the same blocks, so a preset
@@ -31,7 +31,7 @@ _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]")
 TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
 
 # Server-configured text: identity macros are resolved in it. Everything else is end-user or
-# retrieved text and is sent as it is (SPEC §3.3, last rule).
+# retrieved text and is sent as it is (docs/assembly.md#order-of-work, last rule).
 TRUSTED_TAGS = frozenset(
     {
         "SYSTEM_HUMANIZER_RULES",
@@ -194,11 +194,11 @@ def _history_run(
     char_name: str = "",
     grouped: bool = False,
 ) -> HistoryRun:
-    """The history as items and messages. Speaker names (SPEC §11.1 item 1, §11.2): a user message is
-    "Name: text" unless the preset puts names in the `name` field (names_behavior 1, every message
-    named); with names_behavior 2 every message is "Name: text", the character's included. In a
-    group (docs/groups.md) names_behavior 0 names every message too, narrator lines included, and
-    names_behavior 2 every message but the narrator's."""
+    """The history as items and messages. Speaker names (docs/fidelity.md#the-deliberate-differences, item 1,
+    docs/assembly.md#what-sillytavern-118-corrected): a user message is "Name: text" unless the preset puts
+    names in the `name` field (names_behavior 1, every message named); with names_behavior 2 every message is
+    "Name: text", the character's included. In a group (docs/groups.md) names_behavior 0 names every message
+    too, narrator lines included, and names_behavior 2 every message but the narrator's."""
     source = native_source("DIALOGUE_HISTORY")
     sources = (source,)
     items: list[Item] = []
@@ -269,7 +269,7 @@ def sample_text(pair: SampleDialogue, header: str = SAMPLE_HEADER) -> str:
 
 
 def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
-    """One sample dialogue pair in the `{{mesExamples}}` format (SPEC §3.2)."""
+    """One sample dialogue pair in the `{{mesExamples}}` format (docs/assembly.md#the-bucket-document)."""
     lines = [header] if header else []
     if user.strip():
         lines.append(f"{{{{user}}}}: {user}")

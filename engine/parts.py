@@ -34,7 +34,7 @@ class Source:
         return Source, (self.kind, self.tag, self.identifier, self.name, self.book, self.uid)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of SPEC §3.5 (§7.7 for World Info)."""
+        """The JSON shape of docs/assembly.md#output-cli-api (docs/worldinfo.md#placement for World Info)."""
         if self.kind == "native":
             return {"kind": "native", "tag": self.tag}
         if self.kind == "world_info":
@@ -121,7 +121,8 @@ def assembler_source(name: str) -> Source:
 
 
 def setting_source(name: str) -> Source:
-    """A part made from a preset setting (SPEC §10.2: `assistant_prefill`, `impersonation_prompt`…)."""
+    """A part made from a preset setting (docs/assembly.md#generation-types-and-prefill: `assistant_prefill`,
+    `impersonation_prompt`…)."""
     source = _SETTING_SOURCES.get(name)
     if source is None:
         source = Source(kind="preset_setting", name=name)
@@ -135,7 +136,7 @@ _SETTING_SOURCES: dict[str, Source] = {}  # one shared (frozen) source per setti
 
 @dataclass(frozen=True, slots=True)
 class Transform:
-    """Something that rewrote a part after it was built: a regex script (SPEC §9.2)."""
+    """Something that rewrote a part after it was built: a regex script (docs/regex.md#where-they-run)."""
 
     script: str
     id: str
@@ -163,7 +164,8 @@ class Part:
 
 @dataclass(slots=True)
 class Item:
-    """One native item (SPEC §3.1) or one emitted preset node, before it becomes a message."""
+    """One native item (docs/assembly.md#native-order) or one emitted preset node, before it becomes a
+    message."""
 
     tag: str  # a native tag, or "" for preset content and assembler items
     role: str
@@ -173,7 +175,9 @@ class Item:
     history: bool = False
     same_channel: bool = False  # STM: the current channel's summary
     name: str = ""  # the message's `name` field (sample dialogue turns, names in completion)
-    squash: bool = True  # False: never joined with its neighbours (SillyTavern's separators, §11.2)
+    # False: never joined with its neighbours (SillyTavern's separators,
+    # docs/assembly.md#what-sillytavern-118-corrected)
+    squash: bool = True
 
     @property
     def text(self) -> str:
@@ -220,7 +224,7 @@ class Message:
         if self.name:
             out["name"] = self.name
         out["sources"] = [s.to_dict() for s in self.sources]
-        if self.transforms:  # only what a regex script changed carries them (SPEC §9.2)
+        if self.transforms:  # only what a regex script changed carries them (docs/regex.md#where-they-run)
             out["transforms"] = [t.to_dict() for t in self.transforms]
         return out
 

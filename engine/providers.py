@@ -1,8 +1,9 @@
-"""Provider adapters (SPEC §3.5): the neutral message list shaped for OpenAI, Anthropic and Gemini.
+"""Provider adapters (docs/assembly.md#output-cli-api): the neutral message list shaped for OpenAI, Anthropic
+and Gemini.
 
 Each adapter returns the request body's message part as a plain dict, and `provider_texts` the
-texts that body sends (what the token count of §3.6 is taken over). When the bot's model has tools,
-the body also carries the memory tool's definition (`engine/memory_tool.py`).
+texts that body sends (what the token count of docs/assembly.md#tokens is taken over). When the bot's model
+has tools, the body also carries the memory tool's definition (`engine/memory_tool.py`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def shape(
     OpenAI keeps each message's `name`; the others have no such field, so a named message gets the
     speaker's name in front of its text, as SillyTavern converts it (sample dialogue turns take the
     user's and the character's display names, `user` and `char`). With `memory_tool` the body also
-    declares the update_short_term_memory tool (SPEC §5)."""
+    declares the update_short_term_memory tool (docs/memory.md)."""
     if provider == "openai":
         body = {"messages": [_openai_message(m) for m in messages]}
     elif provider == "anthropic":

@@ -1,9 +1,9 @@
-"""Build, then rearrange (SPEC §3.3): the native items walked into a preset's node order.
+"""Build, then rearrange (docs/assembly.md#order-of-work): the native items walked into a preset's node order.
 
 `rearrange` takes the native items, the preset and the rendered node texts, and returns an
 `Arrangement`: what comes before the history, the history, what the preset places after it, and
-the depth injections still to place (§3.4, `injection.py`). Every block it drops is recorded in
-`Notes` with its reason; nothing the server configured disappears silently.
+the depth injections still to place (docs/assembly.md#depth-injection, `injection.py`). Every block it drops
+is recorded in `Notes` with its reason; nothing the server configured disappears silently.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ PRE_HISTORY_BLOCKS = (
 )
 # A content macro a node expanded with non-empty text -> the native block it duplicates. Only our own
 # summary: SillyTavern 1.18 sends a card's description, personality and examples at their markers even
-# when a node also brings them in through {{description}} / {{personality}} / {{mesExamples}} (§11.2).
+# when a node also brings them in through {{description}} / {{personality}} / {{mesExamples}}
+# (docs/assembly.md#what-sillytavern-118-corrected).
 DEDUP_BLOCKS = {
     "summary": "KNOWLEDGE_SHORT_TERM_MEMORY",
 }
@@ -86,7 +87,7 @@ APPENDED_WHEN_ABSENT = (
 
 @dataclass(frozen=True, slots=True)
 class Injection:
-    """A depth-injected text waiting for its place in the history (SPEC §3.4)."""
+    """A depth-injected text waiting for its place in the history (docs/assembly.md#depth-injection)."""
 
     text: str
     depth: int
@@ -105,7 +106,7 @@ class Arrangement:
     after: list[Item] = field(default_factory=list)
     injections: list[Injection] = field(default_factory=list)
     # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
-    # and nothing meant to land inside it (SPEC §11.2).
+    # and nothing meant to land inside it (docs/assembly.md#what-sillytavern-118-corrected).
     chat: bool = True
 
 
@@ -119,7 +120,8 @@ def native_arrangement(items: tuple[Item, ...]) -> Arrangement:
 def node_is_active(
     node: CompiledNode, notes: Notes | None = None, *, generation_type: str = "normal"
 ) -> bool:
-    """True for an enabled node that takes part in this generation type (its trigger allows it, SPEC §10.1)."""
+    """True for an enabled node that takes part in this generation type (its trigger allows it,
+    docs/assembly.md#generation-types-and-prefill)."""
     n = node.node
     if not n.enabled:
         return False
@@ -147,15 +149,17 @@ def rearrange(
     formats: Mapping[str, str] | None = None,
     reuse: Reuse | None = None,
 ) -> Arrangement:
-    """Walk the preset's enabled nodes in order, pulling native blocks at their markers (SPEC §3.3).
+    """Walk the preset's enabled nodes in order, pulling native blocks at their markers
+    (docs/assembly.md#order-of-work).
 
     `native` holds the native items grouped by tag (`native.blocks_of`; it is not changed);
     `rendered` maps a node's position to its rendered text (identity macros still deferred);
     `expanded` lists the content macros some enabled node expanded with non-empty text; `sources`
-    names other sources for some nodes' text (a character card's override, SPEC §8); nodes whose
-    trigger lacks `generation_type` are skipped (§10.1); `formats` holds the whole rendered text of a
-    block whose format setting needed the macro engine (engine.formats), by block tag; `reuse` is the
-    document's (engine/reuse.py), where the blocks in the preset's formats are kept.
+    names other sources for some nodes' text (a character card's override, docs/cards.md); nodes whose
+    trigger lacks `generation_type` are skipped (docs/assembly.md#generation-types-and-prefill); `formats`
+    holds the whole rendered text of a block whose format setting needed the macro engine
+    (engine.formats), by block tag; `reuse` is the document's (engine/reuse.py), where the blocks in
+    the preset's formats are kept.
     """
     walk = _Walk(native, preset, rendered, expanded, notes, sources or {}, generation_type, formats or {})
     if reuse is not None:
@@ -175,7 +179,9 @@ class Plan:
     pre_at: int | None
     wi_at: int | None
     claimed_after: frozenset[str]
-    appended: tuple[str, ...]  # blocks whose marker the order lacks: sent after every node (§11.2)
+    # blocks whose marker the order lacks: sent after every node
+    # (docs/assembly.md#what-sillytavern-118-corrected)
+    appended: tuple[str, ...]
     render_at: tuple[int, ...]  # the active content nodes with a template, in order
     segments: tuple[Segment, ...]  # their templates, keyed by identifier
     sources: tuple[tuple[Source], ...]  # per node: its source, as a part's sources
@@ -191,7 +197,8 @@ class Plan:
 
 
 def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
-    """The preset's `Plan` for a generation type (SPEC §10.1), kept in `preset.memo`."""
+    """The preset's `Plan` for a generation type (docs/assembly.md#generation-types-and-prefill), kept in
+    `preset.memo`."""
     key = "plan" if generation_type == "normal" else f"plan:{generation_type}"
     plan = preset.memo.get(key)
     if plan is None:
@@ -352,7 +359,8 @@ class _Walk:
                     self.take(arg)  # type: ignore[arg-type]
             elif step is _CONTENT:
                 # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt
-                # is never sent (§11.1 item 4) but, as in SillyTavern, it ends a run of system messages.
+                # is never sent (docs/fidelity.md#the-deliberate-differences, item 4) but, as in
+                # SillyTavern, it ends a run of system messages to squash.
                 text = rendered.get(index, "")
                 node: PresetNode = arg  # type: ignore[assignment]
                 if text or node.role != "system":

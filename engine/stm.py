@@ -1,4 +1,4 @@
-"""The short-term memory contributor (SPEC §5): stored entries in, prompt items and verdicts out.
+"""The short-term memory contributor (docs/memory.md): stored entries in, prompt items and verdicts out.
 
 Pure: plain Python over frozen dataclasses, no Django. The selector (`memory.selectors`) loads the
 candidates and the server/user/channel facts, then calls `contribute`; the assembler, the review page
@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 logger = logging.getLogger(__name__)
 
-TAG = "KNOWLEDGE_SHORT_TERM_MEMORY"
 SUMMARY_MAX_CHARS = 1500
 MAX_MESSAGES = 10
 TOOL_NAME = "update_short_term_memory"
@@ -24,7 +23,7 @@ OTHER_CHANNELS = "other_channels"
 SAME_CHANNEL_SUMMARY = "same_channel_summary"
 TOOL_HINT = "tool_hint"
 
-# Verdicts, in the order they are tried (SPEC §5): the first that applies is the entry's verdict.
+# Verdicts, in the order they are tried (docs/memory.md): the first that applies is the entry's verdict.
 EXPIRED = "expired"
 SAME_CHANNEL = "same_channel"
 HIDDEN_NO_OPT_IN = "hidden_no_opt_in"

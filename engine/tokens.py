@@ -1,4 +1,4 @@
-"""Token counts (SPEC §3.6, §10.4): exact and offline for OpenAI encodings, cached by text hash.
+"""Token counts (docs/assembly.md#tokens): exact and offline for OpenAI encodings, cached by text hash.
 
 OpenAI's published chat rule: each message costs its content's tokens + 3, and the reply priming
 costs 3 more. `bpe_openai` ships its rank tables, so counting never touches the network. For

@@ -178,7 +178,8 @@ def _cost(message: dict[str, Any]) -> int:
 
 
 def our_side(case: Case, *, server_id: int) -> OurSide:
-    """Our messages for the case with §11.1's folds, assembled with several seeds to mask the draws."""
+    """Our messages for the case with the folds of docs/fidelity.md#the-deliberate-differences, assembled
+    with several seeds to mask the draws."""
     runs, folds = our_messages(case, server_id=server_id, seeds=SEEDS)
     speakers = sorted({case.user, *(m.get("name", "") for m in case.chat if m["role"] == "user")})
     names_behavior = case.preset_data().get("names_behavior", 0)

@@ -1,6 +1,7 @@
 """Both sides made comparable, then compared message by message.
 
-The deliberate differences of SPEC §11.1 that a case can show are folded first, each naming its item:
+The deliberate differences (docs/fidelity.md#the-deliberate-differences) that a case can show are folded
+first, each naming its item:
 - item 1: our user history messages carry "Name: " in their text where SillyTavern's do not;
 - item 4: SillyTavern sends whitespace-only messages, we do not;
 - item 5: our note after trailing sample dialogues has no SillyTavern counterpart;
@@ -49,8 +50,9 @@ def fold_sillytavern(messages: Iterable[Message]) -> Folded:
 
 
 def fold_ours(messages: Iterable[Message], *, speakers: Sequence[str], names_behavior: int = 0) -> Folded:
-    """Our messages with §11.1's differences folded; `names_behavior` is the preset's (with 2,
-    SillyTavern writes the names into the text itself, so nothing is folded)."""
+    """Our messages with the deliberate differences (docs/fidelity.md#the-deliberate-differences) folded;
+    `names_behavior` is the preset's (with 2, SillyTavern writes the names into the text itself, so nothing is
+    folded)."""
     out = Folded([])
     prefixes = tuple(f"{name}: " for name in speakers if name) if names_behavior in (-1, 0) else ()
     for message in messages:
@@ -220,7 +222,8 @@ def fold_trimmed(
     theirs: Sequence[Message], ours: Sequence[Message], *, name_tokens: int, cost: Callable[[Message], int]
 ) -> tuple[list[Message], str] | None:
     """SillyTavern's messages without the oldest history messages our budget left out because of the
-    names (§11.1 item 1), and the fold's note; None when that is not what differs."""
+    names (docs/fidelity.md#the-deliberate-differences, item 1), and the fold's note; None when that is not
+    what differs."""
     extra = len(theirs) - len(ours)
     if extra <= 0:
         return None

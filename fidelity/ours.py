@@ -21,11 +21,12 @@ from .drive import UNLOCKED
 from .endpoint import MODEL
 
 SEED = 1
-SEEDS = (1, 2, 3, 4, 5, 6)  # what a draw changes between them is masked (SPEC §11.1 item 9)
+# what a draw changes between them is masked (docs/fidelity.md#the-deliberate-differences, item 9)
+SEEDS = (1, 2, 3, 4, 5, 6)
 HISTORY_TAG = "DIALOGUE_HISTORY"
-# SPEC §11.1 item 6: SillyTavern 1.18 sends a macro whose arguments hold a `|` as written. To compare
-# everything around such macros, our side gets them with their braces swapped for private-use
-# characters (so our engine leaves them as written too), swapped back in what it sends.
+# docs/fidelity.md#the-deliberate-differences, item 6: SillyTavern 1.18 sends a macro whose arguments hold a
+# `|` as written. To compare everything around such macros, our side gets them with their braces swapped for
+# private-use characters (so our engine leaves them as written too), swapped back in what it sends.
 OPEN, CLOSE = "\ue000", "\ue001"
 PIPE_FOLD = "§11.1 item 6: {count} macro(s) with a “|” in their arguments sent as written on both sides"
 

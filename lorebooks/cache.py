@@ -5,7 +5,8 @@ the database stores them, compiled once per book version (bytes); each process k
 from those bytes. A warm read is one cache read and no SQL. During a database outage the process's last compiled copy, else the day-long
 stale copy, is served (docs/reliability.md).
 
-The per-channel timed-effect state (SPEC §7.6) lives here too, under its own key with a day's TTL.
+The per-channel timed-effect state (docs/worldinfo.md#timed-effects) lives here too, under its own key with a
+day's TTL.
 """
 
 from __future__ import annotations

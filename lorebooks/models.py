@@ -1,5 +1,5 @@
 """Stored lorebooks: the upload as it came, its entries (SillyTavern's fields as JSON), and the
-server's World Info settings (SPEC §7.1–§7.2)."""
+server's World Info settings (docs/worldinfo.md#import, docs/worldinfo.md#books-and-settings)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class Lorebook(models.Model):
     name = models.CharField(max_length=NAME_MAX_LENGTH)
     is_active = models.BooleanField(default=True)
     original_text = models.TextField(help_text="The upload as text (NUL characters removed).")
-    summary = models.JSONField(default=dict, blank=True, help_text="The import summary (SPEC §7.1).")
+    summary = models.JSONField(default=dict, blank=True, help_text="The import summary (docs/worldinfo.md).")
     source = models.CharField(max_length=32, default="world_info")
     entry_count = models.PositiveIntegerField(default=0)
     source_filename = models.CharField(max_length=255, blank=True)

@@ -9,7 +9,7 @@ from .services import ImportResult
 
 
 def import_report(result: ImportResult) -> dict[str, Any]:
-    """The import summary as JSON (SPEC §7.1; the CLI contract's keys first)."""
+    """The import summary as JSON (docs/worldinfo.md#import; the CLI contract's keys first)."""
     summary = result.summary
     return {
         "name": result.lorebook.name,

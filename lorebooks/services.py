@@ -327,8 +327,9 @@ def _clean_settings(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def timed_state_save(*, server_id: int, channel: str, state: dict[str, Any]) -> None:
-    """Keep a channel's World Info timed effects (sticky, cooldown, delay; SPEC §7.6) for its next
-    assembly: shared cache only, a day's lifetime, no audit (it is the bot's conversation state)."""
+    """Keep a channel's World Info timed effects (sticky, cooldown, delay; docs/worldinfo.md#timed-effects)
+    for its next assembly: shared cache only, a day's lifetime, no audit (it is the bot's conversation
+    state)."""
     wi_cache.write_state(server_id, channel, state)
 
 

@@ -1,8 +1,8 @@
 """Lorebook pages: list with World Info settings, upload with its summary, one lorebook's entries.
 
 Every page asks `get_server_for` first (404 for non-members, 403 for a role without the action):
-admins write, moderators and support read (SPEC §4, the presets' actions). Writes are POST forms
-that redirect without JavaScript and answer with a partial under htmx.
+admins write, moderators and support read (docs/presets.md#who-may-do-what, the presets' actions). Writes are
+POST forms that redirect without JavaScript and answer with a partial under htmx.
 """
 
 from __future__ import annotations

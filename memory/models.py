@@ -1,5 +1,5 @@
 """Short-term memory storage: channels (privacy, thread parents), users, their consent per server and
-the per-channel entries the contributor reads (SPEC §5). Discord ids are 64-bit snowflakes."""
+the per-channel entries the contributor reads (docs/memory.md). Discord ids are 64-bit snowflakes."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class DiscordUserName(models.Model):
 
 class StmConsent(models.Model):
     """The user's consent, relayed by `server`'s own bot, that `server`'s memories of them may surface
-    in their other servers and DMs. It opens nothing of any other server's (SPEC §5, docs/memory.md)."""
+    in their other servers and DMs. It opens nothing of any other server's (docs/memory.md)."""
 
     user = models.ForeignKey(DiscordUser, on_delete=models.CASCADE, related_name="stm_consents")
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_consents")

@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 
 def stm_settings() -> StmSettings:
-    """The caps and thresholds of SPEC §5, from the environment (config/settings.py)."""
+    """The caps and thresholds of docs/memory.md, from the environment (config/settings.py)."""
     return StmSettings(
         ttl_hours=settings.SHORT_TERM_MEMORY_TTL_HOURS,
         summary_ttl_hours=settings.SHORT_TERM_MEMORY_SUMMARY_TTL_HOURS,

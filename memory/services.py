@@ -280,7 +280,7 @@ def directory_push(
     *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember]
 ) -> list[int]:
     """Store the bot's directory for the server and carry each channel's name, parent and private
-    flag onto the memory channel rows, so the privacy rules read the pushed flag (SPEC §5). The rows
+    flag onto the memory channel rows, so the privacy rules read the pushed flag (docs/memory.md). The rows
     are this server's own (another server's rows for the same id are other records); a channel this
     server stored as a DM is skipped, and the skipped ids are returned."""
     skipped: list[int] = []

@@ -1,4 +1,4 @@
-"""The moderators' short-term memory review page (SPEC §5): pick a channel and a user, see every
+"""The moderators' short-term memory review page (docs/memory.md): pick a channel and a user, see every
 entry's verdict and the items the contributor would produce — read from `selectors.load_stm`, the
 function the assembler calls — and edit private channels and the privacy bypass.
 

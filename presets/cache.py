@@ -1,4 +1,5 @@
-"""The active-preset cache (SPEC §4): the compiled preset per server, so requests only evaluate macros.
+"""The active-preset cache (docs/presets.md): the compiled preset per server, so requests only evaluate
+macros.
 
 A `servers.generational_cache` declaration (stamp `presets`, which the channel presets ride too): the
 shared cache holds the preset's nodes and settings as plain data, because unpickling compiled macro

@@ -46,7 +46,7 @@ class Preset(models.Model):
     # from the stored text once at import; None only for a row stored before it was kept.
     regex_source = models.JSONField(null=True, blank=True, default=None)
     settings = models.JSONField(default=dict, blank=True, help_text="Settings that shape the prompt.")
-    summary = models.JSONField(default=dict, blank=True, help_text="The import summary (SPEC §1.6).")
+    summary = models.JSONField(default=dict, blank=True, help_text="The import summary (docs/import.md).")
     sampling = models.JSONField(
         default=dict, blank=True, help_text="The sampler settings the file sets (engine.sampling names)."
     )
@@ -126,7 +126,7 @@ class PresetNode(models.Model):
     def tokens(self) -> int:
         """Tokens of the text the node contributes (macros unrendered, the server's tokenizer): a
         content node's text, a marker's prefix/suffix, nothing for a comment. Cached by text."""
-        # Views set `encoding` to the server's tokenizer (SPEC §10.4); the default otherwise.
+        # Views set `encoding` to the server's tokenizer (docs/assembly.md#tokens); the default otherwise.
         encoding = getattr(self, "encoding", None) or DEFAULT_TOKENIZER
         if self.kind == NodeKind.CONTENT:
             return count_text(self.content, encoding)

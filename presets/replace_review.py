@@ -1,6 +1,7 @@
 """What a re-upload would change before it replaces a preset (the clash → diff → confirm flow):
-the upload is parsed, the admin's switches are carried over as the replacement would (SPEC §1.6),
-and the result is compared with the preset's current version. Nothing is written."""
+the upload is parsed, the admin's switches are carried over as the replacement would
+(docs/import.md#the-import-summary), and the result is compared with the preset's current version. Nothing is
+written."""
 
 from __future__ import annotations
 

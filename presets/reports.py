@@ -13,8 +13,8 @@ from .services import ImportResult
 def import_report(result: ImportResult) -> dict[str, Any]:
     """What an import did, as one JSON object (the API's and the CLI's answer).
 
-    The summary's fields (SPEC §1.6) sit at the top level next to `preset_id`, `name`, `active`,
-    `replaced` and `carried_over`.
+    The summary's fields (docs/import.md#the-import-summary) sit at the top level next to `preset_id`, `name`,
+    `active`, `replaced` and `carried_over`.
     """
     return {
         "preset_id": result.preset.pk,

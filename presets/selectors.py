@@ -12,7 +12,7 @@ from servers.models import Server
 from .models import NodeKind, Preset, PresetNode
 from .regex_source import regex_source_of_text
 
-# Shapes whose nodes the importer made from text (SPEC §1.4), not a Prompt Manager order.
+# Shapes whose nodes the importer made from text (docs/import.md#story-strings), not a Prompt Manager order.
 CONVERTED_SHAPES = ("text_completion", "system_prompt")
 
 # What the node list can be narrowed to, besides the three node kinds.

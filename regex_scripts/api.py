@@ -1,4 +1,4 @@
-"""The bot's cleaning API: `POST /api/v1/servers/<id>/regex/clean` (SPEC §9.2).
+"""The bot's cleaning API: `POST /api/v1/servers/<id>/regex/clean` (docs/regex.md#where-they-run).
 
 Body: `{"text": str, "kind": "reply" | "user_message" (default "reply"), "reasoning": str?,
 "impersonate": bool?, "preset": name?, "seed": int?, "names": {"user", "char"}?}`. The answer is

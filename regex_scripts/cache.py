@@ -1,5 +1,5 @@
 """The server's regex setup: its own scripts compiled once per process, and its switches for preset
-scripts (SPEC §9.1).
+scripts (docs/regex.md#scripts-and-their-engine).
 
 A `servers.generational_cache` declaration (stamp `regex`): the shared cache holds the parsed scripts
 and switches as plain data; each process keeps them compiled. A warm read is one small cache read and

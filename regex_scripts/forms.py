@@ -1,4 +1,5 @@
-"""The form for adding or editing one of the server's own scripts (SillyTavern's fields, SPEC §9.1)."""
+"""The form for adding or editing one of the server's own scripts (SillyTavern's fields,
+docs/regex.md#scripts-and-their-engine)."""
 
 from __future__ import annotations
 

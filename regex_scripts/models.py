@@ -1,4 +1,5 @@
-"""A server's own regex scripts, and per-server switches for the scripts its presets ship (SPEC §9.1)."""
+"""A server's own regex scripts, and per-server switches for the scripts its presets ship
+(docs/regex.md#scripts-and-their-engine)."""
 
 from __future__ import annotations
 

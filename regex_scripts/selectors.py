@@ -46,8 +46,8 @@ class ScriptSet:
 
 def script_set(server_id: int, preset: CompiledPreset | None, card: Card | None = None) -> ScriptSet:
     """What runs for the server with `preset` (None: only the server's own scripts) and its active
-    `card` (its scripts run last, SPEC §9.1). Cached: no SQL when the server's regex generation and
-    the preset are unchanged."""
+    `card` (its scripts run last, docs/regex.md#scripts-and-their-engine). Cached: no SQL when the server's
+    regex generation and the preset are unchanged."""
     own = server_regex(server_id)
     card_scripts = card_compiled_scripts(card)
     if preset is None:
@@ -201,7 +201,7 @@ def clean_for_server(
     char: str = "Assistant",
 ) -> Cleaned:
     """A model reply (or a user message) cleaned by the server's scripts and its active (or named)
-    preset's (SPEC §9.2). Raises PresetNotFound."""
+    preset's (docs/regex.md#where-they-run). Raises PresetNotFound."""
     preset = preset_named(server_id, preset_name)
     scripts = script_set(server_id, preset, card_cache.get_active_card(server_id))
     request = RegexRequest(

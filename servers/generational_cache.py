@@ -1,6 +1,6 @@
-"""One generational cache for what requests read per server (SPEC §4): presets, sampling, channel
-presets, cards, lorebooks, regex scripts and API tokens each declare a `GenerationalCache` with their
-own `load` (the database → plain data) and `compile` (plain data → what a request uses).
+"""One generational cache for what requests read per server (docs/architecture.md): presets,
+sampling, channel presets, cards, lorebooks, regex scripts and API tokens each declare a `GenerationalCache`
+with their own `load` (the database → plain data) and `compile` (plain data → what a request uses).
 
 Freshness comes from one number per (server, stamp): the **generation**.
 - The database holds it (`servers.CacheStamp`); a write bumps it inside its own transaction

@@ -22,7 +22,7 @@ class Server(models.Model):
     stm_privacy_bypass = models.BooleanField(
         default=False, help_text="Let memories of private channels surface in every channel of this server."
     )
-    # The tokenizer the token counts use (SPEC §10.4); the provider is the sampling choice's.
+    # The tokenizer the token counts use (docs/assembly.md#tokens); the provider is the sampling choice's.
     token_encoding = models.CharField(
         max_length=16,
         choices=[("o200k_base", "o200k_base"), ("cl100k_base", "cl100k_base")],

@@ -1,4 +1,4 @@
-"""Who may do what on a server: the role table of SPEC §4, in one place.
+"""Who may do what on a server: the role table of docs/presets.md#who-may-do-what, in one place.
 
 Every rule has two spellings: `user_can` (a boolean, for templates) and `check_user_can` (raises,
 for views). `get_server_for` is the getter views use: 404 to non-members, 403 to members whose role

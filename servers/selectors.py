@@ -19,8 +19,8 @@ def tokenizer_key(server_id: int) -> str:
 
 
 def tokenizer_for(server_id: int) -> str:
-    """The tokenizer the server's token counts use (SPEC §10.4); cached, so a warm assembly makes no
-    query. An unknown server counts with the default."""
+    """The tokenizer the server's token counts use (docs/assembly.md#tokens); cached, so a warm assembly makes
+    no query. An unknown server counts with the default."""
     cached = cache_get(tokenizer_key(server_id))
     if isinstance(cached, str):
         return cached

@@ -85,7 +85,8 @@ def build_preset(
     nodes, *, style: str = "merge", settings: dict[str, Any] | None = None, name: str = "hand-made"
 ):
     # A hand-made preset opens no new chat unless a test asks for one: SillyTavern's default
-    # "[Start a new Chat]" would add a message every test would have to skip (SPEC §11.2).
+    # "[Start a new Chat]" would add a message every test would have to skip
+    # (docs/assembly.md#what-sillytavern-118-corrected).
     return compile_preset(
         preset_id=1,
         name=name,

@@ -1,4 +1,5 @@
-"""Writes for sample conversations (SPEC §6). Every change is audited with the variables it changed.
+"""Writes for sample conversations (docs/conversations.md). Every change is audited with the variables it
+changed.
 
 New messages, new swipes and continuations are the only writes that extract ops; they run against
 the state the earlier messages produce. Everything else (edit, delete, switching or deleting a

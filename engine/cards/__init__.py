@@ -1,4 +1,4 @@
-"""Character cards (SPEC §8): V1/V2/V3 JSON and PNG read into a `Card`, and written back as JSON or
+"""Character cards (docs/cards.md): V1/V2/V3 JSON and PNG read into a `Card`, and written back as JSON or
 PNG that SillyTavern imports. Pure: no Django; only a PNG's text chunks are read, never its pixels.
 """
 

@@ -1,4 +1,4 @@
-"""What an active card changes in an assembly (SPEC §8).
+"""What an active card changes in an assembly (docs/cards.md).
 
 - The bucket document's empty fields are filled from the card; the bot's non-empty values win.
 - The card's `system_prompt` replaces the preset's `main` text and `post_history_instructions` the
@@ -27,8 +27,9 @@ _ORIGINAL = re.compile(r"\{\{original\}\}", re.IGNORECASE)
 _DEFAULT_CHAR = next(f.default for f in fields(BucketDocument) if f.name == "char_name")
 
 
-# The fields SillyTavern renders with the whole macro engine before anything else (SPEC §11.2); the
-# system prompt and post-history instructions are rendered where they replace a node.
+# The fields SillyTavern renders with the whole macro engine before anything else
+# (docs/assembly.md#what-sillytavern-118-corrected); the system prompt and post-history instructions are
+# rendered where they replace a node.
 RENDERED_FIELDS = ("description", "personality", "scenario", "mes_example")
 CLEANED_FIELDS = (*RENDERED_FIELDS, "system_prompt", "post_history_instructions")
 
@@ -103,8 +104,9 @@ def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
 
 
 def example_blocks(mes_example: str) -> tuple[SampleDialogue, ...]:
-    """A card's example messages as SillyTavern reads them (SPEC §11.2): text that does not open with
-    `<START>` gets one, then each `<START>` block (any case), trimmed, is one dialogue; empty blocks
+    """A card's example messages as SillyTavern reads them (docs/assembly.md#what-sillytavern-118-corrected):
+    text that does not open with `<START>` gets one, then each `<START>` block (any case), trimmed, is one
+    dialogue; empty blocks
     are none."""
     text = mes_example.strip()
     if not text or text == SAMPLE_START:

@@ -1,7 +1,9 @@
-"""A card's embedded `character_book` as the character's World Info book (SPEC §7.2, §8).
+"""A card's embedded `character_book` as the character's World Info book
+(docs/worldinfo.md#books-and-settings, docs/cards.md).
 
-It is converted as SillyTavern converts it (§7.1) and compiled once per distinct book, then joins the
-server's active lorebooks in every assembly while the card is active, ordered as the character book.
+It is converted as SillyTavern converts it (docs/worldinfo.md#import) and compiled once per distinct book,
+then joins the server's active lorebooks in every assembly while the card is active, ordered as the character
+book.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A character card as Tavernkeep keeps it (SPEC §8): the text fields, the depth prompt, the card's own
+"""A character card as Tavernkeep keeps it (docs/cards.md): the text fields, the depth prompt, the card's own
 regex scripts and its embedded book, whatever version (V1, V2, V3) it came in."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PNG text chunks, read and written without decoding the image (SPEC §8).
+"""PNG text chunks, read and written without decoding the image (docs/cards.md).
 
 Only the chunk headers are walked: every declared length is checked against the bytes that are really
 there, compressed text is inflated to a bounded size, and pixel data is never touched.

@@ -1,7 +1,7 @@
 """Reading an uploaded card: PNG or JSON, V1, V2 or V3, to a `Card`, or one sentence saying why not.
 
-The JSON is decoded as leniently as a preset (SPEC §1.1): invalid UTF-8 replaced, raw control
-characters in strings accepted, NUL removed, NaN refused. A file that is a preset or a lorebook is
+The JSON is decoded as leniently as a preset (docs/import.md#input-checks): invalid UTF-8 replaced, raw
+control characters in strings accepted, NUL removed, NaN refused. A file that is a preset or a lorebook is
 refused saying what it is and where it goes.
 """
 
@@ -32,7 +32,7 @@ class ReadCard:
     warnings: tuple[str, ...]
 
 
-# SPEC §11.1 item 12, named where it applies (docs/fidelity.md)
+# item 12 of docs/fidelity.md#the-deliberate-differences, named where it applies
 EMBEDDED_BOOK = (
     "The card's embedded lorebook is used as its linked book; SillyTavern 1.18 scans it only once the "
     "card's lore has been imported and linked."

@@ -1,6 +1,7 @@
-"""One node as an admin edited it, normalised exactly as an import would (SPEC §1.3): the edited
-fields are written as a one-prompt SillyTavern preset and read back by the importer, so an edit
-can never store what an upload could not, and its warnings are the importer's own sentences."""
+"""One node as an admin edited it, normalised exactly as an import would
+(docs/import.md#prompt-manager-presets): the edited fields are written as a one-prompt SillyTavern preset and
+read back by the importer, so an edit can never store what an upload could not, and its warnings are the
+importer's own sentences."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from engine.st_format import ImportRefused, PresetNode, node_warnings, parse_preset
 
-# The generation types SillyTavern offers for a prompt's trigger (SPEC §10.1).
+# The generation types SillyTavern offers for a prompt's trigger
+# (docs/assembly.md#generation-types-and-prefill).
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 EDITABLE_FIELDS = (
     "name",

@@ -2,8 +2,9 @@
 
 Pure Python (no Django). Entry points:
 - `compile_text(text)` parses once into a picklable `CompiledText`;
-- `render_segments(...)` / `render_text(...)` apply SPEC §2 (one pass as SillyTavern 1.18 renders, §11.2; variables, limits); a
-  `RenderMemo` lets one set of segments reuse a render whose inputs have not changed;
+- `render_segments(...)` / `render_text(...)` apply docs/macros.md (one pass as SillyTavern 1.18 renders,
+  docs/assembly.md#what-sillytavern-118-corrected; variables, limits); a `RenderMemo` lets one set of segments
+  reuse a render whose inputs have not changed;
 - `resolve_identity(...)` is the last step, replacing {{user}}/{{char}}/<USER>/... and `{random}` forms,
   then unescaping `\\{` `\\}` (`unescape_braces` alone for text that keeps its identity macros);
 - `find_unsupported_macros(text)` lists macro names the engine does not know (import summary).

@@ -1,4 +1,5 @@
-"""Fold opening and closing tags among siblings into blocks (SPEC §2.1 `each`, §10.3 scoped macros).
+"""Fold opening and closing tags among siblings into blocks (`each`, docs/macros.md#macros; scoped
+macros, docs/macros.md#macros-20).
 
 An opening tag is paired with the nearest following closing tag of the same name at the same nesting
 level (`{{if a}}…{{if b}}…{{/if}}…{{/if}}` nests). An opener without its closing tag stays an ordinary

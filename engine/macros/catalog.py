@@ -46,7 +46,7 @@ LOOP_MACROS = frozenset({"each", "/each", "loop_key", "loop_value"})
 
 OTHER_MACROS = frozenset({"//", "random", "pick", "roll", "trim", "newline", "noop"})
 
-# Macros 2.0 (SPEC §10.3). `{{char…}}` aliases read the same text as the macro they alias.
+# Macros 2.0 (docs/macros.md#macros-20). `{{char…}}` aliases read the same text as the macro they alias.
 ALIASES = {
     "chardescription": "description",
     "charpersonality": "personality",
@@ -150,7 +150,7 @@ MACROS_2 = frozenset(
 
 # Macros that take their last argument from a scope, `{{name args}}content{{/name}}`, and how many
 # arguments the opening tag carries (`{{if cond}}`: 1; `{{trim}}`: 0). `//` is the scoped comment
-# `{{//}}…{{///}}`; `each` keeps its own block rules (SPEC §2.1).
+# `{{//}}…{{///}}`; `each` keeps its own block rules (docs/macros.md#macros).
 SCOPED_ARGS = {
     "//": 0,
     "if": 1,
@@ -192,8 +192,9 @@ KNOWN_MACROS = (
 )
 
 # How many `::` arguments SillyTavern 1.18 accepts for the macros both engines know (a scope's content
-# counts as one). Called with any other number, it sends the macro as written (§11.2); so do we. The
-# list macros (`random`, `pick`, `roll`) and our own extensions are not checked.
+# counts as one). Called with any other number, it sends the macro as written
+# (docs/assembly.md#what-sillytavern-118-corrected); so do we. The list macros (`random`, `pick`, `roll`) and
+# our own extensions are not checked.
 ARITY: dict[str, tuple[int, int]] = {
     **dict.fromkeys(("setvar", "addvar", "setglobalvar", "addglobalvar"), (2, 2)),
     **dict.fromkeys(

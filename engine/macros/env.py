@@ -40,7 +40,8 @@ class MacroEnv:
     timezone: str = "UTC"
     user_message_times: tuple[datetime, ...] = ()  # for {{idle_duration}}
     server_id: int = 0  # seeds {{pick}}
-    reasoning_prefix: str = "<think>"  # {{reasoningPrefix}}: the preset's, else this default (SPEC §9.2)
+    # {{reasoningPrefix}}: the preset's, else this default (docs/regex.md#where-they-run)
+    reasoning_prefix: str = "<think>"
     reasoning_suffix: str = "</think>"  # {{reasoningSuffix}}
     outlets: Mapping[str, str] = field(default_factory=dict)  # {{outlet::name}}: World Info outlet texts
     # What SillyTavern 1.18's request macros read (docs/macros.md):

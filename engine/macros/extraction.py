@@ -1,4 +1,4 @@
-"""Pull the write macros out of a chat message (SPEC §6), using the engine's own parser.
+"""Pull the write macros out of a chat message (docs/conversations.md), using the engine's own parser.
 
 `extract_ops` scans a message's text for top-level `setvar`, `addvar`, `incvar`, `decvar` and
 `deletevar` macros, in source order. For each one, the nested display macros in its key and value

@@ -1,4 +1,5 @@
-"""Macros 2.0 control flow (SPEC §10.3): `{{if}}`/`{{else}}`, scoped content and the variable shorthand.
+"""Macros 2.0 control flow (docs/macros.md#macros-20): `{{if}}`/`{{else}}`, scoped content and the variable
+shorthand.
 
 Only the branch an `{{if}}` picks is rendered, so the other branch's writes never happen; an
 operator's value is rendered only when the operator needs it (`{{.x || {{setvar::y::1}}}}` sets y
@@ -27,7 +28,7 @@ _COMPARE = {
 
 
 def is_falsy(text: str) -> bool:
-    """SPEC §10.3's falsy values: empty, `false`, `off`, `0` (trimmed, any case)."""
+    """The falsy values of docs/macros.md#macros-20: empty, `false`, `off`, `0` (trimmed, any case)."""
     return text.strip().lower() in FALSY
 
 

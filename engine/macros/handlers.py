@@ -161,7 +161,8 @@ def _clock(state: MacroState, macro: Macro) -> str:
 
 
 def _outlet(state: MacroState, macro: Macro) -> str:
-    """SPEC §7.7: the text of the World Info entries placed in the named outlet ("" when none)."""
+    """docs/worldinfo.md#placement: the text of the World Info entries placed in the named outlet ("" when
+    none)."""
     return state.env.outlets.get(state.arg(macro, 0).strip(), "")
 
 

@@ -10,7 +10,7 @@ from .dice import choose, split_choices
 _IDENTITY_MACRO = r"\{\{\s*(?i:(user|char|bot|group|charifnotgroup|groupnotmuted|notchar))\s*\}\}"
 # Two patterns: the one without the angle forms starts with a literal `{{`, which the regex engine
 # finds much faster. The angle forms are matched in any case, as SillyTavern 1.18 matches them
-# (`<user>`, `<Bot>`, `<CHAR>`: SPEC §11.2).
+# (`<user>`, `<Bot>`, `<CHAR>`: docs/assembly.md#what-sillytavern-118-corrected).
 _MACROS_ONLY = re.compile(_IDENTITY_MACRO)
 _ANGLE = r"<(?i:(user|bot|char))>"
 _ANGLES = re.compile(_ANGLE)
@@ -63,10 +63,10 @@ def depends_on_seed(text: str) -> bool:
 def resolve_identity(text: str, *, user: str, char: str, seed: int = 0) -> str:
     """Return `text` with each single-brace `{random::a::b}` / `{random: a, b}` replaced by one seeded item,
     then {{user}} {{char}} {{bot}} {{group}} {{charIfNotGroup}} <USER> <BOT> <CHAR> replaced by the display
-    names, and finally every escaped brace `\\{` / `\\}` turned into `{` / `}` (SPEC §10.3).
+    names, and finally every escaped brace `\\{` / `\\}` turned into `{` / `}` (docs/macros.md#macros-20).
 
-    The angle forms are matched in any case (SPEC §11.2); a macro right after a backslash
-    (`\\{{user}}`) is escaped and stays as it is.
+    The angle forms are matched in any case (docs/assembly.md#what-sillytavern-118-corrected); a macro right
+    after a backslash (`\\{{user}}`) is escaped and stays as it is.
     """
     if "{" not in text and "<" not in text:
         return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-MAX_NESTING = 32  # macros inside macros, and blocks inside blocks (SPEC §2.3)
+MAX_NESTING = 32  # macros inside macros, and blocks inside blocks (docs/macros.md#limits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,14 @@
 """Parse text once into a tree of text runs, macros and blocks (`compile_text`).
 
 One left-to-right scan over brace runs (found with `str.find`, so plain text costs nothing per
-character). Prompt text is read as SillyTavern 1.18's lexer reads it (SPEC §11.1 item 8): a macro
-ends at the first `}}` after it opens, whatever single braces come before (`{{setvar::x::{"a":1}}}`
-sets `{"a":1` and leaves a `}`); only a `{{` inside a macro opens a nested one. Chat messages'
-variable operations (SPEC §6, our own) count single braces instead, so a JSON value such as
-`{{setvar::x::{"a":{"b":1}}}}` closes at the right `}}`; if counting leaves a macro unclosed (a
-comment with a lone `{`), that macro is scanned again without counting. A brace right after a
-backslash (`\\{`, `\\}`) is text, never macro syntax (SPEC §10.3). Opening and closing tags are
-folded into blocks afterwards (`blocks.py`).
+character). Prompt text is read as SillyTavern 1.18's lexer reads it
+(docs/fidelity.md#the-deliberate-differences, item 8): a macro ends at the first `}}` after it opens, whatever
+single braces come before (`{{setvar::x::{"a":1}}}` sets `{"a":1` and leaves a `}`); only a `{{` inside a
+macro opens a nested one. Chat messages' variable operations (docs/conversations.md, our own) count single
+braces instead, so a JSON value such as `{{setvar::x::{"a":{"b":1}}}}` closes at the right `}}`; if counting
+leaves a macro unclosed (a comment with a lone `{`), that macro is scanned again without counting. A brace
+right after a backslash (`\\{`, `\\}`) is text, never macro syntax (docs/macros.md#macros-20). Opening and
+closing tags are folded into blocks afterwards (`blocks.py`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def find_unsupported_macros(text: str) -> frozenset[str]:
 def compile_text(text: str, *, escapes: bool = True, json_values: bool = False) -> CompiledText:
     """Parse `text` into a `CompiledText` (never raises; malformed macros stay literal text).
 
-    `escapes=False` reads a backslash before a brace as plain text (chat messages, SPEC §6, keep
+    `escapes=False` reads a backslash before a brace as plain text (chat messages, docs/conversations.md, keep
     their own escape rule); `json_values=True` counts single braces inside a macro (chat messages'
     variable operations), where prompt text follows SillyTavern's first `}}`.
     """
@@ -326,8 +326,8 @@ class _Scan:
         return Macro(name, frame.start, end, args=args, single=single)
 
     def _variable(self, stripped: str, tail: Parts, frame: _Frame, end: int) -> Variable | None:
-        """The variable shorthand `{{.x}}` / `{{$x ...}}` (SPEC §10.3), or None when the text is not
-        one (it is then read as an ordinary macro)."""
+        """The variable shorthand `{{.x}}` / `{{$x ...}}` (docs/macros.md#macros-20), or None when the text is
+        not one (it is then read as an ordinary macro)."""
         match = _VARIABLE.match(stripped)
         if match is None:
             return None

@@ -1,4 +1,5 @@
-"""Evaluate compiled texts: one pass over the segments, in order, as SillyTavern 1.18 renders (SPEC §11.2), with the §2.3 limits."""
+"""Evaluate compiled texts: one pass over the segments, in order, as SillyTavern 1.18 renders
+(docs/assembly.md#what-sillytavern-118-corrected), within docs/macros.md#limits."""
 
 from __future__ import annotations
 
@@ -85,11 +86,11 @@ def render_segments(
     memo: RenderMemo | None = None,
 ) -> RenderOutput:
     """Render `segments` in order from the variable state S0 (`variables`, `global_variables`), in one
-    pass, as SillyTavern 1.18 renders a prompt's parts (SPEC §11.2): a write takes effect at once, and a
-    read of a key nothing has given a value yet is empty. Deferred identity macros stay in the texts.
-    Each warning names its segment (`In "main": …`) unless `label_warnings` is False. With a `memo`
-    (one per set of segments), a render that would read the same inputs as a kept one is that one
-    (memo.py).
+    pass, as SillyTavern 1.18 renders a prompt's parts (docs/assembly.md#what-sillytavern-118-corrected): a
+    write takes effect at once, and a read of a key nothing has given a value yet is empty. Deferred identity
+    macros stay in the texts. Each warning names its segment (`In "main": …`) unless `label_warnings` is
+    False. With a `memo` (one per set of segments), a render that would read the same inputs as a kept one is
+    that one (memo.py).
     """
     start_local = dict(variables or {})
     start_global = dict(global_variables or {})
@@ -324,7 +325,7 @@ class _Pass:
         return self.raw(macro)
 
     def block(self, node: EachBlock | Scoped | IfBlock | Variable) -> str:
-        """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (SPEC §10.3)."""
+        """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (docs/macros.md#macros-20)."""
         kind = node.__class__
         if kind is EachBlock:
             return self.each(node)  # type: ignore[arg-type]

@@ -1,4 +1,5 @@
-"""Per-message variable ops (SPEC §6): what an op is, how one changes a state, and replay from empty.
+"""Per-message variable ops (docs/conversations.md): what an op is, how one changes a state, and replay from
+empty.
 
 An op is one write a message made: `setvar`, `addvar`, `incvar`, `decvar` or `deletevar`, with a
 key and (for setvar/addvar) an already resolved value. Replaying never evaluates macros; it only

@@ -110,10 +110,10 @@ def number_of(value: Any) -> float | int | None:
 
 
 def added(current: Any, addition: Any) -> Any:
-    """`addvar` on a value that is not an array (SPEC §2.2), as SillyTavern 1.18's add: two numbers add,
-    anything else appends as text. The current value is read as SillyTavern reads a variable: text
-    that is a number is that number (`5.50` appends as `5.5`), and a missing, empty or zero value
-    counts as 0, which appends as nothing.
+    """`addvar` on a value that is not an array (docs/macros.md#variables), as SillyTavern 1.18's add: two
+    numbers add, anything else appends as text. The current value is read as SillyTavern reads a variable:
+    text that is a number is that number (`5.50` appends as `5.5`), and a missing, empty or zero value counts
+    as 0, which appends as nothing.
     """
     if isinstance(current, str) and current.strip():
         number = js_number(current)

@@ -1,4 +1,5 @@
-"""Variable writes shared by the `*var` macros and the variable shorthand (SPEC §2.2, §10.3).
+"""Variable writes shared by the `*var` macros and the variable shorthand (docs/macros.md#variables,
+docs/macros.md#macros-20).
 
 Each takes `what`, the name used in warnings (`setvar`, `.hp +=`), and never lets a value grow past
 MAX_TEXT_CHARS.

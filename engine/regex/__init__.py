@@ -1,4 +1,4 @@
-"""JavaScript regular expressions and SillyTavern regex scripts (SPEC §9). Pure: no Django.
+"""JavaScript regular expressions and SillyTavern regex scripts (docs/regex.md). Pure: no Django.
 
 Patterns run in an embedded QuickJS (the `quickjs-ng` wheel), one context per thread; a pattern is
 compiled once per thread and kept. Every run is bounded (`RUN_LIMIT_SECONDS`, 50 ms of CPU).
@@ -15,7 +15,7 @@ Core API (also used by World Info for `/regex/flags` keys):
 - `replace_many(texts, runs) -> BatchResult`: ordered `Run(regex, replacement, targets)` over a list
   of texts in one trip into the engine; a run stopped by the bound is skipped and reported.
 
-Scripts (SPEC §9.1):
+Scripts (docs/regex.md#scripts-and-their-engine):
 - `parse_scripts(data) -> [RegexScript]` (a SillyTavern export: one object or a list; `ScriptError`),
   `parse_script(obj)`; `RegexScript.to_json()` gives the export shape back.
 - `read_export(raw_bytes) -> [RegexScript]` (an uploaded export, bounded); `scripts_of_preset(data)
@@ -25,8 +25,8 @@ Scripts (SPEC §9.1):
 - `compile_scripts(scripts) -> (CompiledScript, ...)`: compiled once (store/cache time), never raises;
   `CompiledScript.inactive` is the reason a script never runs (e.g. a pattern JavaScript rejects).
 
-Where they run (SPEC §9.2), each taking compiled scripts in running order and a `RegexRequest`
-(seed, names, macro env, variables):
+Where they run (docs/regex.md#where-they-run), each taking compiled scripts in running order and a
+`RegexRequest` (seed, names, macro env, variables):
 - `apply_to_history(scripts, [(role, text)], request) -> PromptResult` (promptOnly, by placement and
   depth; `changed_by[index]` lists the scripts that changed message `index`; `failures`);
 - `apply_to_entries(scripts, [(text, depth or None)], request) -> PromptResult` (World Info, placement 5);

@@ -1,4 +1,5 @@
-"""Where scripts run (SPEC §9.2): the prompt's history and World Info entries, and reply cleaning.
+"""Where scripts run (docs/regex.md#where-they-run): the prompt's history and World Info entries, and reply
+cleaning.
 
 Every function takes the scripts already compiled (`CompiledScript`, in running order: the server's
 own first, then the preset's) and a `RegexRequest` (the seed, names and variables macros read).
@@ -39,7 +40,7 @@ class RegexRequest:
     budget: RegexBudget = field(default_factory=RegexBudget, compare=False)
 
     def render(self, text: str) -> str:
-        """`text` with the macros of SPEC §2 and the identity macros rendered; writes are dropped."""
+        """`text` with the macros of docs/macros.md and the identity macros rendered; writes are dropped."""
         if "{" in text:
             text = render_text(
                 text,
@@ -235,7 +236,7 @@ def apply_to_entries(
 
 @dataclass(frozen=True, slots=True)
 class Cleaned:
-    """The answer of the reply-cleaning API and CLI (SPEC §9.2)."""
+    """The answer of the reply-cleaning API and CLI (docs/regex.md#where-they-run)."""
 
     stored: str
     display: str

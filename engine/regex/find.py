@@ -1,4 +1,5 @@
-"""Reading a SillyTavern `findRegex` string into a JavaScript pattern and its flags (SPEC §9.1)."""
+"""Reading a SillyTavern `findRegex` string into a JavaScript pattern and its flags
+(docs/regex.md#scripts-and-their-engine)."""
 
 from __future__ import annotations
 

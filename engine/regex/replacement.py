@@ -1,4 +1,5 @@
-"""Splitting a script's replacement string into literals and group references (SPEC §9.1)."""
+"""Splitting a script's replacement string into literals and group references
+(docs/regex.md#scripts-and-their-engine)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SillyTavern regex script objects: their fields and defaults (SPEC §9.1), read once and compiled once."""
+"""SillyTavern regex script objects: their fields and defaults (docs/regex.md#scripts-and-their-engine), read
+once and compiled once."""
 
 from __future__ import annotations
 

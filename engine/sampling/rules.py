@@ -19,9 +19,7 @@ PROVIDER_LABELS = {
 
 OPENAI_REFERENCE = "https://platform.openai.com/docs/api-reference/chat/create"
 ANTHROPIC_REFERENCE = "https://docs.anthropic.com/en/api/messages"
-ANTHROPIC_THINKING = "https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking"
 GEMINI_REFERENCE = "https://ai.google.dev/api/generate-content#generationconfig"
-GEMINI_THINKING = "https://ai.google.dev/gemini-api/docs/thinking"
 
 INT32_MAX = 2**31 - 1
 

@@ -1,4 +1,5 @@
-"""Chat-template tokens that text-completion presets carry and a chat API must not see (SPEC §1.4)."""
+"""Chat-template tokens that text-completion presets carry and a chat API must not see
+(docs/import.md#story-strings)."""
 
 from __future__ import annotations
 

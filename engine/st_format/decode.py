@@ -1,4 +1,4 @@
-"""SPEC §1.1: from uploaded bytes to a JSON object, or one sentence saying why not.
+"""docs/import.md#input-checks: from uploaded bytes to a JSON object, or one sentence saying why not.
 
 Order matters: the size is checked on the byte length before anything is decoded.
 """
@@ -140,7 +140,8 @@ def strip_nul(value: Any) -> tuple[Any, int]:
 
 
 def decode_upload(raw: bytes, *, max_bytes: int, what: str = "preset") -> Decoded:
-    """The upload as a JSON object (SPEC §1.1); raises ImportRefused with one sentence otherwise.
+    """The upload as a JSON object (docs/import.md#input-checks); raises ImportRefused with one sentence
+    otherwise.
 
     `what` names the kind of file expected (a preset, a lorebook) in the refusals.
     """

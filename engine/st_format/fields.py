@@ -1,4 +1,5 @@
-"""Field normalisation for one prompt (SPEC §1.3): never reject a preset for one bad optional field."""
+"""Field normalisation for one prompt (docs/import.md#prompt-manager-presets): never reject a preset for one
+bad optional field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What a node is: well-known identifiers, their display names, and comment detection (SPEC §1.3)."""
+"""What a node is: well-known identifiers, their display names, and comment detection
+(docs/import.md#prompt-manager-presets)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §1.2 shapes 3–4 and §1.4: text-completion presets (story strings) and lone system prompts to nodes."""
+"""docs/import.md#recognised-shapes, shapes 3–4 and docs/import.md#story-strings: text-completion presets
+(story strings) and lone system prompts to nodes."""
 
 from __future__ import annotations
 
@@ -185,7 +186,8 @@ def _add_block(builder: _Builder, piece: Piece, system_text: str, findings: Find
 
 
 def convert_story_string(data: dict[str, Any], story: str) -> Converted:
-    """Nodes for a text-completion preset: its story string's blocks in order, then chatHistory (SPEC §1.4)."""
+    """Nodes for a text-completion preset: its story string's blocks in order, then chatHistory
+    (docs/import.md#story-strings)."""
     findings = Findings()
     strip = TokenStripper(instruct_sequences(data.get("instruct")))
     builder = _Builder(strip)

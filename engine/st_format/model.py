@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-SHAPES = ("prompt_manager", "pre_prompt_manager", "text_completion", "system_prompt")
-KINDS = ("marker", "content", "comment")
 ROLES = ("system", "user", "assistant")
 
 
@@ -91,7 +89,8 @@ class PromptSettings:
     scenario_format: str = "{{scenario}}"
     wi_format: str = "{0}"
     new_example_chat_prompt: str = "[Example Chat]"
-    new_chat_prompt: str = "[Start a new Chat]"  # a system message right before the history (§11.2)
+    # a system message right before the history (docs/assembly.md#what-sillytavern-118-corrected)
+    new_chat_prompt: str = "[Start a new Chat]"
     # Its place in a group chat (docs/groups.md), and the group nudge at the end of the history.
     new_group_chat_prompt: str = "[Start a new group chat. Group members: {{group}}]"
     group_nudge_prompt: str = "[Write the next reply only as {{char}}.]"
@@ -99,9 +98,10 @@ class PromptSettings:
     # ("completion"), 2 "Name: " in every history message's content.
     names_behavior: int = 0
     # Nodes made from a text-completion or lone system-prompt preset: a block the nodes have no marker for
-    # stays a leftover before the history (SPEC §3.3) instead of SillyTavern's Prompt Manager tail (§11.2).
+    # stays a leftover before the history (docs/assembly.md#order-of-work) instead of SillyTavern's Prompt
+    # Manager tail (docs/assembly.md#what-sillytavern-118-corrected).
     converted: bool = False
-    # Generation types and prefill (SPEC §10.1–10.2).
+    # Generation types and prefill (docs/assembly.md#generation-types-and-prefill).
     assistant_prefill: str = ""
     assistant_impersonation: str = ""
     continue_prefill: bool = False
@@ -141,7 +141,8 @@ _TUPLE_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class ImportSummary:
-    """What an import found (SPEC §1.6); JSON-serialisable via to_dict()/from_dict()."""
+    """What an import found (docs/import.md#the-import-summary); JSON-serialisable via
+    to_dict()/from_dict()."""
 
     shape: str
     nodes: int
@@ -187,7 +188,7 @@ class ImportSummary:
 class ParsedPreset:
     """A successfully imported preset, ready to store."""
 
-    name: str  # from the file name (SPEC §1.1); the caller may override
+    name: str  # from the file name (docs/import.md#input-checks); the caller may override
     shape: str
     nodes: tuple[PresetNode, ...]
     settings: PromptSettings

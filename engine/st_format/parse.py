@@ -191,7 +191,8 @@ def _convert(data: dict[str, Any], shape: str) -> Converted:
 
 
 def parse_preset(raw: bytes, *, filename: str, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedPreset:
-    """The preset in an uploaded SillyTavern file (SPEC §1); raises ImportRefused with one sentence if none."""
+    """The preset in an uploaded SillyTavern file (docs/import.md); raises ImportRefused with one sentence if
+    none."""
     try:
         return _parse(raw, filename=filename, max_bytes=max_bytes)
     except RecursionError:

@@ -1,4 +1,5 @@
-"""SPEC §1.5: post-history instructions of every shape become depth-0 system nodes."""
+"""docs/import.md#post-history-instructions: post-history instructions of every shape become depth-0 system
+nodes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §1.2 shapes 1–2 and §1.3: Prompt Manager presets (and the older chat presets before it) to nodes."""
+"""docs/import.md#recognised-shapes, shapes 1–2 and docs/import.md#prompt-manager-presets: Prompt Manager
+presets (and the older chat presets before it) to nodes."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def _node_from_prompt(
     content, content_ok = fields.text_field(prompt.get("content"))
     is_marker = fields.flag(prompt.get("marker"))
     # A marker SillyTavern does not know is a prompt like any other when its system_prompt flag is
-    # off: SillyTavern 1.18 sends its text (SPEC §11.2). With the flag on it sends nothing.
+    # off: SillyTavern 1.18 sends its text (docs/assembly.md#what-sillytavern-118-corrected). With the flag on
+    # it sends nothing.
     sent_as_prompt = (
         is_marker and identifier not in KNOWN_IDENTIFIERS and prompt.get("system_prompt") is False
     )
@@ -195,7 +197,7 @@ def _order_entry(entry: Any) -> tuple[str, bool] | None:
 
 
 def parse_prompt_manager(data: dict[str, Any]) -> Converted:
-    """Nodes of a Prompt Manager preset in its chosen order (SPEC §1.3)."""
+    """Nodes of a Prompt Manager preset in its chosen order (docs/import.md#prompt-manager-presets)."""
     findings = Findings()
     by_id = _prompts_by_identifier(data["prompts"], findings)
     order, character = choose_order(data.get("prompt_order"))
@@ -238,7 +240,8 @@ def parse_prompt_manager(data: dict[str, Any]) -> Converted:
 
 
 def parse_pre_prompt_manager(data: dict[str, Any]) -> Converted:
-    """An old chat preset (main/nsfw/jailbreak prompts) in SillyTavern's default order (SPEC §1.2 shape 2)."""
+    """An old chat preset (main/nsfw/jailbreak prompts) in SillyTavern's default order
+    (docs/import.md#recognised-shapes, shape 2)."""
     findings = Findings()
     nodes = []
     for identifier, key in PRE_PM_ORDER:

@@ -1,4 +1,5 @@
-"""SPEC §1.2: which of the recognised shapes a JSON object is, or one sentence saying what it is instead."""
+"""docs/import.md#recognised-shapes: which of the recognised shapes a JSON object is, or one sentence saying
+what it is instead."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def _is_instruct_template(data: dict[str, Any]) -> bool:
 
 
 def refusal_for(data: dict[str, Any]) -> ImportRefused:
-    """The sentence for a JSON object that is none of the recognised shapes (SPEC §1.2 shape 5)."""
+    """The sentence for a JSON object that is none of the recognised shapes (docs/import.md#recognised-shapes,
+    shape 5)."""
     if _is_card(data):
         return ImportRefused(
             "This is a SillyTavern character card, not a preset: import it on the Characters page."

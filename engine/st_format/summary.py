@@ -1,4 +1,5 @@
-"""SPEC §1.6: the counts and sentences shown after an import, recomputable after nodes are toggled."""
+"""docs/import.md#the-import-summary: the counts and sentences shown after an import, recomputable after nodes
+are toggled."""
 
 from __future__ import annotations
 

@@ -69,5 +69,5 @@ class Manifest:
 
 
 def enabled_count(nodes: Sequence[PresetNode]) -> int:
-    """Enabled switchable nodes (SPEC §1.6's `enabled`)."""
+    """Enabled switchable nodes (the import summary's `enabled`, docs/import.md#the-import-summary)."""
     return sum(1 for node in nodes if node.toggleable and node.enabled)

@@ -1,4 +1,5 @@
-"""World Info (SPEC §7): lorebook import, activation and placement inputs. Pure: no Django, no ORM."""
+"""World Info (docs/worldinfo.md): lorebook import, activation and placement inputs. Pure: no Django, no
+ORM."""
 
 from engine.worldinfo.activate import Activated, Activation, ActivationRequest, Skipped, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, compile_book, switch_entries

@@ -1,4 +1,5 @@
-"""SPEC §7.5: which entries activate for one assembly, in passes, and why (§7.8).
+"""docs/worldinfo.md#activation: which entries activate for one assembly, in passes, and why
+(docs/worldinfo.md#the-explanation).
 
 Pure: compiled books, the scan texts, settings, a seed, the timed state and a token counter in; the
 activated entries (with their rendered text), the skipped ones with reasons and the new state out.
@@ -34,7 +35,7 @@ class Activated:
     pass_number: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The explanation record of §7.8."""
+        """The explanation record of docs/worldinfo.md#the-explanation."""
         e = self.entry.entry
         out: dict[str, Any] = {
             "book": self.entry.book,
@@ -62,7 +63,7 @@ class Skipped:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The explanation record of §7.8."""
+        """The explanation record of docs/worldinfo.md#the-explanation."""
         return {
             "book": self.entry.book,
             "uid": self.entry.entry.uid,
@@ -86,7 +87,7 @@ class Activation:
     sillytavern_differences: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The `world_info` object of the assembly output (§7.8)."""
+        """The `world_info` object of the assembly output (docs/worldinfo.md#the-explanation)."""
         return {
             "activated": [a.to_dict() for a in self.activated],
             "skipped": [s.to_dict() for s in self.skipped],
@@ -154,7 +155,8 @@ def activate(
     count_tokens: Callable[[str], int],
     render: Callable[[CompiledEntry], str] | None = None,
 ) -> Activation:
-    """The entries that activate for this request (SPEC §7.5), with reasons and the new timed state."""
+    """The entries that activate for this request (docs/worldinfo.md#activation), with reasons and the new
+    timed state."""
     return _Run(request, count_tokens, render or (lambda ce: ce.text)).run()
 
 

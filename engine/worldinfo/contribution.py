@@ -1,9 +1,10 @@
-"""What World Info contributes to one assembly (SPEC §7.7): activation, rendering, then placement.
+"""What World Info contributes to one assembly (docs/worldinfo.md#placement): activation, rendering, then
+placement.
 
 `contribute` runs before the preset's nodes are rendered (as in SillyTavern), so the entries' variable
 writes come first and `{{outlet::…}}` sees their text. It returns the native items with the World
 Info blocks and example dialogues added, the depth injections, the outlet texts, the variables the
-preset render starts from, and the explanation (§7.8).
+preset render starts from, and the explanation (docs/worldinfo.md#the-explanation).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ EntryRewrite = Callable[[list[tuple[str, int | None]]], tuple[list[str], Mapping
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """Start from the timed state the document's history reaches (SPEC §7.6: a sample conversation):
+    """Start from the timed state the document's history reaches (docs/worldinfo.md#timed-effects: a sample
+    conversation):
     World Info replayed over every message before the last, one message at a time, with `seed`;
     `cache_key` names the token counter and keeps the steps (engine.worldinfo.replay)."""
 
@@ -84,14 +86,15 @@ class WorldInfoContribution:
     replayed: dict[str, Any] | None = None  # with a replay: {"messages", "state"} it started from
 
     def explanation(self) -> dict[str, Any]:
-        """The `world_info` object of the output (§7.8)."""
+        """The `world_info` object of the output (docs/worldinfo.md#the-explanation)."""
         out = self.activation.to_dict()
         if self.replayed is not None:
             out["replayed"] = self.replayed
         return out
 
     def mark_injected(self, items: list[Item]) -> list[Item]:
-        """`items` with each injected part that holds a changed entry carrying its scripts (§9.2).
+        """`items` with each injected part that holds a changed entry carrying its scripts
+        (docs/regex.md#where-they-run).
 
         Injection builds its parts from texts alone; this puts the transforms back once they are
         placed, and the part's original is its text with each changed entry's text before the scripts.
@@ -124,8 +127,9 @@ def scan_texts(
 ) -> ScanTexts:
     """The history and server texts the keys are tested against (built once per document); with
     `rewritten`, the history messages the promptOnly regex scripts changed read as changed, since
-    SillyTavern 1.18 scans the chat it is about to send (SPEC §11.2); `card_texts` holds the active
-    card's `depth_prompt` and `creator_notes`, which the `match*` flags add (docs/worldinfo.md)."""
+    SillyTavern 1.18 scans the chat it is about to send (docs/assembly.md#what-sillytavern-118-corrected);
+    `card_texts` holds the active card's `depth_prompt` and `creator_notes`, which the `match*` flags add
+    (docs/worldinfo.md)."""
     memo_key = ("world_info_scan", tuple(sorted((card_texts or {}).items())))
     texts = doc.memo.get(memo_key)
     if texts is None:
@@ -172,11 +176,11 @@ def contribute(
     rewritten_history: Mapping[int, str] | None = None,
     card_texts: Mapping[str, str] | None = None,
 ) -> WorldInfoContribution:
-    """Activate, render and place the server's World Info for `doc` (SPEC §7). `rewrite_entries`
+    """Activate, render and place the server's World Info for `doc` (docs/worldinfo.md). `rewrite_entries`
     takes the rendered entries as `(text, depth)` — the depth of an @depth entry, None for the others —
-    and gives their texts back after the World Info regex scripts (§9.2), with the scripts that changed
-    each (a changed entry's parts carry them and its text before them); `rewritten_history` holds the
-    history texts the promptOnly scripts changed, by position."""
+    and gives their texts back after the World Info regex scripts (docs/regex.md#where-they-run), with the
+    scripts that changed each (a changed entry's parts carry them and its text before them);
+    `rewritten_history` holds the history texts the promptOnly scripts changed, by position."""
     chat_length = doc.chat_length if doc.chat_length is not None else len(doc.history)
     if not world_info.books and world_info.replay is None:
         return _without_books(world_info, doc, items, max(0, chat_length))
@@ -246,7 +250,8 @@ def _without_books(
     world_info: WorldInfoInput, doc: BucketDocument, items: tuple[Item, ...], chat_length: int
 ) -> WorldInfoContribution:
     """No active lorebook (most servers): nothing activates, so nothing is scanned, rendered or placed;
-    the timed state passes through, less what a swipe or a deleted message undid (§7.6)."""
+    the timed state passes through, less what a swipe or a deleted message undid
+    (docs/worldinfo.md#timed-effects)."""
     state = world_info.state if world_info.state is not None else doc.world_info_state
     budget_context = doc.budget.prompt if doc.budget is not None else None
     activation = Activation(

@@ -1,6 +1,8 @@
-"""Normalising one World Info entry (SPEC §7.1): a bad value falls back to its default, with a warning.
+"""Normalising one World Info entry (docs/worldinfo.md#import): a bad value falls back to its default, with a
+warning.
 
-The number rules are the preset importer's (§1.3): whole-number strings accepted, clamped to 32 bits.
+The number rules are the preset importer's (docs/import.md#prompt-manager-presets): whole-number strings
+accepted, clamped to 32 bits.
 """
 
 from __future__ import annotations

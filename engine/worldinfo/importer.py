@@ -1,8 +1,9 @@
-"""SPEC §7.1: an uploaded lorebook's bytes in, a ParsedLorebook out, or one sentence saying what it is.
+"""docs/worldinfo.md#import: an uploaded lorebook's bytes in, a ParsedLorebook out, or one sentence saying
+what it is.
 
 Accepted shapes, first match wins: a SillyTavern World Info file (`entries` keyed by uid, or a
 list), a `lorebook_v3` document, a character card's `character_book` (bare, or inside the card).
-Decoding, size, NUL and NaN rules are the preset importer's (§1.1).
+Decoding, size, NUL and NaN rules are the preset importer's (docs/import.md#input-checks).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def parse_lorebook(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_entries: int = DEFAULT_MAX_ENTRIES,
 ) -> ParsedLorebook:
-    """The lorebook in an uploaded file (SPEC §7.1); raises LorebookRefused with one sentence if none."""
+    """The lorebook in an uploaded file (docs/worldinfo.md#import); raises LorebookRefused with one sentence
+    if none."""
     try:
         with paused_gc():
             decoded = decode_upload(raw, max_bytes=max_bytes, what="lorebook")
@@ -78,8 +80,8 @@ def convert_character_book(
 ) -> tuple[tuple[Entry, ...], LorebookSummary]:
     """A character card's `character_book` (V2/V3) as World Info entries and their import summary.
 
-    Converted as SillyTavern converts it (SPEC §7.1 shape 2). Raises LorebookRefused when the book
-    has no usable `entries` list.
+    Converted as SillyTavern converts it (docs/worldinfo.md#import, shape 2). Raises LorebookRefused when the
+    book has no usable `entries` list.
     """
     if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
         raise LorebookRefused("This character book has no `entries` list.")
@@ -110,7 +112,8 @@ def summarize(
             f"{short_list(failed)}."
         )
     several = [e.label for e in entries if len(e.groups) > 1]
-    if several:  # SPEC §11.1 item 11, named where it applies (docs/fidelity.md)
+    # item 11 of docs/fidelity.md#the-deliberate-differences, named where it applies
+    if several:
         extra.append(
             "An entry in several inclusion groups that loses in one is not considered in the others; "
             "SillyTavern 1.18 removes it a second time and drops another candidate instead: "

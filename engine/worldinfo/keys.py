@@ -1,4 +1,4 @@
-"""Keys compiled once per book version (SPEC §7.4), then tested against each request's scan text.
+"""Keys compiled once per book version (docs/worldinfo.md#keys), then tested against each request's scan text.
 
 A plain key is a lower-cased substring test (a whole-word check only runs once the substring is
 found); a `/pattern/flags` key is a JavaScript regular expression run by `engine.regex`, whose
@@ -55,7 +55,7 @@ class CompiledKey:
 def compile_key(text: str) -> CompiledKey:
     """The key `text` compiled: a JavaScript regex when written `/…/flags` and valid, else plain.
 
-    SPEC §7.4: a regex key that does not compile is a plain key (the import summary reports it).
+    docs/worldinfo.md#keys: a regex key that does not compile is a plain key (the import summary reports it).
     """
     parsed = parse_regex_key(text)
     if parsed is not None:

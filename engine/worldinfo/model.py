@@ -20,16 +20,7 @@ POSITIONS = {
     7: "outlet",
 }
 ROLES = ("system", "user", "assistant")  # SillyTavern's role numbers 0, 1, 2
-SELECTIVE_LOGIC = ("AND ANY", "NOT ALL", "NOT ANY", "AND ALL")
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
-MATCH_FLAGS = (
-    "matchPersonaDescription",
-    "matchCharacterDescription",
-    "matchCharacterPersonality",
-    "matchCharacterDepthPrompt",
-    "matchScenario",
-    "matchCreatorNotes",
-)
 
 
 class LorebookRefused(Exception):
@@ -57,7 +48,8 @@ class CharacterFilter:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One World Info entry, normalised (SPEC §7.1). `extra` keeps the fields we do not read."""
+    """One World Info entry, normalised (docs/worldinfo.md#import). `extra` keeps the fields we do not
+    read."""
 
     uid: int
     key: tuple[str, ...] = ()
@@ -108,11 +100,6 @@ class Entry:
     def groups(self) -> tuple[str, ...]:
         """The inclusion group labels (comma-separated in the file), trimmed, empty ones dropped."""
         return tuple(label.strip() for label in self.group.split(",") if label.strip())
-
-    @property
-    def role_name(self) -> str:
-        """The injection role as a word: system, user or assistant."""
-        return ROLES[self.role or 0]
 
     @property
     def has_timed_effect(self) -> bool:
@@ -178,7 +165,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class LorebookSummary:
-    """What an import found (SPEC §7.1); `to_dict()` is the CLI/API JSON."""
+    """What an import found (docs/worldinfo.md#import); `to_dict()` is the CLI/API JSON."""
 
     entries: int
     enabled: int

@@ -1,9 +1,9 @@
-"""SPEC §7.7: where activated World Info entries land in the prompt.
+"""docs/worldinfo.md#placement: where activated World Info entries land in the prompt.
 
 `place` turns the activated entries (their rendered texts) into what the assembler adds: the text of
 the two World Info blocks (before/after char), depth injections (positions 2, 3 and 4), sample
 dialogues (positions 5/6) and outlet texts (7). Every piece keeps its entry as its source, and the
-regex scripts that changed the entry with its text before them (SPEC §9.2).
+regex scripts that changed the entry with its text before them (docs/regex.md#where-they-run).
 """
 
 from __future__ import annotations
@@ -105,9 +105,10 @@ def place(
     and `changes` (by the same index) says which regex scripts changed it.
 
     Within each position entries go by `order` ascending (a higher order sits nearer the end), equal
-    orders in the reverse of their activation, as SillyTavern 1.18 places them (SPEC §11.2); example
-    entries at the top go in the opposite order (SillyTavern adds each in front of the dialogues) and
-    outlets by `order` descending, equal orders as activated. Empty texts are dropped.
+    orders in the reverse of their activation, as SillyTavern 1.18 places them
+    (docs/assembly.md#what-sillytavern-118-corrected); example entries at the top go in the opposite order
+    (SillyTavern adds each in front of the dialogues) and outlets by `order` descending, equal orders as
+    activated. Empty texts are dropped.
     """
     ranked = sorted(range(len(activated)), key=lambda i: (activated[i].entry.entry.order, -i))
     before: list[Piece] = []

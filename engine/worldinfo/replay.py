@@ -1,4 +1,4 @@
-"""SPEC §7.6: the timed state a sample conversation reaches, by replaying its messages.
+"""docs/worldinfo.md#timed-effects: the timed state a sample conversation reaches, by replaying its messages.
 
 World Info runs once per message, in order: after message k the chat is k messages long and the
 history scanned is the first k messages; each step starts from the state the previous one left,

@@ -1,4 +1,5 @@
-"""What one entry's keys are tested against (SPEC §7.3), and where a key was found (§7.8)."""
+"""What one entry's keys are tested against (docs/worldinfo.md#what-is-scanned), and where a key was found
+(docs/worldinfo.md#the-explanation)."""
 
 from __future__ import annotations
 

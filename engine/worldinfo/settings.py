@@ -1,4 +1,5 @@
-"""Per-server World Info settings (SPEC §7.2); the defaults are SillyTavern's shipped ones."""
+"""Per-server World Info settings (docs/worldinfo.md#books-and-settings); the defaults are SillyTavern's
+shipped ones."""
 
 from __future__ import annotations
 

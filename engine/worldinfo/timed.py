@@ -1,4 +1,4 @@
-"""Timed effects (SPEC §7.6): sticky, cooldown and delay, counted in chat messages.
+"""Timed effects (docs/worldinfo.md#timed-effects): sticky, cooldown and delay, counted in chat messages.
 
 The state is a JSON object keyed by entry (book, uid, content hash) that the caller passes in and
 gets back. A record is `{"book", "uid", "kind": "sticky"|"cooldown", "start", "end", "cooldown"}`;

@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(max_length=100)),
                 ('is_active', models.BooleanField(default=True)),
                 ('original_text', models.TextField(help_text='The upload as text (NUL characters removed).')),
-                ('summary', models.JSONField(blank=True, default=dict, help_text='The import summary (SPEC §7.1).')),
+                ('summary', models.JSONField(blank=True, default=dict, help_text='The import summary (docs/worldinfo.md).')),
                 ('source', models.CharField(default='world_info', max_length=32)),
                 ('entry_count', models.PositiveIntegerField(default=0)),
                 ('source_filename', models.CharField(blank=True, max_length=255)),

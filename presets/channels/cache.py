@@ -1,4 +1,4 @@
-"""Per-channel presets, cached like the active one (SPEC §4): a request that names a channel (and,
+"""Per-channel presets, cached like the active one (docs/presets.md): a request that names a channel (and,
 for a thread, its parent) gets that channel's preset, else its parent's, else the server's active one.
 
 Two `servers.generational_cache` declarations riding the active preset's stamp (`presets`): every

@@ -47,7 +47,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "summary",
-                    models.JSONField(blank=True, default=dict, help_text="The import summary (SPEC §1.6)."),
+                    models.JSONField(blank=True, default=dict, help_text="The import summary (docs/import.md)."),
                 ),
                 (
                     "carried_over",

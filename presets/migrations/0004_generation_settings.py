@@ -1,6 +1,6 @@
-"""Presets imported before generation types (SPEC §10) keep their prefill and continue/impersonation
-prompts only in the stored upload: copy them into `settings`, and out of the summary's
-"kept but not applied" list."""
+"""Presets imported before generation types (docs/assembly.md#generation-types-and-prefill) keep their prefill
+and continue/impersonation prompts only in the stored upload: copy them into `settings`, and out of the
+summary's "kept but not applied" list."""
 
 import json
 

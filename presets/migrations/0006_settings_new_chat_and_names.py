@@ -1,6 +1,7 @@
-"""Presets stored before SPEC §11.2 kept neither `new_chat_prompt` nor `names_behavior` in their
-settings; both are read back from the stored upload, so an old preset sends what its file says
-(a file without them keeps SillyTavern's defaults)."""
+"""Presets stored before the rules SillyTavern 1.18 corrected
+(docs/assembly.md#what-sillytavern-118-corrected) kept neither `new_chat_prompt` nor `names_behavior` in their
+settings; both are read back from the stored upload, so an old preset sends what its file says (a file without
+them keeps SillyTavern's defaults)."""
 
 import json
 

@@ -1,5 +1,6 @@
-"""The chat's Author's Note (SPEC §11.2, as SillyTavern 1.18 sends it): in the chat at its depth and
-role, beside the main prompt, or not at all on the generations its interval skips."""
+"""The chat's Author's Note (docs/assembly.md#what-sillytavern-118-corrected, as SillyTavern 1.18 sends it):
+in the chat at its depth and role, beside the main prompt, or not at all on the generations its interval
+skips."""
 
 from __future__ import annotations
 

@@ -69,6 +69,7 @@ def test_every_corpus_preset_assembles_the_default_sample(path, sample_doc):
                 source.kind == "assembler"
                 or (source.kind == "node" and source.identifier in allowed_nodes)
                 or (source.kind == "native" and source.tag in allowed_tags)
-                # each sample dialogue opens with the preset's separator (SPEC §11.2)
+                # each sample dialogue opens with the preset's separator
+                # (docs/assembly.md#what-sillytavern-118-corrected)
                 or (source.name == "new_example_chat_prompt" and "DIALOGUE_SAMPLE" in allowed_tags)
             ), f"{source} follows the history but the preset does not place it there"

@@ -1,5 +1,5 @@
-"""SPEC §10.1–10.2: every kind of turn (normal, continue, impersonate, swipe, regenerate, quiet) and the
-Anthropic prefill."""
+"""docs/assembly.md#generation-types-and-prefill: every kind of turn (normal, continue, impersonate, swipe,
+regenerate, quiet) and the Anthropic prefill."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Depth injection (SPEC §3.4) in both styles, tail directives, and the style choice."""
+"""Depth injection (docs/assembly.md#depth-injection) in both styles, tail directives, and the style
+choice."""
 
 from __future__ import annotations
 
@@ -22,10 +23,6 @@ def run(injections, *, style="merge", history=HISTORY, request_style=None, **ext
         [make_node("main", content="MAIN"), marker("chatHistory"), *injections], style=style
     )
     return assemble(doc(history, **extra), preset=preset, style=request_style)
-
-
-def history_contents(result):
-    return [m.content for m in result.messages if m.history or not m.sources[0].tag.startswith("SYSTEM")][0:]
 
 
 def test_merge_appends_a_depth_zero_injection_to_the_last_history_message():

@@ -1,4 +1,4 @@
-"""The update_short_term_memory tool in the provider body when the bot's model has tools (SPEC §5)."""
+"""The update_short_term_memory tool in the provider body when the bot's model has tools (docs/memory.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Provider shapes (SPEC §3.5), token counts and the budget (§3.6), and the bucket document's errors."""
+"""Provider shapes (docs/assembly.md#output-cli-api), token counts and the budget (docs/assembly.md#tokens),
+and the bucket document's errors."""
 
 from __future__ import annotations
 

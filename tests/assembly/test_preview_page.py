@@ -192,5 +192,6 @@ def test_the_preview_names_where_sillytavern_would_send_otherwise(client, bob, s
     client.force_login(bob)
     html = client.get(page()).content.decode()
     assert 'data-testid="sillytavern-differences"' in html
-    # the default sample's users speak by name, which SillyTavern 1.18 would leave out (SPEC §11.1)
+    # the default sample's users speak by name, which SillyTavern 1.18 would leave out
+    # (docs/fidelity.md#the-deliberate-differences)
     assert "a channel has many speakers" in html

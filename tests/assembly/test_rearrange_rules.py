@@ -1,4 +1,5 @@
-"""One test per rule of SPEC §3.3 (build, then rearrange), with small hand-made presets."""
+"""One test per rule of docs/assembly.md#order-of-work (build, then rearrange), with small hand-made
+presets."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ FULL_ORDER = [
 ]
 
 
-# SPEC §3.1's fixed native order, written out here rather than read from the engine's own constant.
+# The fixed native order (docs/assembly.md#native-order), written out here rather than read from the
+# engine's own constant.
 SPEC_ORDER_BEFORE_HISTORY = [
     "SYSTEM_HUMANIZER_RULES",
     "SYSTEM_CHANNEL_PROMPT",
@@ -144,7 +146,8 @@ def test_a_node_expanding_description_keeps_the_description_at_its_marker_as_sil
     )
     result = assemble(small(), preset=preset)
     texts = contents(result)
-    assert texts.index("About: PERSONA") < texts.index("PERSONA")  # SillyTavern 1.18 sends both (§11.2)
+    # SillyTavern 1.18 sends both (docs/assembly.md#what-sillytavern-118-corrected)
+    assert texts.index("About: PERSONA") < texts.index("PERSONA")
     assert not any("{{description}}" in o.reason for o in result.omitted)
 
 
@@ -224,7 +227,8 @@ def test_the_persona_description_marker_sends_the_users_persona_as_written():
     preset = build_preset([marker("main"), marker("personaDescription"), marker("chatHistory")])
     result = assemble(small(user_persona="Mira is a {{char}} fan.", sample_dialogues=[]), preset=preset)
     texts = contents(result)
-    at = texts.index("Mira is a {{char}} fan.")  # end-user text: no macro runs in it (SPEC §11.1)
+    # end-user text: no macro runs in it (docs/fidelity.md#the-deliberate-differences)
+    at = texts.index("Mira is a {{char}} fan.")
     assert tags(result)[at] == "USER_PERSONA"
     assert tags(result)[at - 1] != "DIALOGUE_HISTORY"  # at its marker, before the history
 
@@ -253,7 +257,8 @@ def test_without_any_persona_description_marker_the_persona_comes_last_as_in_sil
 
 def test_card_blocks_without_a_marker_in_the_order_follow_every_node_in_sillytaverns_order():
     # SillyTavern 1.18 appends the description, personality and persona it has no marker for after the
-    # last prompt of the order, whatever that is (§11.2); the server's own blocks stay before the history.
+    # last prompt of the order, whatever that is (docs/assembly.md#what-sillytavern-118-corrected); the
+    # server's own blocks stay before the history.
     preset = build_preset(
         [make_node("a", content="A"), marker("chatHistory"), make_node("post", content="POST")]
     )
@@ -570,7 +575,8 @@ def test_every_part_knows_its_source():
 
 def test_an_empty_assistant_node_ends_a_squashed_run_and_is_not_sent():
     # SillyTavern 1.18 keeps an empty user/assistant prompt through its squash (so it separates the
-    # system prompts around it) and our harness sees it send nothing there (§11.1 item 4)
+    # system prompts around it) and our harness sees it send nothing there
+    # (docs/fidelity.md#the-deliberate-differences, item 4)
     nodes = [
         make_node("a", content="A"),
         make_node("sever", content="", role="assistant"),

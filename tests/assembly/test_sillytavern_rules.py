@@ -1,7 +1,9 @@
-"""SPEC §11.2: the rules where SillyTavern 1.18 corrected our own, one test each, on hand-made presets.
+"""docs/assembly.md#what-sillytavern-118-corrected: the rules where SillyTavern 1.18 corrected our own, one
+test each, on hand-made presets.
 
 Each expectation is what SillyTavern 1.18 sends for the same preset, card and chat (seen through the
-differential harness, docs/fidelity.md), less the deliberate differences of §11.1.
+differential harness, docs/fidelity.md), less the deliberate differences of
+docs/fidelity.md#the-deliberate-differences.
 """
 
 from __future__ import annotations
@@ -188,7 +190,8 @@ def test_names_in_every_messages_content_when_the_preset_says_so():
 
 
 def test_by_default_user_messages_carry_the_speaker_in_the_content_and_replies_do_not():
-    # SPEC §11.1 item 1: a Discord channel has many speakers, so user names are always sent
+    # docs/fidelity.md#the-deliberate-differences, item 1: a Discord channel has many speakers, so user names
+    # are always sent
     for behavior in (-1, 0):
         preset = build_preset([marker("chatHistory")], settings={"names_behavior": behavior})
         history = [(m.name, m.content) for m in assemble(doc(), preset=preset).messages if m.history]
@@ -225,7 +228,7 @@ def test_each_deliberate_difference_that_applies_is_named():
         {"role": "assistant", "content": " "},
     ]
     said = " ".join(assemble(doc(history=history), preset=preset).differences)
-    assert "without it" in said  # §11.1 item 1: user names in the text
+    assert "without it" in said  # docs/fidelity.md#the-deliberate-differences, item 1: user names in the text
     assert "Macros in chat messages are sent as written" in said  # item 2
     assert "merge style" in said  # item 3
     assert "only whitespace" in said  # item 4

@@ -1,4 +1,5 @@
-"""A document naming a channel and user uses the server's stored short-term memory (SPEC §3.2)."""
+"""A document naming a channel and user uses the server's stored short-term memory
+(docs/assembly.md#the-bucket-document)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""SPEC §10.4: the server picks its provider (the sampling choice) and its tokenizer; counts are exact
-where the tokenizer ships offline (OpenAI's) and labelled estimates otherwise."""
+"""docs/assembly.md#tokens: the server picks its provider (the sampling choice) and its tokenizer; counts are
+exact where the tokenizer ships offline (OpenAI's) and labelled estimates otherwise."""
 
 from __future__ import annotations
 

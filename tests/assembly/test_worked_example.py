@@ -39,7 +39,8 @@ def test_the_seeds_worked_example_is_reproduced(sample_doc):
         "style-use",  # 7. "Write in narrative style."
         "KNOWLEDGE_USERS_IN_CONVERSATION",  #  PRE-FLUSH before [dialogueExamples]
         "KNOWLEDGE_SERVER_CONDITIONING",  #  (the default sample has no STM)
-        # 8. [dialogueExamples], as SillyTavern sends them (SPEC §11.2): per dialogue the preset's
+        # 8. [dialogueExamples], as SillyTavern sends them (docs/assembly.md#what-sillytavern-118-corrected):
+        # per dialogue the preset's
         #    separator (a preset setting, no tag), then one named message per turn
         *(["", "DIALOGUE_SAMPLE", "DIALOGUE_SAMPLE"] * 2),
         *history,  # 9. [chatHistory]

@@ -1,4 +1,5 @@
-"""Carol (support) deletes a message that set `hp` and watches the variable go back (SPEC §6)."""
+"""Carol (support) deletes a message that set `hp` and watches the variable go back
+(docs/conversations.md)."""
 
 from __future__ import annotations
 

@@ -139,7 +139,8 @@ def test_the_preview_of_a_300_node_preset_is_short_and_a_message_opens_on_click(
     page.wait_for_load_state("networkidle")
     assert page.locator("[data-testid=message]").count() >= 20
     height = page.evaluate("() => document.documentElement.scrollHeight")
-    # each sample dialogue is now a separator and one message per turn (SPEC §11.2): more folded rows
+    # each sample dialogue is now a separator and one message per turn
+    # (docs/assembly.md#what-sillytavern-118-corrected): more folded rows
     assert height < 5000, height
 
     folded = page.locator("[data-testid=messages] details.msg-details:not([open])").first.element_handle()

@@ -1,4 +1,4 @@
-"""What an active character card does to the prompt (SPEC §8), rule by rule."""
+"""What an active character card does to the prompt (docs/cards.md), rule by rule."""
 
 from __future__ import annotations
 

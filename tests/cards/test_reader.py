@@ -1,4 +1,4 @@
-"""Reading character cards (SPEC §8): JSON V1/V2/V3 and PNG, and one sentence for anything else."""
+"""Reading character cards (docs/cards.md): JSON V1/V2/V3 and PNG, and one sentence for anything else."""
 
 from __future__ import annotations
 

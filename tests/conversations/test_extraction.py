@@ -1,4 +1,5 @@
-"""Extraction of write macros from a saved message (SPEC §6), through the engine's own parser."""
+"""Extraction of write macros from a saved message (docs/conversations.md), through the engine's own
+parser."""
 
 from __future__ import annotations
 

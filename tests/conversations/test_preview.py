@@ -1,5 +1,5 @@
 """The preview starts from a sample conversation: its visible messages as history, its replayed
-variables as the render's starting state (SPEC §6)."""
+variables as the render's starting state (docs/conversations.md)."""
 
 from __future__ import annotations
 
@@ -80,11 +80,6 @@ def _world_info(client, server_id: int, conversation: int, message: int) -> str:
         reverse("assembly:preview", args=[server_id]), {"conversation": conversation, "message": message}
     ).content.decode()
     return page[page.index('data-testid="world-info"') :]
-
-
-def _activated(panel: str) -> list[str]:
-    """The activated-entry rows of the World Info panel, as HTML without the closing tag."""
-    return [chunk.split("</tr>")[0].strip() for chunk in panel.split('data-testid="wi-activated"')[1:]]
 
 
 def test_the_preview_at_a_message_keeps_a_sticky_entry_from_message_3_within_its_window(

@@ -1,4 +1,4 @@
-"""Ops applied to a state, and replay from an empty state (SPEC §6)."""
+"""Ops applied to a state, and replay from an empty state (docs/conversations.md)."""
 
 from __future__ import annotations
 

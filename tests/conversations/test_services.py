@@ -1,4 +1,5 @@
-"""Sample conversations: saving extracts, structural changes replay (SPEC §6), every change is audited."""
+"""Sample conversations: saving extracts, structural changes replay (docs/conversations.md), every change is
+audited."""
 
 from __future__ import annotations
 

@@ -176,7 +176,8 @@ def test_a_replace_keeps_the_history_and_carries_the_toggles_over(tavern, lanter
         (2, "toggle"),
         (1, "import"),
     ]
-    assert not node(preset, "rules").enabled  # the admin's choice carried over (SPEC §1.6)
+    # the admin's choice carried over (docs/import.md#the-import-summary)
+    assert not node(preset, "rules").enabled
     diff = versions.diff(preset, 2, 3)
     assert (
         diff.added == ("toast",) and diff.removed == ("secret",) and set(diff.changed) == {"greet", "rules"}

@@ -1,5 +1,6 @@
 """Every fidelity case: our `assemble` on the case's inputs sends what SillyTavern 1.18 sent, as
-captured in fidelity/expected/ (SPEC §11), the deliberate differences of §11.1 folded.
+captured in fidelity/expected/ (docs/fidelity.md), the deliberate differences of
+docs/fidelity.md#the-deliberate-differences folded.
 
 The captures were made by `make fidelity` against SillyTavern itself; these tests need neither
 SillyTavern nor a browser. A case known to differ still is listed in KNOWN_DIFFERENCES with the
@@ -15,7 +16,8 @@ import pytest
 from fidelity.__main__ import compare_case
 from fidelity.cases import CORPUS, load_cases
 
-KNOWN_DIFFERENCES: dict[str, str] = {}  # every case is identical after the §11.1 folds
+# every case is identical after the folds (docs/fidelity.md#the-deliberate-differences)
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 CASES = load_cases()
 

@@ -1,4 +1,4 @@
-"""The harness's folds (SPEC §11.1) and its first-difference report."""
+"""The harness's folds (docs/fidelity.md#the-deliberate-differences) and its first-difference report."""
 
 from __future__ import annotations
 

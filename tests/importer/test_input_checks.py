@@ -1,4 +1,5 @@
-"""SPEC §1.1: size, encoding, JSON validity, top level, NaN/Infinity, NUL, secrets, the name."""
+"""docs/import.md#input-checks: size, encoding, JSON validity, top level, NaN/Infinity, NUL, secrets, the
+name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §1.4: story strings become nodes; chat-template tokens go; nothing of the system prompt is lost."""
+"""docs/import.md#story-strings: story strings become nodes; chat-template tokens go; nothing of the system
+prompt is lost."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §1.3: order choice, unknown and duplicate identifiers, field normalisation, kinds, markers."""
+"""docs/import.md#prompt-manager-presets: order choice, unknown and duplicate identifiers, field
+normalisation, kinds, markers."""
 
 from __future__ import annotations
 
@@ -189,7 +190,8 @@ def test_main_without_the_marker_flag_is_a_content_node(parse) -> None:
 
 
 def test_an_unrecognised_marker_with_its_system_prompt_flag_off_is_a_prompt_as_in_sillytavern(parse) -> None:
-    # SillyTavern 1.18 sends such a marker's text like any prompt of the preset's own (SPEC §11.2)
+    # SillyTavern 1.18 sends such a marker's text like any prompt of the preset's own
+    # (docs/assembly.md#what-sillytavern-118-corrected)
     parsed = parse(
         pm_preset(
             [prompt("nemo-section", "Section text", marker=True, system_prompt=False, name="World Augments")]

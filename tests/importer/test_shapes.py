@@ -1,4 +1,4 @@
-"""SPEC §1.2: the five shapes, first match wins."""
+"""docs/import.md#recognised-shapes: the five shapes, first match wins."""
 
 from __future__ import annotations
 

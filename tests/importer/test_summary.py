@@ -1,4 +1,5 @@
-"""SPEC §1.6 and the settings of §1.3: what the import summary counts, names and warns about."""
+"""docs/import.md#the-import-summary and the settings of docs/import.md#prompt-manager-presets: what the
+import summary counts, names and warns about."""
 
 from __future__ import annotations
 
@@ -208,7 +209,8 @@ def test_html_detection_counts_real_html_elements_only(text: str, html: bool) ->
 
 
 def test_the_new_chat_prompt_and_names_behavior_are_applied_not_kept(parse) -> None:
-    # SPEC §11.2: SillyTavern sends new_chat_prompt before the history and places names by names_behavior
+    # docs/assembly.md#what-sillytavern-118-corrected: SillyTavern sends new_chat_prompt before the history
+    # and places names by names_behavior
     parsed = parse(_preset(new_chat_prompt="[A new scene]", names_behavior=1))
     assert not {"new_chat_prompt", "names_behavior"} & set(parsed.summary.kept_not_applied)
     assert parsed.settings.new_chat_prompt == "[A new scene]"

@@ -1,5 +1,6 @@
 """A macro called with more or fewer `::` arguments than SillyTavern 1.18 accepts is sent as written,
-as SillyTavern sends it (its macros are strict about their arguments, SPEC §11.2)."""
+as SillyTavern sends it (its macros are strict about their arguments,
+docs/assembly.md#what-sillytavern-118-corrected)."""
 
 from __future__ import annotations
 

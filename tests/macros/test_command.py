@@ -30,7 +30,8 @@ def test_render_prints_text_variables_and_warnings_as_one_json_object() -> None:
     assert result.returncode == 0, result.stderr
     output = json.loads(result.stdout)
     assert set(output) == {"text", "variables", "warnings"}
-    assert output["text"] == " "  # the read comes before the write (one pass, SPEC §11.2)
+    # the read comes before the write (one pass, docs/assembly.md#what-sillytavern-118-corrected)
+    assert output["text"] == " "
     assert output["variables"] == {"n": 7, "mood": "calm"}
     assert len(output["warnings"]) == 1
 

@@ -16,7 +16,8 @@ from .conftest import render
         ("{{USER}} / {{ Char }} / {{bot}}", "Alice / Lantern / Lantern"),
         ("{{group}} and {{charIfNotGroup}}", "Lantern and Lantern"),
         ("<USER> meets <BOT>", "Alice meets Lantern"),
-        # SillyTavern 1.18 reads the angle forms in any case, <CHAR> too (SPEC §11.2)
+        # SillyTavern 1.18 reads the angle forms in any case, <CHAR> too
+        # (docs/assembly.md#what-sillytavern-118-corrected)
         ("<user> greets <bot>, <Char> nods", "Alice greets Lantern, Lantern nods"),
         ("<users> and <botany> stay", "<users> and <botany> stay"),
     ],

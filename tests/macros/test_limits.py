@@ -1,4 +1,4 @@
-"""SPEC §2.3: every limit trips with a warning and leaves the construct verbatim, never a hang."""
+"""docs/macros.md#limits: every limit trips with a warning and leaves the construct verbatim, never a hang."""
 
 from __future__ import annotations
 

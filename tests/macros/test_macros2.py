@@ -1,4 +1,5 @@
-"""SPEC §10.3: Macros 2.0 — scoped macros, {{if}}/{{else}}, the variable shorthand, the new macros, escapes."""
+"""docs/macros.md#macros-20: Macros 2.0 — scoped macros, {{if}}/{{else}}, the variable shorthand, the new
+macros, escapes."""
 
 from __future__ import annotations
 

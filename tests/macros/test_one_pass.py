@@ -1,5 +1,6 @@
-"""One pass, as SillyTavern 1.18 renders a prompt (SPEC §11.2): rendering the segments together is
-rendering them one after another, each starting from the variables the one before left."""
+"""One pass, as SillyTavern 1.18 renders a prompt (docs/assembly.md#what-sillytavern-118-corrected): rendering
+the segments together is rendering them one after another, each starting from the variables the one before
+left."""
 
 from __future__ import annotations
 

@@ -74,7 +74,8 @@ def test_each_identity_form_becomes_its_name_once_and_the_names_are_never_read_a
     text: str, user: str, char: str
 ) -> None:
     def name(match: re.Match[str]) -> str:
-        form = match.group(1) or match.group(2)  # angle forms in any case (SPEC §11.2)
+        # angle forms in any case (docs/assembly.md#what-sillytavern-118-corrected)
+        form = match.group(1) or match.group(2)
         return user if form.lower() == "user" else char
 
     expected = _FORM.sub(name, text)

@@ -1,4 +1,5 @@
-"""SPEC §2.2: sequential variables, forward reads from pass 1, addvar/incvar types, globals, paths."""
+"""docs/macros.md#variables: sequential variables, forward reads from pass 1, addvar/incvar types, globals,
+paths."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ def test_a_later_read_sees_an_earlier_write() -> None:
     assert render("{{setvar::mood::calm}}Mood: {{getvar::mood}}").text == "Mood: calm"
 
 
-# SillyTavern 1.18 renders a prompt in one pass (SPEC §11.2): a read before the write is empty. What
-# it shows from a chat's second generation on comes from the variables its first one left, which the
-# bot passes back as the document's `variables`.
+# SillyTavern 1.18 renders a prompt in one pass (docs/assembly.md#what-sillytavern-118-corrected): a read
+# before the write is empty. What it shows from a chat's second generation on comes from the variables its
+# first one left, which the bot passes back as the document's `variables`.
 def test_a_getvar_before_the_setvar_reads_nothing() -> None:
     assert render("Mood: [{{getvar::mood}}]{{setvar::mood::calm}}").text == "Mood: []"
 
@@ -196,7 +197,8 @@ def test_the_output_reports_the_state_after_the_render() -> None:
     ],
 )
 def test_getvar_follows_a_dotted_path_into_a_json_value(path: str, expected: str) -> None:
-    # a space before the macro's own `}}`: SillyTavern's lexer ends a macro at the first `}}` (§11.1 item 8)
+    # a space before the macro's own `}}`: SillyTavern's lexer ends a macro at the first `}}`
+    # (docs/fidelity.md#the-deliberate-differences, item 8)
     text = '{{setvar::npcs::{"alice":{"hp":12,"tags":["brave","kind"]} } }}' + f"{{{{getvar::{path}}}}}"
     assert render(text).text == expected
 

@@ -1,4 +1,5 @@
-"""The cleaning API for the bot and the dashboard pages: who may do what (SPEC §4), what they show."""
+"""The cleaning API for the bot and the dashboard pages: who may do what (docs/presets.md#who-may-do-what),
+what they show."""
 
 from __future__ import annotations
 

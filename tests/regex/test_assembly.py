@@ -1,5 +1,5 @@
-"""Prompt scripts in assembly (SPEC §9.2): promptOnly scripts rewrite history messages by placement
-and depth, record themselves in `transforms`, and never touch preset or server text."""
+"""Prompt scripts in assembly (docs/regex.md#where-they-run): promptOnly scripts rewrite history messages by
+placement and depth, record themselves in `transforms`, and never touch preset or server text."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_the_preview_shows_which_script_changed_a_world_info_entry(
 
 def test_world_info_scans_the_history_the_prompt_scripts_rewrote(tmp_path, lantern, alice, import_preset):
     # SillyTavern 1.18 scans the chat it is about to send: a keyword a promptOnly script removed from
-    # every message no longer activates its entry (SPEC §11.2)
+    # every message no longer activates its entry (docs/assembly.md#what-sillytavern-118-corrected)
     _lore(lantern, alice)
     import_preset(
         "Tracker hider", script("/ ?\\[tracker\\]/g", "", id="hide", promptOnly=True, placement=[1, 2])

@@ -1,5 +1,6 @@
 """Every script of every corpus preset compiles or is reported inactive with its reason, runs on
-sample texts as SPEC §9.1 says, and NemoEngine v10's own scripts keep `<thinking>` out of Discord."""
+sample texts as docs/regex.md#scripts-and-their-engine says, and NemoEngine v10's own scripts keep
+`<thinking>` out of Discord."""
 
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def _literal(compiled: CompiledScript) -> bool:
 
 
 def test_each_script_on_each_sample_replaces_exactly_what_it_matches():
-    """SPEC §9.1: `g` replaces every match, no `g` the first only; a literal replacement goes in as
+    """docs/regex.md#scripts-and-their-engine: `g` replaces every match, no `g` the first only; a literal
+    replacement goes in as
     written; a text the pattern does not match comes back unchanged."""
     checked = 0
     for _, compiled in _all_scripts():

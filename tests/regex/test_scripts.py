@@ -1,4 +1,4 @@
-"""Script objects, replacement rules with macros, and where each kind of script runs (SPEC §9)."""
+"""Script objects, replacement rules with macros, and where each kind of script runs (docs/regex.md)."""
 
 from __future__ import annotations
 

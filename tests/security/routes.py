@@ -1,4 +1,5 @@
-"""Every URL of the project, walked from the resolver, with what each method needs (SPEC §4).
+"""Every URL of the project, walked from the resolver, with what each method needs
+(docs/presets.md#who-may-do-what).
 
 A pattern the walk finds that is neither in PAGES, API nor ALLOWED_UNCHECKED fails the matrix
 test, so a new view cannot escape it.

@@ -1,4 +1,5 @@
-"""The authorization matrix: every URL x every persona x every method, against SPEC §4.
+"""The authorization matrix: every URL x every persona x every method, against
+docs/presets.md#who-may-do-what.
 
 Each request runs inside a savepoint that is rolled back afterwards, so every request meets the same
 world; before the rollback, Harbor Hall's rows are compared with their snapshot and the response is

@@ -1,4 +1,5 @@
-"""SPEC §7.5–§7.6: passes, recursion, groups, probability, budget, timed effects, gates."""
+"""docs/worldinfo.md#activation, docs/worldinfo.md#timed-effects: passes, recursion, groups, probability,
+budget, timed effects, gates."""
 
 from __future__ import annotations
 

@@ -15,7 +15,6 @@ from servers.models import AuditEvent
 from tests.corpus import CORPUS
 
 pytestmark = pytest.mark.django_db
-ELDORIA = CORPUS / "worldinfo" / "st-Eldoria-newer.json"
 corpus_only = pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is not on this machine")
 
 

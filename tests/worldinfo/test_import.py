@@ -1,4 +1,5 @@
-"""SPEC §7.1: lorebooks import in each accepted shape, with defaults, normalisation and refusals."""
+"""docs/worldinfo.md#import: lorebooks import in each accepted shape, with defaults, normalisation and
+refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §7.3–§7.4: what is scanned and how keys match."""
+"""docs/worldinfo.md#what-is-scanned, docs/worldinfo.md#keys: what is scanned and how keys match."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §7.7: where activated entries land, in native assembly and inside a preset, with their sources."""
+"""docs/worldinfo.md#placement: where activated entries land, in native assembly and inside a preset, with
+their sources."""
 
 from __future__ import annotations
 
@@ -99,7 +100,8 @@ def test_the_world_info_markers_take_the_texts_inside_a_preset_wrapped_by_wi_for
 
 
 def test_a_preset_without_world_info_markers_sends_the_text_after_every_node_as_sillytavern_does() -> None:
-    # SillyTavern 1.18 appends worldInfoBefore/After after the last prompt of an order lacking them (§11.2)
+    # SillyTavern 1.18 appends worldInfoBefore/After after the last prompt of an order lacking them
+    # (docs/assembly.md#what-sillytavern-118-corrected)
     preset = build_preset([marker("main"), marker("chatHistory"), make_node("post", content="POST")])
     result = run([{"key": ["dragon"], "content": "Leftover lore.", "position": 0}], preset=preset)
     texts = [m.content for m in result.messages]
@@ -152,7 +154,8 @@ def test_authors_note_positions_become_one_system_injection_at_depth_4_top_befor
     )
     index = next(i for i, m in enumerate(result.messages) if "Top note." in m.content)
     message = result.messages[index]
-    # SillyTavern 1.18 puts the (empty) note between them: a blank line (SPEC §11.2)
+    # SillyTavern 1.18 puts the (empty) note between them: a blank line
+    # (docs/assembly.md#what-sillytavern-118-corrected)
     assert message.role == "system" and message.content == "Top note.\n\nBottom note."
     assert sum(1 for m in result.messages[index + 1 :] if m.history) == 4
 
@@ -282,8 +285,9 @@ def test_with_no_active_lorebook_the_timed_state_passes_through_less_what_a_swip
 
 
 def test_entries_of_equal_order_come_out_as_sillytavern_places_them_last_activated_first() -> None:
-    # SPEC §11.2: SillyTavern 1.18 adds each entry in front of the ones before it, so among equal
-    # orders the one activated last comes first; a lower order still comes before a higher one.
+    # docs/assembly.md#what-sillytavern-118-corrected: SillyTavern 1.18 adds each entry in front of the ones
+    # before it, so among equal orders the one activated last comes first; a lower order still comes before a
+    # higher one.
     entries = [
         {"key": ["dragon"], "content": f"Lore {n}.", "position": 0, "order": order}
         for n, order in ((0, 100), (1, 100), (2, 5), (3, 100))

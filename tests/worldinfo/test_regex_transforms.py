@@ -1,5 +1,5 @@
-"""SPEC §9.2: a World Info part a promptOnly World Info script changed names that script in its
-`transforms` and keeps its text from before, like a history message."""
+"""docs/regex.md#where-they-run: a World Info part a promptOnly World Info script changed names that script in
+its `transforms` and keeps its text from before, like a history message."""
 
 from __future__ import annotations
 
@@ -84,7 +84,8 @@ def test_an_entry_the_script_does_not_match_carries_none() -> None:
 
 def test_a_script_with_another_placement_does_not_touch_entries() -> None:
     user_input = script("user only", "/dragon/g", "WYRM", placement=[1], script_id="s-user")
-    # keyed on a word the script leaves alone: World Info scans the rewritten history (SPEC §11.2)
+    # keyed on a word the script leaves alone: World Info scans the rewritten history
+    # (docs/assembly.md#what-sillytavern-118-corrected)
     result = run([{"key": ["about"], "content": "The dragon sleeps.", "position": 0}], (user_input,))
     lore = holding(result, "The dragon sleeps.")
     assert lore.transforms == ()

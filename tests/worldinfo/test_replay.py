@@ -1,4 +1,5 @@
-"""SPEC §7.6: a sample conversation replays its messages to compute the timed state it reaches.
+"""docs/worldinfo.md#timed-effects: a sample conversation replays its messages to compute the timed state it
+reaches.
 
 World Info runs after each message in turn (the chat one message longer each time, each step from
 the state the previous one left, the first from empty); the assembly at message N starts from the

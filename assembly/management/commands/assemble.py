@@ -56,7 +56,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--generation-type",
             choices=GENERATION_TYPES,
-            help="The kind of turn (SPEC §10.1; default: the document's, else normal).",
+            help="The kind of turn (docs/assembly.md; default: the document's, else normal).",
         )
         parser.add_argument(
             "--json", action="store_true", help="Print one JSON object (the only output form)."

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         if names is not None:
             text = resolve_identity(text, user=names.get("user", ""), char=names.get("char", ""), seed=seed)
         else:
-            text = unescape_braces(text)  # the final pass of SPEC §10.3; identity macros stay
+            text = unescape_braces(text)  # the final pass of docs/macros.md#macros-20; identity macros stay
         warnings = list(output.warnings)
         if output.unknown_macros:
             warnings.append(f"Unknown macros were left verbatim: {', '.join(sorted(output.unknown_macros))}.")

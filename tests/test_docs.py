@@ -1,0 +1,155 @@
+"""The design the repository carries: every rule a file cites is on a page in docs/, in our words.
+
+A clone has no copy of the specification the project started from, so nothing may cite it by
+section; a citation names a docs/ page and, when it helps, the anchor of one of its headings
+(docs/architecture.md, "How code cites the design").
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SKIPPED_DIRS = {
+    ".git",
+    ".venv",
+    "node_modules",
+    "__pycache__",
+    "var",
+    "vendor",
+    "staticfiles",
+    "test-artifacts",
+}
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".html",
+    ".txt",
+    ".toml",
+    ".json",
+    ".yml",
+    ".yaml",
+    ".cfg",
+    ".js",
+    ".css",
+    ".sh",
+}
+TEXT_NAMES = {"Makefile", "Dockerfile", "run"}
+# Written in two pieces so that this file does not cite what it forbids.
+OLD_CITATION = re.compile("SPEC" + r"[\s#]*§|SPEC\.md")
+# A bare section number in code (a section sign, then digits with a dot). The harness's fold notes keep
+# theirs, because the captured expectations in fidelity/expected/ hold them word for word.
+BARE_SECTION = re.compile(r"§\d+\.\d+")
+HARNESS_NOTE = re.compile(r"\"§11\.1 item \d+: ")
+CODE_SUFFIXES = {".py", ".html", ".js"}
+PAGE_CITATION = re.compile(r"docs/([A-Za-z0-9_-]+\.md)(?:#([A-Za-z0-9_-]+))?")
+OWN_ANCHOR = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _repository_files() -> list[Path]:
+    found = []
+    for path in sorted(ROOT.rglob("*")):
+        relative = path.relative_to(ROOT)
+        if any(part in SKIPPED_DIRS or part.endswith(".egg-info") for part in relative.parts):
+            continue
+        if path.is_file() and (path.suffix in TEXT_SUFFIXES or path.name in TEXT_NAMES):
+            found.append(path)
+    return found
+
+
+FILES = _repository_files()
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, spaces to hyphens, only letters, digits, - and _."""
+    text = heading.strip().lower().replace(" ", "-")
+    return "".join(ch for ch in text if ch.isalnum() or ch in "-_")
+
+
+def anchors_of(page: Path) -> set[str]:
+    found: set[str] = set()
+    fenced = False
+    for line in _lines(page):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = HEADING.match(line)
+        if heading and not fenced:
+            base = anchor(heading.group(1))
+            name, n = base, 0
+            while name in found:  # a repeated heading gets -1, -2, … as on GitHub
+                n += 1
+                name = f"{base}-{n}"
+            found.add(name)
+    return found
+
+
+def _where(path: Path, number: int) -> str:
+    return f"{path.relative_to(ROOT)}:{number}"
+
+
+def test_the_walk_sees_the_code_the_tests_and_the_docs():
+    seen = {path.relative_to(ROOT).as_posix() for path in FILES}
+    assert {"engine/assemble.py", "tests/test_docs.py", "docs/architecture.md", "README.md"} <= seen
+
+
+def test_no_file_cites_the_specification_by_section():
+    found = []
+    for path in FILES:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for match in OLD_CITATION.finditer(text):  # a citation may break across two lines
+            number = text.count("\n", 0, match.start()) + 1
+            found.append(f"{_where(path, number)}: {match.group(0)!r}")
+    assert found == [], "cite a docs/ page instead:\n" + "\n".join(found)
+
+
+def test_no_code_cites_a_bare_section_number_except_the_harness_notes_the_captures_hold():
+    found = [
+        f"{_where(path, number)}: {line.strip()}"
+        for path in FILES
+        if path.suffix in CODE_SUFFIXES
+        for number, line in enumerate(_lines(path), 1)
+        if BARE_SECTION.search(HARNESS_NOTE.sub("", line))
+    ]
+    assert found == [], "cite a docs/ page instead:\n" + "\n".join(found)
+
+
+def test_every_docs_page_and_heading_a_file_cites_exists():
+    pages = {page.name: anchors_of(page) for page in DOCS.glob("*.md")}
+    missing = []
+    for path in FILES:
+        for number, line in enumerate(_lines(path), 1):
+            for name, wanted in PAGE_CITATION.findall(line):
+                if name not in pages:
+                    missing.append(f"{_where(path, number)}: no page docs/{name}")
+                elif wanted and wanted not in pages[name]:
+                    missing.append(f"{_where(path, number)}: docs/{name} has no heading #{wanted}")
+    assert missing == [], "\n".join(missing)
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
+def test_a_docs_page_links_only_its_own_headings_that_exist(page):
+    anchors = anchors_of(page)
+    broken = [
+        f"{_where(page, number)}: #{wanted}"
+        for number, line in enumerate(_lines(page), 1)
+        for wanted in OWN_ANCHOR.findall(line)
+        if wanted not in anchors
+    ]
+    assert broken == []
+
+
+def test_the_anchor_rule_is_githubs():
+    assert anchor("Order of work (engine.assemble)") == "order-of-work-engineassemble"
+    assert anchor("What SillyTavern 1.18 corrected") == "what-sillytavern-118-corrected"
+    assert anchor("Macros 2.0") == "macros-20"
