@@ -532,15 +532,8 @@ def _arrange_preset(
     """The preset's side of the arrangement: its nodes rendered, the blocks walked into its order."""
     doc, notes = inputs.doc, inputs.notes
     rendered, expanded, render, card_sources = _render_preset(inputs, preset)
-    blocks = blocks_of(doc, inputs.items)
-    scenario = _scenario_items(inputs)
-    if scenario:
-        blocks = {**blocks, SCENARIO_TAG: scenario}
-    # end-user text: sent as written (docs/fidelity.md#the-deliberate-differences, item 2)
-    if doc.user_persona.strip():
-        persona = Part(doc.user_persona, (native_source(PERSONA_TAG),), False)
-        blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
-    present, group = frozenset(blocks), doc.group is not None
+    blocks, present = _preset_blocks(inputs)
+    group = doc.group is not None
     kept: dict[tuple[frozenset[str], bool], Formats] = preset.memo.setdefault("formats", {})
     formats = kept.get((present, group))
     if formats is None:
@@ -631,7 +624,6 @@ def _render_preset(
     """Render every active content node in node order (docs/macros.md#variables); texts keyed by node
     position, and the card's sources for the nodes whose text the card replaced."""
     doc, notes = inputs.doc, inputs.notes
-    env = _preset_env(inputs)
     variables, global_variables = doc.variables, doc.global_variables
     wi = inputs.world_info
     if wi is not None:  # World Info rendered first: its writes and outlets are what the preset sees
@@ -645,7 +637,7 @@ def _render_preset(
         return texts, frozenset(), RenderOutput(outputs, dict(variables), dict(global_variables)), {}
     render = render_segments(
         segments,
-        env=env,
+        env=_preset_env(inputs),
         seed=inputs.seed,
         variables=variables,
         global_variables=global_variables,
@@ -686,6 +678,29 @@ def _card_overrides(
             out[k] = Segment(key=node.identifier, template=override.template)
             sources[index] = (card_source(override.field), *plan.sources[index])
     return tuple(out), sources
+
+
+def _preset_blocks(inputs: _Inputs) -> tuple[Mapping[str, tuple[Item, ...]], frozenset[str]]:
+    """The native blocks a preset's walk places, with the scenario and the persona description, and
+    their tags: made once per document, items and card (`doc.memo` keeps every one it made, so the
+    ids of the items it lists as kept stay unique)."""
+    doc, items, card = inputs.doc, inputs.items, inputs.card
+    made: dict[tuple[int, int], Any] = doc.memo.setdefault("preset blocks", {})
+    found = made.get((id(items), id(card)))
+    if found is not None and found[0] is items and found[1] is card:
+        return found[2], found[3]
+    blocks = blocks_of(doc, items)
+    scenario = _scenario_items(inputs)
+    if scenario:
+        blocks = {**blocks, SCENARIO_TAG: scenario}
+    # end-user text: sent as written (docs/fidelity.md#the-deliberate-differences, item 2)
+    if doc.user_persona.strip():
+        persona = Part(doc.user_persona, (native_source(PERSONA_TAG),), False)
+        blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
+    present = frozenset(blocks)
+    made[(id(items), id(card))] = (items, card, blocks, present)
+    doc.memo.setdefault("kept", set()).update(map(id, (*scenario, *blocks.get(PERSONA_TAG, ()))))
+    return blocks, present
 
 
 def _scenario_items(inputs: _Inputs) -> tuple[Item, ...]:

@@ -255,13 +255,35 @@ def to_messages(
             out.append(message)
         return out
 
+    def finish_run(run: Sequence[Item]) -> list[Message]:
+        """`finish(run)`, kept with the document for a run of the very same items (the document's and
+        the preset's own, none blank, none drawing on the seed)."""
+        if not reuse or not run:
+            return finish(run)
+        table = reuse[-1]  # the document's: the run may hold its items
+        key = tuple(map(id, run))
+        found = table.runs.get(key)
+        if found is not None and found[1] == who and all(map(operator.is_, found[0], run)):
+            return list(found[2])
+        made = finish(run)
+        if (
+            len(made) == len(run)
+            and all(any(t.vouches(item) for t in reuse) for item in run)
+            and not any(p.trusted and depends_on_seed(p.text) for item in run for p in item.parts)
+        ):
+            table.keep_run(key, (tuple(run), who, tuple(made)))
+        return made
+
     start, stop = history
     run = history_run(doc, names)
-    chat = _history_messages(tuple(items[start:stop]), run, finish)
+    chat: Sequence[Message] = _history_messages(tuple(items[start:stop]), run, finish)
     # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
     if run.blank or not run.items:
         chat = [m for m in chat if not m.history or m.content.strip()]
-    return finish(items[:start]) + chat + finish(items[stop:])
+    out = finish_run(items[:start])
+    out += chat
+    out += finish_run(items[stop:])
+    return out
 
 
 _CHUNK = 32
@@ -269,7 +291,7 @@ _CHUNK = 32
 
 def _history_messages(
     items: tuple[Item, ...], run: HistoryRun, finish: Callable[[Sequence[Item]], list[Message]]
-) -> list[Message]:
+) -> Sequence[Message]:
     """The history's messages, reusing those the document's history run made.
 
     The history usually holds the run's items in order (maybe without the oldest, trimmed, or the
@@ -278,6 +300,8 @@ def _history_messages(
     known, messages = run.items, run.ordered
     if not known or not items:  # pre-built items (docs/assembly.md#the-bucket-document) have no history run
         return finish(items)
+    if items == known:  # the whole history as the document gave it (compared item by item in C)
+        return messages
     offset = 0 if items[0] is known[0] else max(0, len(known) - len(items))
     out: list[Message] = []
     for start in range(0, len(items), _CHUNK):

@@ -446,14 +446,11 @@ class _Walk:
             setting = "personality_format" if tag == "SYSTEM_PERSONALITY" else "scenario_format"
             part = Part(text, (*items[0].parts[0].sources[:1], setting_source(setting)), True)
             return [items[0].with_parts((part,))] if text.strip() else []
-        if tag == "SYSTEM_PERSONALITY":
-            template, placeholder = self.settings.personality_format, "{{personality}}"
-        elif tag in (DOCUMENTS, *WORLD_INFO_TAGS):
-            template, placeholder = self.settings.wi_format, "{0}"
-        elif tag == SCENARIO_TAG:
-            template, placeholder = self.settings.scenario_format, "{{scenario}}"
-        else:
+        wrapping = _FORMATTED.get(tag)
+        if wrapping is None:
             return list(items)
+        setting, placeholder = wrapping
+        template = getattr(self.settings, setting)
         if template == placeholder or placeholder not in template:
             return list(items)
         if self.doc_reuse is None:
@@ -463,6 +460,14 @@ class _Walk:
             ("format", tag, template), items, lambda: _wrap_format(list(items), template, placeholder, tag)
         )
         return list(made)
+
+
+# The blocks a preset's format setting wraps: the setting and the placeholder the block goes into.
+_FORMATTED = {
+    "SYSTEM_PERSONALITY": ("personality_format", "{{personality}}"),
+    SCENARIO_TAG: ("scenario_format", "{{scenario}}"),
+    **{tag: ("wi_format", "{0}") for tag in (DOCUMENTS, *WORLD_INFO_TAGS)},
+}
 
 
 def _in_role(items: list[Item], node: PresetNode) -> list[Item]:

@@ -23,7 +23,7 @@ LIMIT = 256  # entries per table; past it the table starts over
 
 
 class Reuse:
-    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "wraps")
+    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "runs", "wraps")
 
     def __init__(self, own: dict[int, Item] | None = None, kept: set[int] | None = None) -> None:
         self.own: dict[int, Item] = own or {}  # the items this table vouches for, by identity
@@ -33,6 +33,8 @@ class Reuse:
         self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
         self.nodes: dict[Any, Item] = {}  # the last item made under each key (`item`)
         self.wraps: dict[Any, tuple[Any, list[Item]]] = {}  # what `wrapped` made, with its items
+        # the messages of a whole run of items before or after the history (messages.to_messages)
+        self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
 
     def vouches(self, item: Item) -> bool:
         key = id(item)
@@ -80,6 +82,13 @@ class Reuse:
             self.made.clear()
         self.joined[tuple(map(id, chain))] = (chain, joined)
         self.made[id(joined)] = joined
+
+    def keep_run(
+        self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]
+    ) -> None:
+        if len(self.runs) >= LIMIT:
+            self.runs.clear()
+        self.runs[key] = entry
 
     def message(self, item: Item, who: tuple[Any, ...], message: Message) -> None:
         if len(self.messages) >= LIMIT:
