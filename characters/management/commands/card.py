@@ -14,9 +14,9 @@ from django.core.management.base import CommandParser
 
 from characters import selectors, services
 from characters.reports import card_listing, import_report
+from core.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
 from engine.cards import MAX_CARD_BYTES
 from engine.st_format import ImportRefused
-from servers.management.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
 
 
 class Command(JsonCommand):
