@@ -87,6 +87,7 @@ class Command(JsonCommand):
             return import_file(
                 options,
                 max_bytes=settings.LOREBOOK_MAX_BYTES,
+                ensure_server=server_ensure,
                 do_import=services.lorebook_import,
                 report=import_report,
             )

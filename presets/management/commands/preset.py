@@ -86,6 +86,7 @@ class Command(JsonCommand):
             return import_file(
                 options,
                 max_bytes=settings.PRESET_MAX_BYTES,
+                ensure_server=server_ensure,
                 do_import=services.preset_import,
                 report=import_report,
             )
