@@ -22,10 +22,10 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
+from core.fairness import fair_share
 from engine import BucketError, parse_buckets
 from lorebooks import services as lorebook_services
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
-from servers.fairness import fair_share
 from servers.snowflakes import read_snowflake
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel

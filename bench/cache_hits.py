@@ -6,7 +6,7 @@ the layer itself, without Redis's round trip (embedded: SQLite and the local-mem
 Prints the median µs per warm read of the active preset, the sampling choice and the active card,
 then what one shared-cache value costs to write and read back through Redis's serializer: the
 stored active preset of a corpus-sized preset, with pickle (Django's default, before issue 35) and
-with servers/cache_codec.py (MessagePack, data only). The embedded cache itself keeps objects in
+with core/cache_codec.py (MessagePack, data only). The embedded cache itself keeps objects in
 process and uses neither.
 """
 
@@ -68,7 +68,7 @@ def main() -> None:
 def serializer_costs() -> None:
     import pickle
 
-    from servers import cache_codec
+    from core import cache_codec
 
     nodes = [(f"n{i}", f"Rule {i}: keep the story moving. " * 8, i % 3 != 0) for i in range(60)]
     server = server_ensure(server_id=SERVER_ID + 1, name="Bench big")

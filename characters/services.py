@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from core.names import UserError, clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
 from servers.imports import NameClash, OnClash, lock_server, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name
 from servers.users import User
 
 from . import cache as card_cache

@@ -19,12 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.fairness import light_share
+from core.uploads import too_large
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
-from servers.fairness import light_share
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
-from servers.uploads import too_large
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services

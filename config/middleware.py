@@ -21,7 +21,7 @@ class HealthCheckMiddleware:
 
     Answered before host validation, sessions and authentication, so a probe needs no Host header or
     cookie. The cache is reported but never makes the process unhealthy: Redis is an accelerator
-    (servers.resilient_cache), and the database answers without it.
+    (core.resilient_cache), and the database answers without it.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

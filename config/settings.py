@@ -69,7 +69,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.HtmxMessagesMiddleware",  # after MessageMiddleware: its answer is seen first
-    "servers.fairness.ServerShareMiddleware",  # each server's share of this process (issue 35)
+    "core.fairness.ServerShareMiddleware",  # each server's share of this process (issue 35)
 ]
 
 # The bot's API (/api/...) authenticates with a token and never uses a session, a CSRF token, a
@@ -86,7 +86,7 @@ API_MIDDLEWARE = [
         "config.middleware.MaintenanceMiddleware",
         "django.middleware.common.CommonMiddleware",
         "config.middleware.BodySizeLimitMiddleware",
-        "servers.fairness.ServerShareMiddleware",
+        "core.fairness.ServerShareMiddleware",
     }
 ]
 
@@ -140,7 +140,7 @@ if REDIS_URL:
                 # one try per call: redis-py's default retries turned a 1 s timeout into 4 s
                 "retry": Retry(NoBackoff(), 0),
                 # data only, never pickle: a value planted in Redis must not run code here
-                "serializer": "servers.cache_codec.MsgpackSerializer",
+                "serializer": "core.cache_codec.MsgpackSerializer",
             },
         }
     }
@@ -154,13 +154,13 @@ else:
     }
     CELERY_BROKER_URL = "memory://"
     CELERY_TASK_ALWAYS_EAGER = True
-# A server's share of a web process's CPU (servers/fairness.py): CPU-seconds earned per second, and
+# A server's share of a web process's CPU (core/fairness.py): CPU-seconds earned per second, and
 # the most a server may have saved up.
 SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
 SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
 # Each web process listens for PostgreSQL's notifications of generation bumps (servers/stamp_listener.py).
 CACHE_STAMP_LISTENER = env_bool("CACHE_STAMP_LISTENER", default=True)
-CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # servers/resilient_cache.py
+CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # core/resilient_cache.py
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -241,7 +241,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 # Behind our reverse proxy (docker-compose.yml): the scheme and the client's address come from the
-# X-Forwarded-* headers it sets (servers.login_throttle reads the address).
+# X-Forwarded-* headers it sets (core.login_throttle reads the address).
 BEHIND_PROXY = env_bool("BEHIND_PROXY", default=False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
 X_FRAME_OPTIONS = "DENY"

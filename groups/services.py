@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from characters import selectors as card_selectors
+from core.names import UserError, clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
 from servers.imports import NameClash, lock_server
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name
 from servers.users import User
 
 from . import cache as group_cache

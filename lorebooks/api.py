@@ -7,10 +7,10 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from core.uploads import declared_size
 from engine.worldinfo import LorebookRefused
 from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
 from servers.models import Server
-from servers.uploads import declared_size
 
 from . import selectors, services
 from .reports import import_report, lorebook_listing

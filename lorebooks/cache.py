@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.resilient_cache import cache_delete, cache_get, cache_set
 from engine.worldinfo import (
     CompiledBook,
     WorldInfoSettings,
@@ -23,7 +24,6 @@ from engine.worldinfo import (
     switch_entries,
 )
 from servers.generational_cache import GenerationalCache
-from servers.resilient_cache import cache_delete, cache_get, cache_set
 
 from . import selectors
 

@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from core.names import UserError, clean_name
 from engine.worldinfo import (
     STRATEGIES,
     Entry,
@@ -26,7 +27,6 @@ from engine.worldinfo import (
 )
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError, clean_name
 from servers.users import User
 
 from . import cache as wi_cache

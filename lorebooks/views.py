@@ -21,10 +21,10 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.uploads import too_large
 from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
-from servers.uploads import too_large
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services

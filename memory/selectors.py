@@ -4,12 +4,15 @@ the assembler, the review page and the CLI all call it, so they cannot disagree.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
+from core.hooks import Hook
 from engine import (
     EMPTY,
     Contribution,
@@ -25,6 +28,10 @@ from servers.models import Server
 from .models import Channel, DiscordUser, DiscordUserName, StmConsent, StmEntry
 
 logger = logging.getLogger(__name__)
+
+# Notes apps above memory keep per channel that reach prompts (groups adds its members' notes), for
+# the review page: `notes(server, channel=id)` gives dicts with channel, member, text, updated_at.
+CHANNEL_NOTES: Hook[Callable[..., list[dict[str, Any]]]] = Hook("notes per channel")
 
 
 def stm_settings() -> StmSettings:

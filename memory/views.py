@@ -32,7 +32,6 @@ from engine import (
     SHOWN,
     StmContext,
 )
-from groups import selectors as group_selectors
 from servers import selectors as server_selectors
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -193,7 +192,9 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         contribution=loaded.contribution,
         rows=[_row(v.verdict, loaded.entries[v.entry_id], server, now) for v in loaded.contribution.verdicts],
         # What group members keep privately in this channel (docs/groups.md): it reaches their prompts.
-        member_notes=group_selectors.notes_for(server, channel=channel_id),
+        member_notes=[
+            note for notes in selectors.CHANNEL_NOTES for note in notes(server, channel=channel_id)
+        ],
     )
     return context
 

@@ -13,7 +13,7 @@ from django import forms
 from django.conf import settings
 from django.http import HttpRequest
 
-from servers.uploads import declared_size, too_large
+from core.uploads import declared_size, too_large
 
 # A multipart body carries a little more than the file: the boundary lines and the other fields.
 MULTIPART_SLACK_BYTES = 64 * 1024

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from servers.resilient_cache import cache_delete, cache_get, cache_set
+from core.resilient_cache import cache_delete, cache_get, cache_set
 
 from .forms import UploadOptions
 

@@ -112,6 +112,11 @@ def active_preset_row(server_id: int) -> Preset | None:
     return Preset.objects.defer("stored_text").filter(server_id=server_id, is_active=True).first()
 
 
+def active_preset_name(server_id: int) -> tuple[int, str] | None:
+    """(pk, name) of the server's active preset, for the server's home page."""
+    return Preset.objects.filter(server_id=server_id, is_active=True).values_list("pk", "name").first()
+
+
 def regex_scripts(preset: Preset | int) -> PresetScripts:
     """The regex scripts the preset's file ships (`extensions.regex_scripts`), in file order, from
     the part of the file kept at import (the stored text is not parsed again)."""

@@ -15,12 +15,12 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from core import names
+from core.names import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
-from servers import names
 from servers.imports import NameClash, OnClash, lock_server, place_import
 from servers.models import AuditEvent, Server
-from servers.names import UserError
 from servers.users import User
 
 from . import cache as preset_cache

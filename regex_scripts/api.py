@@ -13,8 +13,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
+from core.fairness import fair_share
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
-from servers.fairness import fair_share
 
 from .selectors import PresetNotFound, clean_for_server
 

@@ -21,9 +21,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.fairness import ServerBusy, busy_json, claim_share
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
-from .fairness import ServerBusy, busy_json, claim_share
 from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
 

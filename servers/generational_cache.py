@@ -19,7 +19,7 @@ Freshness comes from one number per (server, stamp): the **generation**.
   process's last compiled copy, else the shared stale copy (`<name>:v2:stale:<key>`, one day), else
   its declared `outage` value, else the error propagates. Invalidation leaves the stale copies:
   an outdated value beats no answer during an outage. Cache-backend errors are misses
-  (servers.resilient_cache) and the database answers.
+  (core.resilient_cache) and the database answers.
 """
 
 from __future__ import annotations
@@ -37,9 +37,10 @@ from django.db import DatabaseError, transaction
 from django.db.models import BigIntegerField, F, Value
 from django.db.models.functions import Greatest
 
+from core.resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
+
 from . import stamp_listener
 from .models import CacheStamp
-from .resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
 
 log = logging.getLogger("tavernkeep.cache")
 

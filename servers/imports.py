@@ -5,7 +5,7 @@ two imports of one server are serialised (the unique name per server is the guar
 - "ask" (the default): raise the kind's `NameClash`, nothing written; the page asks the user.
 - "replace": the existing row is returned for the caller to replace (each kind carries over what it
   keeps: the active flag, a preset's choices and history).
-- "keep_both": the new one takes the first free " (2)", " (3)"… name (servers.names.free_name).
+- "keep_both": the new one takes the first free " (2)", " (3)"… name (core.names.free_name).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Generic, Literal, TypeVar
 
 from django.db.models import Model, QuerySet
 
+from core.names import UserError, free_name
+
 from .models import Server
-from .names import UserError, free_name
 
 OnClash = Literal["ask", "replace", "keep_both"]
 ON_CLASH_CHOICES: tuple[OnClash, ...] = ("ask", "replace", "keep_both")

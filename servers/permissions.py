@@ -13,7 +13,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from .fairness import claim_share
+from core.fairness import claim_share
+
 from .models import Membership, Role, Server
 from .users import User
 
@@ -89,7 +90,7 @@ def get_server_for(user: User | AnonymousUser, server_id: int, *, needs: Action)
     if server is None:
         raise Http404("No such server.")
     check_user_can(user, server, needs)
-    claim_share(server.pk)  # the request now counts toward this server's share (servers/fairness.py)
+    claim_share(server.pk)  # the request now counts toward this server's share (core/fairness.py)
     return server
 
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
+from core.resilient_cache import cache_get, cache_set
+
 from .models import ApiToken, AuditEvent, Server, ServerDirectory
-from .resilient_cache import cache_get, cache_set
 
 TOKENIZER_SECONDS = 24 * 3600
 DIRECTORY_SECONDS = 3600

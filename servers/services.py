@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from core.resilient_cache import cache_delete
+
 from .api_auth import forget_tokens
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
-from .resilient_cache import cache_delete
 from .selectors import directory_key, tokenizer_key
 from .users import User
 

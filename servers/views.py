@@ -11,7 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from . import login_throttle, selectors, services
+from core import login_throttle
+
+from . import selectors, services
 from .models import Server
 from .permissions import Action, get_server_for, role_of, servers_for, user_can
 from .status import server_status

@@ -28,8 +28,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True)
 def _generous_cpu_share(settings) -> None:
     """The suite sends one server hundreds of requests back to back, far past a server's CPU share
-    of a process (servers/fairness.py); tests of the share set their own figures."""
-    from servers import fairness
+    of a process (core/fairness.py); tests of the share set their own figures."""
+    from core import fairness
 
     settings.SERVER_CPU_SHARE = 1000.0
     fairness._credit.clear()
@@ -40,9 +40,9 @@ def _generous_cpu_share(settings) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
+    from core.resilient_cache import reset_breaker
     from presets.cache import clear_local as clear_previews
     from servers.generational_cache import forget_everything_local
-    from servers.resilient_cache import reset_breaker
 
     reset_breaker()  # a cache failure in an earlier test does not keep this one from asking
     cache.clear()

@@ -1,5 +1,6 @@
-"""The shape docs/architecture.md promises: a pure engine, no import loops, imports in plain sight,
-the engine reached through its package faces, and another app's rows read through its selectors.
+"""The shape docs/architecture.md promises: the layers (no app uses one above it), a pure engine, no
+import loops, imports in plain sight, the engine reached through its package faces, and another app's
+rows read through its selectors.
 
 Every Django app of the project is walked: the list comes from INSTALLED_APPS (the apps whose code
 lives in this repository), so a new app is walked without editing this file.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from django.conf import settings
@@ -20,9 +22,21 @@ DJANGO_APPS = tuple(
         name for name in settings.INSTALLED_APPS if "." not in name and (ROOT / name / "apps.py").is_file()
     )
 )
-APPS = ("engine", "config", *DJANGO_APPS)
+APPS = ("engine", "core", "config", *DJANGO_APPS)
 # The apps every other app may read models from: the floor (servers, users, audit) everything hangs off.
 FLOOR = ("servers",)
+# The layers, bottom to top (docs/architecture.md, "Layers"). A package uses the layers below its
+# own, never one above it and never another package of its own layer.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("engine",),
+    ("core",),
+    ("servers",),
+    ("characters", "conversations", "lorebooks", "memory"),
+    ("presets",),
+    ("groups", "regex_scripts"),
+    ("assembly",),
+    ("config",),
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -70,6 +84,132 @@ def test_every_app_directory_is_an_installed_app_and_walked():
     on_disk = sorted(path.parent.name for path in ROOT.glob("*/apps.py"))
     assert on_disk == sorted(DJANGO_APPS)
     assert {"lorebooks", "regex_scripts", "characters", "presets", "memory"} <= set(DJANGO_APPS)
+
+
+def test_every_walked_package_has_its_place_in_exactly_one_layer():
+    placed = [name for layer in LAYERS for name in layer]
+    assert sorted(placed) == sorted(APPS), "a new app takes its place in LAYERS (and docs/architecture.md)"
+
+
+def _references(
+    path: Path, package: str, modules: Collection[str], models: dict[str, str]
+) -> list[tuple[str, int, str]]:
+    """(top-level package, line, how) for everything a module reaches: imports at any depth (inside
+    functions and `if TYPE_CHECKING:` too), `apps.get_model("app.Model")` and
+    `apps.get_model("app", "Model")`, a model's label in a string ("presets.Preset", however it is
+    used later) and a project module's dotted name in a string ("presets.demo", for import_module)."""
+    out: list[tuple[str, int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.extend(
+                (alias.name.split(".")[0], node.lineno, f"import {alias.name}") for alias in node.names
+            )
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                out.append((node.module.split(".")[0], node.lineno, f"from {node.module} import"))
+            elif node.level > len(package.split(".")):
+                out.append(("?", node.lineno, "a relative import out of its app"))
+        elif isinstance(node, ast.Call) and _called_name(node.func) == "get_model":
+            texts = [
+                arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            ]
+            if texts:
+                label = texts[0].split(".")[0]
+                out.append(
+                    (models.get(f"{label}.", label), node.lineno, f"get_model({', '.join(map(repr, texts))})")
+                )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            text = node.value
+            if text.lower() in models:
+                out.append((models[text.lower()], node.lineno, f"the model label {text!r}"))
+            elif " " not in text and any(text == m or text.startswith(m + ".") for m in modules if "." in m):
+                out.append((text.split(".")[0], node.lineno, f"the module name {text!r}"))
+    # one line per reference: get_model("presets.Preset") is not counted again for its label
+    return list({(target, line): (target, line, how) for target, line, how in reversed(out)}.values())
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def layer_breaches(
+    modules: dict[str, Path], layers: tuple[tuple[str, ...], ...], models: dict[str, str]
+) -> list[str]:
+    """Every reference from a package to one above it or beside it in its layer. `models` maps a
+    lower-cased model label ("presets.preset") to its package, and an app label plus "." to it."""
+    level = {name: index for index, layer in enumerate(layers) for name in layer}
+    breaches = []
+    for name, path in sorted(modules.items()):
+        top = name.split(".")[0]
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for target, line, how in _references(path, package, modules.keys(), models):
+            if target == top or (target not in level and target != "?"):
+                continue  # its own package, the standard library, Django, a third party
+            if target == "?" or level[target] >= level[top]:
+                where = "beside it" if level.get(target) == level[top] else "above it"
+                breaches.append(f"{path}:{line} {top} → {target} ({where}): {how}")
+    return breaches
+
+
+def _project_models() -> dict[str, str]:
+    from django.apps import apps  # the registry is read once settings are loaded
+
+    found: dict[str, str] = {}
+    for config in apps.get_app_configs():
+        if config.name not in DJANGO_APPS:
+            continue
+        found[f"{config.label}."] = config.name
+        found.update({model._meta.label_lower: config.name for model in config.get_models()})
+    return found
+
+
+def test_no_package_reaches_a_layer_above_its_own_or_beside_it():
+    breaches = layer_breaches(MODULES, LAYERS, _project_models())
+    assert breaches == [], (
+        "upward or sideways references (add a hook the lower app owns instead):\n" + "\n".join(breaches)
+    )
+
+
+def test_the_layer_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
+    # Alice plants one of each reference the check must see, and one harmless import.
+    planted = {
+        "servers/status.py": "from django.apps import apps\nPRESET = apps.get_model('presets.Preset')\n",
+        "servers/demo.py": "from django.apps import apps\nCARD = apps.get_model('characters', 'Card')\n",
+        "servers/hooks.py": "from importlib import import_module\nHOOKS = ['presets.demo']\n",
+        "servers/counts.py": "COUNTS = [('Presets', 'presets.Preset')]\n",
+        "memory/views.py": "def review():\n    from groups import selectors  # the notes\n    return selectors\n",
+        "characters/cards.py": "import lorebooks.selectors\n",
+        "core/cache.py": "from ..servers import models\n",
+        "presets/views.py": "from servers.models import Server\nfrom memory import selectors\n",
+        "presets/demo.py": "",
+    }
+    modules = {}
+    for relative, text in planted.items():
+        path = tmp_path / relative
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        modules[relative.removesuffix(".py").replace("/", ".")] = path
+    models = {
+        "presets.preset": "presets",
+        "characters.card": "characters",
+        "presets.": "presets",
+        "characters.": "characters",
+    }
+
+    breaches = layer_breaches(modules, LAYERS, models)
+
+    def flagged(relative: str, target: str) -> bool:
+        return any(f"{tmp_path / relative}:" in b and f"→ {target} " in b for b in breaches)
+
+    assert flagged("servers/status.py", "presets")
+    assert flagged("servers/demo.py", "characters")
+    assert flagged("servers/hooks.py", "presets")
+    assert flagged("servers/counts.py", "presets")
+    assert flagged("memory/views.py", "groups")
+    assert flagged("characters/cards.py", "lorebooks")
+    assert any(f"{tmp_path / 'core/cache.py'}:" in b for b in breaches)
+    assert not any(str(tmp_path / "presets") in b for b in breaches)
+    assert len(breaches) == 7
 
 
 def _plain_imports(path: Path) -> list[tuple[str, int]]:

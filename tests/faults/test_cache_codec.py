@@ -8,8 +8,8 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 
+from core.resilient_cache import cache_get
 from presets import cache as preset_cache
-from servers.resilient_cache import cache_get
 
 pytestmark = pytest.mark.skipif(
     "redis" not in settings.CACHES["default"]["BACKEND"].lower(), reason="needs REDIS_URL (the shared cache)"
@@ -39,7 +39,7 @@ def test_a_pickle_planted_in_redis_runs_nothing_and_reads_as_a_miss(tmp_path):
 def test_a_value_naming_a_class_outside_the_app_is_refused():
     import msgpack
 
-    from servers.cache_codec import _DATACLASS, MAGIC, CacheDecodeError, _pack, loads
+    from core.cache_codec import _DATACLASS, MAGIC, CacheDecodeError, _pack, loads
 
     planted = MAGIC + msgpack.packb(
         msgpack.ExtType(_DATACLASS, _pack(["subprocess:Popen", [["true"]]])), use_bin_type=True

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from core import resilient_cache
 from presets import cache as preset_cache
-from servers import resilient_cache
 
 from .conftest import assemble, node_sources
 

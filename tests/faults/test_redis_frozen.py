@@ -16,7 +16,7 @@ import time
 import pytest
 from django.test import Client
 
-from servers import resilient_cache
+from core import resilient_cache
 
 from .conftest import assemble, node_sources
 
@@ -37,7 +37,7 @@ def frozen_redis(settings, throwaway_redis, monkeypatch):
                 "socket_connect_timeout": 1,
                 "socket_timeout": 1,
                 "retry": Retry(NoBackoff(), 0),
-                "serializer": "servers.cache_codec.MsgpackSerializer",
+                "serializer": "core.cache_codec.MsgpackSerializer",
             },
         }
     }

@@ -7,6 +7,7 @@ import logging
 import logging.config
 
 import pytest
+from django.apps import apps as django_apps
 from django.conf import settings
 from django.test import Client
 from django.urls import reverse
@@ -59,6 +60,25 @@ def test_the_server_home_shows_the_active_preset_counts_and_recent_changes(clien
     html = response.content.decode()
     assert "Active preset:" in html and "Evening" in html
     assert "preset.import" in html  # the audit event of the upload, under "Recent changes"
+
+
+def test_the_server_home_lists_each_apps_count_once_in_its_order_even_after_the_apps_ready_again(
+    client, carol, lantern
+):
+    # Each app adds its own count from its AppConfig.ready() (servers names none of them).
+    for name in ("presets", "characters", "regex_scripts", "assembly", "conversations", "memory", "groups"):
+        django_apps.get_app_config(name).ready()
+    client.force_login(carol)
+    facts = client.get(reverse("servers:server", args=[lantern.id])).context["status"].facts
+    assert [fact.label for fact in facts] == [
+        "Presets",
+        "Character cards",
+        "Server regex scripts",
+        "Saved samples",
+        "Sample conversations",
+        "Channels with memory",
+        "Stored memories",
+    ]
 
 
 def test_a_token_message_shown_by_the_htmx_panel_does_not_come_back_on_the_next_page(client, alice, lantern):

@@ -8,12 +8,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.resilient_cache import cache_get, cache_set
 from engine import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
 from presets.models import Preset
 from servers.generational_cache import generation_key
-from servers.resilient_cache import cache_get, cache_set
 from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -130,7 +130,7 @@ def test_when_the_cache_backend_errors_the_database_answers(lantern, house_style
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
         }
     }
-    from servers.resilient_cache import cache_set
+    from core.resilient_cache import cache_set
 
     assert cache_set("probe", 1, 5) is False  # the backend really is down
     compiled = preset_cache.get_active_preset(lantern.id)

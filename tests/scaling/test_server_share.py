@@ -11,7 +11,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from servers import fairness
+from core import fairness
 from tests.security.conftest import DEFAULT_BUCKETS
 
 

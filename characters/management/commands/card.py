@@ -14,9 +14,10 @@ from django.core.management.base import CommandParser
 
 from characters import selectors, services
 from characters.reports import card_listing, import_report
+from core.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
 from engine.cards import MAX_CARD_BYTES
 from engine.st_format import ImportRefused
-from servers.management.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
+from servers.services import server_ensure
 
 
 class Command(JsonCommand):
@@ -37,6 +38,10 @@ class Command(JsonCommand):
     def run(self, options: dict[str, Any]) -> Any:
         if options["action"] == "import":
             return import_file(
-                options, max_bytes=MAX_CARD_BYTES, do_import=services.card_import, report=import_report
+                options,
+                max_bytes=MAX_CARD_BYTES,
+                ensure_server=server_ensure,
+                do_import=services.card_import,
+                report=import_report,
             )
         return {"cards": [card_listing(row) for row in selectors.cards_for(options["server"])]}

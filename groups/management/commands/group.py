@@ -16,9 +16,9 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from core.json_command import JsonCommand, RefusingParser, add_json, add_server
 from engine.groups import GENERATION_MODES, STRATEGIES
 from groups import selectors, services
-from servers.management.json_command import JsonCommand, RefusingParser, add_json, add_server
 from servers.models import Server
 
 

@@ -13,11 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
-from engine.st_format import ImportRefused
-from engine.worldinfo import STRATEGIES, LorebookRefused, check_lorebook_size
-from lorebooks import selectors, services
-from lorebooks.reports import import_report, lorebook_listing
-from servers.management.json_command import (
+from core.json_command import (
     JsonCommand,
     RefusingParser,
     add_import_and_list,
@@ -25,6 +21,10 @@ from servers.management.json_command import (
     add_server,
     import_file,
 )
+from engine.st_format import ImportRefused
+from engine.worldinfo import STRATEGIES, LorebookRefused, check_lorebook_size
+from lorebooks import selectors, services
+from lorebooks.reports import import_report, lorebook_listing
 from servers.services import server_ensure
 
 _ON_OFF = ("on", "off")
@@ -87,6 +87,7 @@ class Command(JsonCommand):
             return import_file(
                 options,
                 max_bytes=settings.LOREBOOK_MAX_BYTES,
+                ensure_server=server_ensure,
                 do_import=services.lorebook_import,
                 report=import_report,
             )

@@ -16,14 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
-from engine.sampling import MODES, PROVIDERS
-from engine.st_format import ImportRefused
-from presets import selectors, services
-from presets.management import history
-from presets.reports import import_report, preset_listing
-from presets.sampling import selectors as sampling_selectors
-from presets.sampling import services as sampling_services
-from servers.management.json_command import (
+from core.json_command import (
     JsonCommand,
     RefusingParser,
     add_import_and_list,
@@ -31,6 +24,13 @@ from servers.management.json_command import (
     add_server,
     import_file,
 )
+from engine.sampling import MODES, PROVIDERS
+from engine.st_format import ImportRefused
+from presets import selectors, services
+from presets.management import history
+from presets.reports import import_report, preset_listing
+from presets.sampling import selectors as sampling_selectors
+from presets.sampling import services as sampling_services
 from servers.services import server_ensure
 
 
@@ -86,6 +86,7 @@ class Command(JsonCommand):
             return import_file(
                 options,
                 max_bytes=settings.PRESET_MAX_BYTES,
+                ensure_server=server_ensure,
                 do_import=services.preset_import,
                 report=import_report,
             )

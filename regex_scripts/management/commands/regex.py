@@ -18,9 +18,9 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from core.json_command import JsonCommand, RefusingParser, add_json, add_server
 from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from regex_scripts import selectors, services
-from servers.management.json_command import JsonCommand, RefusingParser, add_json, add_server
 from servers.models import Server
 from servers.services import server_ensure
 

@@ -1,13 +1,13 @@
-"""Create the demo servers and personas (idempotent). Other apps add their demo content via hooks."""
+"""Create the demo servers and personas (idempotent). Other apps add their demo content through
+`servers.demo.DEMO_DATA`."""
 
 from __future__ import annotations
-
-from importlib import import_module
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from servers.demo import DEMO_DATA
 from servers.models import Role
 from servers.services import membership_set, server_ensure
 
@@ -18,8 +18,6 @@ PERSONAS = [
     ("carol", 1001, Role.SUPPORT),
     ("charlie", 2002, Role.ADMIN),
 ]
-# Each app may offer `<app>.demo.populate(server)`; it is called for the Lantern Guild when present.
-DEMO_HOOKS = ["presets.demo", "memory.demo", "assembly.demo"]
 
 
 class Command(BaseCommand):
@@ -38,12 +36,8 @@ class Command(BaseCommand):
                 membership_set(server=server_ensure(server_id=server_id), user=user, role=role)
             if not User.objects.filter(username="admin").exists():
                 User.objects.create_superuser("admin", "admin@example.invalid", DEMO_PASSWORD)
-        for module_name in DEMO_HOOKS:
-            try:
-                module = import_module(module_name)
-            except ModuleNotFoundError:
-                continue
-            module.populate(lantern)
+        for populate in DEMO_DATA:
+            populate(lantern)
         self.stdout.write(
             "Demo data ready. Sign in as alice (admin), bob (moderator), carol (support) or charlie "
             f"(another server), or as the superuser admin; every password is '{DEMO_PASSWORD}'."

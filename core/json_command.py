@@ -17,8 +17,6 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from servers.services import server_ensure
-
 EXIT_REFUSED = 2
 
 
@@ -104,16 +102,23 @@ def add_json(parser: CommandParser) -> None:
 
 
 def import_file(
-    options: dict[str, Any], *, max_bytes: int, do_import: Callable[..., Any], report: Callable[[Any], Any]
+    options: dict[str, Any],
+    *,
+    max_bytes: int,
+    ensure_server: Callable[..., Any],
+    do_import: Callable[..., Any],
+    report: Callable[[Any], Any],
 ) -> Any:
     """Read the `import` subcommand's file (never more than `max_bytes` plus one byte: the importer
-    refuses it) and import it for the server, as the command line (`actor_label="cli"`)."""
+    refuses it) and import it for the server, as the command line (`actor_label="cli"`). The server
+    is made once the file is read, by `ensure_server` (the caller's `servers.services.server_ensure`:
+    this package sits below the apps)."""
     path = Path(options["file"])
     with path.open("rb") as handle:
         raw = handle.read(max_bytes + 1)
     on_clash = "replace" if options["replace"] else "keep_both" if options["keep_both"] else "ask"
     result = do_import(
-        server=server_ensure(server_id=options["server"]),
+        server=ensure_server(server_id=options["server"]),
         raw=raw,
         filename=path.name,
         name=options.get("name"),
