@@ -36,6 +36,7 @@ from .native import (
     SAMPLE_HEADER,
     blocks_of,
     doc_reuse,
+    history_run,
     macro_env,
     native_items,
     request_env,
@@ -80,6 +81,7 @@ from .tokens import (
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
 _TAG = attrgetter("tag")
+_ROLE = attrgetter("role")
 AUTHORS_NOTE_POSITIONS = (2, 3)  # World Info's Author's Note top and bottom (docs/worldinfo.md#placement)
 SAMPLE_NOTE = (
     "(The dialogues above are style examples for reference only; they are not the conversation to "
@@ -498,8 +500,23 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
         )
     arranged.items = closing.after(ordered)
     if preset is not None and preset.settings.squash_system_messages:
-        arranged.items, arranged.history = squash(arranged.items, arranged.history, _reuse(inputs))
+        arranged.items, arranged.history = squash(
+            arranged.items, arranged.history, _reuse(inputs), plain_history=_plain_history(inputs, arranged)
+        )
     return arranged
+
+
+def _plain_history(inputs: _Inputs, arranged: _Arranged) -> bool:
+    """Whether the arranged history is the document's own, with no system message (nothing for the
+    squash to join there)."""
+    start, stop = arranged.history
+    run = history_run(inputs.doc, inputs.names)
+    if stop - start != len(run.items) or not run.items:
+        return False
+    plain = inputs.doc.memo.get(("plain history", inputs.names))
+    if plain is None:
+        plain = inputs.doc.memo[("plain history", inputs.names)] = "system" not in map(_ROLE, run.items)
+    return plain and tuple(arranged.items[start:stop]) == run.items
 
 
 def _count_continued(arrangement: Arrangement, style: str, preset: CompiledPreset | None) -> None:

@@ -50,21 +50,35 @@ _SEPARATOR = Part("\n", (), False)  # what squash puts between two joined system
 
 
 def squash(
-    items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...] = ()
+    items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...] = (), *, plain_history: bool = False
 ) -> tuple[list[Item], tuple[int, int]]:
     """SillyTavern's squash on the final list (docs/assembly.md#what-sillytavern-118-corrected): consecutive unnamed system items joined
     with "\n" (its separators never), empty system items dropped; the history's range moved along.
 
     Only the system items need a look: the runs between them (most of the history) are copied whole,
     found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items
-    joined before gives the same joined item (engine/reuse.py: the preset's, then the document's)."""
+    joined before gives the same joined item (engine/reuse.py: the preset's, then the document's).
+    `plain_history` says the history's range holds no system item (the caller knows it from the
+    document): what comes before and after it then squashes on its own, and the history is copied."""
     out: list[Item] = []
     start, stop = history
+    if plain_history and start < stop:
+        out = _squashed_prefix(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
+        first = len(out)
+        out += items[start:stop]
+        tail = items[stop:]
+        if tail:
+            out += squash(tail, (len(tail), len(tail)), reuse)[0]
+        return out, (first, first + stop - start)
     first = last = -1  # where the history's first and last items went in `out`
     chain: list[Item] = []  # the system items being joined into out[-1]
     roles = list(map(_ROLE, items))
     size = len(items)
     index = 0
+    if reuse and 0 < start < stop <= size and roles[start] != "system":
+        # What comes before the history squashes on its own (a user or assistant item ends any run):
+        # the same items as before give the same squashed items.
+        out, index = _squashed_prefix(items[:start], reuse), start
     while index < size:
         if roles[index] != "system":  # a run of user and assistant items: kept as they are
             try:
@@ -110,6 +124,19 @@ def squash(
         at = first if first >= 0 else len(out)
         return out, (at, at)
     return out, (first, last + 1)
+
+
+def _squashed_prefix(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
+    """`prefix` squashed, kept with the document when it holds only items one of `reuse` vouches for."""
+    table = reuse[-1]
+    key = tuple(map(id, prefix))
+    found = table.squashed.get(key)
+    if found is not None and all(map(operator.is_, found[0], prefix)):
+        return list(found[1])
+    made, _ = squash(prefix, (len(prefix), len(prefix)), reuse)
+    if all(any(t.vouches(item) for t in reuse) for item in prefix):
+        table.keep_squashed(key, (tuple(prefix), tuple(made)))
+    return made
 
 
 def _joined(chain: list[Item], reuse: tuple[Reuse, ...]) -> Item:

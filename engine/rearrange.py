@@ -206,9 +206,12 @@ def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
     return plan
 
 
+_RENDER_NORMAL = "render:normal"
+
+
 def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> RenderMemo:
     """The memo of the preset's renders for a generation type (macros/memo.py), kept in `preset.memo`."""
-    key = f"render:{generation_type}"
+    key = _RENDER_NORMAL if generation_type == "normal" else f"render:{generation_type}"
     memo = preset.memo.get(key)
     if memo is None:
         memo = preset.memo[key] = RenderMemo()
@@ -218,7 +221,7 @@ def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> Rend
 def plan_reuse(preset: CompiledPreset, generation_type: str = "normal") -> Reuse:
     """What the preset's assemblies for a generation type make again from its own items (reuse.py),
     kept in `preset.memo` beside the plan."""
-    key = f"reuse:{generation_type}"
+    key = "reuse" if generation_type == "normal" else f"reuse:{generation_type}"
     reuse = preset.memo.get(key)
     if reuse is None:
         items = plan_of(preset, generation_type).items

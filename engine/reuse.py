@@ -23,7 +23,7 @@ LIMIT = 256  # entries per table; past it the table starts over
 
 
 class Reuse:
-    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "runs", "wraps")
+    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "runs", "squashed", "wraps")
 
     def __init__(self, own: dict[int, Item] | None = None, kept: set[int] | None = None) -> None:
         self.own: dict[int, Item] = own or {}  # the items this table vouches for, by identity
@@ -35,6 +35,8 @@ class Reuse:
         self.wraps: dict[Any, tuple[Any, list[Item]]] = {}  # what `wrapped` made, with its items
         # the messages of a whole run of items before or after the history (messages.to_messages)
         self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
+        # what comes before the history, squashed (messages.squash)
+        self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = {}
 
     def vouches(self, item: Item) -> bool:
         key = id(item)
@@ -82,6 +84,11 @@ class Reuse:
             self.made.clear()
         self.joined[tuple(map(id, chain))] = (chain, joined)
         self.made[id(joined)] = joined
+
+    def keep_squashed(self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...]]) -> None:
+        if len(self.squashed) >= LIMIT:
+            self.squashed.clear()
+        self.squashed[key] = entry
 
     def keep_run(
         self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]

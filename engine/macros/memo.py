@@ -113,7 +113,7 @@ def _own_copy(output: RenderOutput) -> RenderOutput:
 
 
 def _plain(values: Mapping[str, Any]) -> bool:
-    return all(isinstance(value, _SCALARS) for value in values.values())
+    return not values or all(isinstance(value, _SCALARS) for value in values.values())
 
 
 def _frozen(value: Any) -> Any:

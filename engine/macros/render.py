@@ -101,12 +101,14 @@ def render_segments(
         if kept is not None:
             return kept
         seen_env = ReadsEnv(env, read)  # type: ignore[assignment]
-    moment, zone_warning = local_now(env.now, env.timezone)
     names: set[str] = set()
     for segment in segments:
         names |= segment.template.macro_names
+    moment: datetime | None = None  # the local time, worked out when a clock macro is there
+    zone_warning = ""
     if names & _CLOCK_MACROS:
         read.add(CLOCK)  # the time zone's warning depends on the clock's settings
+        moment, zone_warning = local_now(env.now, env.timezone)
     final = _Pass(seen_env, seed, moment, start_local, start_global, {}, label=label_warnings, read=read)
     outputs: list[SegmentOutput] = []
     for segment in segments:
@@ -193,7 +195,7 @@ class _Pass:
         self,
         env: MacroEnv,
         seed: int,
-        moment: datetime,
+        moment: datetime | None,
         start_local: dict[str, Any],
         start_global: dict[str, Any],
         drawn: dict[tuple, int],
@@ -250,6 +252,8 @@ class _Pass:
     @property
     def moment(self) -> datetime:
         self.read.add(CLOCK)
+        if self._moment is None:
+            self._moment = local_now(self.env.now, self.env.timezone)[0]
         return self._moment
 
     @property
