@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from engine.worldinfo import LorebookRefused
 from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
 from servers.models import Server
-from servers.uploads import declared_size
+from servers.uploads import body_limit, declared_size
 
 from . import selectors, services
 from .reports import import_report, lorebook_listing
@@ -24,6 +24,7 @@ def _json(data: Any, status: int = 200) -> JsonResponse:
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
 
 
+@body_limit(lambda: settings.LOREBOOK_MAX_BYTES)
 @api_view
 def lorebooks_collection(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "GET":
@@ -31,9 +32,6 @@ def lorebooks_collection(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         return _import(request, server_id)
     return _json({"error": "Use GET to list lorebooks or POST to import one."}, status=405)
-
-
-lorebooks_collection.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + 64 * 1024  # type: ignore[attr-defined]
 
 
 def _import(request: HttpRequest, server_id: int) -> HttpResponse:
