@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .authors_note import place_authors_note
 from .buckets import BucketDocument, Budget, StmLine
@@ -41,8 +41,10 @@ from .native import (
 from .parts import (
     Item,
     Message,
+    MessageJson,
     Notes,
     Omission,
+    OmissionJson,
     Part,
     Source,
     Transform,
@@ -71,6 +73,7 @@ from .tokens import (
     DEFAULT_ENCODING,
     ENCODINGS,
     TokenReport,
+    TokenReportJson,
     count_text,
 )
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
@@ -88,6 +91,33 @@ class StoredStm:
 
     lines: tuple[StmLine, ...]
     tail_directive: str | None = None
+
+
+class BudgetJson(TypedDict):
+    context: int
+    reply: int
+
+
+class AssemblyJson(TypedDict):
+    """The assemble answer (docs/bot.md), as `Assembly.to_dict` writes it; the keys marked
+    NotRequired are there only when the assembly has them."""
+
+    mode: str
+    preset: str | None
+    style: str
+    messages: list[MessageJson]
+    warnings: list[str]
+    omitted: list[OmissionJson]
+    variables: dict[str, Any]
+    global_variables: dict[str, Any]
+    seed: int
+    tokens: TokenReportJson
+    budget: NotRequired[BudgetJson]
+    provider: NotRequired[str]
+    provider_payload: NotRequired[dict[str, Any] | None]
+    generation_settings: NotRequired[dict[str, Any]]
+    world_info: NotRequired[dict[str, Any]]
+    sillytavern_differences: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +143,9 @@ class Assembly:
     world_info: dict[str, Any] | None = None  # SPEC §7.8, when the server's World Info took part
     differences: tuple[str, ...] = ()  # where SillyTavern 1.18 would send otherwise, and why (§11.1)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AssemblyJson:
         """The JSON shape shared by the CLI and the API."""
-        out: dict[str, Any] = {
+        out: AssemblyJson = {
             "mode": self.mode,
             "preset": self.preset_name,
             "style": self.style,
@@ -658,7 +688,8 @@ def _card_overrides(
     """The segments with the card's system prompt / post-history instructions in place (SPEC §8)."""
     if card is None or not (card.system_prompt.strip() or card.post_history_instructions.strip()):
         return plan.segments, {}
-    out, sources = list(plan.segments), {}
+    out = list(plan.segments)
+    sources: dict[int, tuple[Source, ...]] = {}
     for k, index in enumerate(plan.render_at):
         node = preset.nodes[index].node
         override = node_override(node.identifier, node.content, card, forbidden=node.forbid_overrides)

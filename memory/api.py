@@ -12,7 +12,7 @@ Errors are `{"error": one sentence}`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
@@ -33,7 +33,22 @@ SUMMARY_FIELDS = frozenset(("channel", "user", "lineage", "summary", "dm"))
 DIRECTORY_MAX_BYTES = 1024 * 1024
 
 
-def entry_json(entry: StmEntry) -> dict[str, Any]:
+class EntryJson(TypedDict):
+    """A short-term memory entry as the API answers it (docs/bot.md)."""
+
+    id: int
+    server: str | None
+    channel: str | None
+    channel_id: str | None
+    user: str | None
+    user_id: str | None
+    lineage: str
+    messages: Any
+    summary: str
+    updated_at: str
+
+
+def entry_json(entry: StmEntry) -> EntryJson:
     """One entry as the API returns it; Discord ids as strings, since JavaScript loses their digits."""
     return {
         "id": entry.pk,
