@@ -371,10 +371,10 @@ class _Walk:
 
     def marker(self, node: PresetNode) -> None:
         tag = MARKER_TAG.get(node.identifier)
-        if node.identifier in WORLD_INFO:
+        if tag is not None and node.identifier in WORLD_INFO:
             # World Info text first, then (at the first enabled World Info marker) the documents
             items = _in_role(self.block(tag), node)
-            if self.nodes[self.wi_at].node is node:
+            if self.wi_at is not None and self.nodes[self.wi_at].node is node:
                 items += self.block(DOCUMENTS)
             self.current.extend(_wrap(items, node.prefix, node.suffix, items[0].tag if items else tag))
         elif tag is not None and node.identifier in ROLE_FROM_MARKER:
@@ -421,7 +421,7 @@ def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
 def _drop_duplicates_and_disabled(
     buckets: dict[str, Sequence[Item]],
     nodes: tuple[CompiledNode, ...],
-    active: list[bool],
+    active: Sequence[bool],
     expanded: frozenset[str],
     notes: Notes,
     *,
@@ -518,7 +518,7 @@ def _wrap(items: list[Item], prefix: str, suffix: str, tag: str) -> list[Item]:
     return out
 
 
-def _wrap_format(items: list[Item], template: str, placeholder: str, tag: str) -> list[Item]:
+def _wrap_format(items: Sequence[Item], template: str, placeholder: str, tag: str) -> Sequence[Item]:
     """A preset's format template (personality_format, wi_format) around each item of a block."""
     if template == placeholder or placeholder not in template:
         return items
@@ -526,7 +526,7 @@ def _wrap_format(items: list[Item], template: str, placeholder: str, tag: str) -
     return _wrap_each(items, before, after, tag)
 
 
-def _wrap_each(items: list[Item], before: str, after: str, tag: str) -> list[Item]:
+def _wrap_each(items: Sequence[Item], before: str, after: str, tag: str) -> list[Item]:
     source = (native_source(tag),)
     wrapped = []
     for item in items:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,7 +141,7 @@ def _render(
     return rendered
 
 
-def _source_of(part: Part, source: str, hold: Any) -> str:
+def _source_of(part: Part, source: str, hold: Callable[[str], str]) -> str:
     """The source text of a part, with every write macro inside it replaced by `hold(its source)`."""
     if isinstance(part, str):
         return part

@@ -17,7 +17,7 @@ from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
-from .state import Namespace
+from .state import DrawKey, Namespace
 from .values import as_collection
 
 MAX_EACH_ITERATIONS = 1000
@@ -162,7 +162,7 @@ class _Pass:
         moment: datetime,
         start_local: dict[str, Any],
         start_global: dict[str, Any],
-        drawn: dict[tuple, int],
+        drawn: dict[DrawKey, int],
         *,
         label: bool,
         read: set[str] | None = None,
@@ -232,16 +232,16 @@ class _Pass:
         self.warnings.append(message)
 
     def parts(self, parts: Parts) -> str:
-        if len(parts) == 1 and parts[0].__class__ is str:
-            return parts[0]  # type: ignore[return-value]
-        out = []
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is str:
+            return first
+        out: list[str] = []
         produced = 0
         for part in parts:
-            kind = part.__class__
-            if kind is str:
+            if isinstance(part, str):
                 out.append(part)
                 continue
-            piece = self.macro(part) if kind is Macro else self.block(part)  # type: ignore[arg-type]
+            piece = self.macro(part) if type(part) is Macro else self.block(part)
             produced += len(piece)
             if produced > MAX_TEXT_CHARS:  # stop before memory grows: 10k getvars of a 1 MiB value...
                 raise _TooLarge
@@ -274,7 +274,8 @@ class _Pass:
                 return self.wrong_arity(macro, arity)
             return handler(self, macro)
         if macro.name in IDENTITY_MACROS:  # left for the end; read past stray characters: plainly written
-            return macro.body[0] if macro.body else self.raw(macro)
+            first = macro.body[0] if macro.body else None  # the parser gives these a text body
+            return first if isinstance(first, str) else self.raw(macro)
         if macro.name:
             self.unknown[macro.name] = None
         if macro.single:

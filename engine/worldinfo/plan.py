@@ -19,7 +19,10 @@ from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.scan import FLAG_TEXTS, Text
 from engine.worldinfo.settings import WorldInfoSettings
 
-_PLANS: OrderedDict[tuple, tuple[tuple[CompiledBook, ...], Plan]] = OrderedDict()
+# by (the books' ids, strategy, case sensitivity, whole words)
+_PLANS: OrderedDict[tuple[tuple[int, ...], str, bool, bool], tuple[tuple[CompiledBook, ...], Plan]] = (
+    OrderedDict()
+)
 _PLAN_LIMIT = 64
 _lock = threading.Lock()
 
