@@ -212,7 +212,11 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
     render_at = tuple(
         i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
     )
-    segments = tuple(Segment(key=ids[i], template=nodes[i].template) for i in render_at)  # type: ignore[arg-type]
+    segments = tuple(
+        Segment(key=ids[i], template=template)
+        for i in render_at
+        if (template := nodes[i].template) is not None
+    )
     plain = None
     if not any(segment.template.has_macros or segment.template.warnings for segment in segments):
         plain = (

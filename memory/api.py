@@ -105,9 +105,9 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
         entry = services.stm_store_turn(
             server_id=server_id,
             dm=_dm(body),
-            channel_id=channel_id,  # type: ignore[arg-type]
+            channel_id=channel_id,
             parent_id=parent_id,
-            user_id=user_id,  # type: ignore[arg-type]
+            user_id=user_id,
             user_name=str(body.get("user_name") or ""),
             channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
@@ -131,8 +131,8 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
         entry = services.stm_update_summary(
             server_id=server_id,
             dm=_dm(body),
-            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
-            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),
+            user_id=read_snowflake(body, "user"),
             lineage=_lineage(body),
             summary=body["summary"],
         )

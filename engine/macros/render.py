@@ -293,21 +293,20 @@ class _Pass:
 
     def block(self, node: EachBlock | Scoped | IfBlock | Variable) -> str:
         """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (SPEC §10.3)."""
-        kind = node.__class__
-        if kind is EachBlock:
-            return self.each(node)  # type: ignore[arg-type]
-        if kind is Scoped:
-            return render_scoped(self, node)  # type: ignore[arg-type]
+        if type(node) is EachBlock:
+            return self.each(node)
+        if type(node) is Scoped:
+            return render_scoped(self, node)
         if not self.spend():
             return self.raw(node)
-        if kind is Variable:
-            return render_variable(self, node)  # type: ignore[arg-type]
+        if type(node) is Variable:
+            return render_variable(self, node)
         if self.block_depth >= MAX_NESTING:
             self.warn(f"`if` blocks nested deeper than {MAX_NESTING} levels were left verbatim.")
             return self.raw(node)
         self.block_depth += 1
         try:
-            return render_if(self, node)  # type: ignore[arg-type]
+            return render_if(self, node)
         finally:
             self.block_depth -= 1
 
@@ -361,10 +360,10 @@ class _Pass:
                 finally:
                     self.loops.pop()
                 total += MAX_TEXT_CHARS + 1 if piece is None else len(piece)
-                if total > MAX_TEXT_CHARS:
+                if piece is None or total > MAX_TEXT_CHARS:
                     self.warn("An `each` loop produced more than 1 MiB of text; it was left verbatim.")
                     return self.raw(block)
-                out.append(piece)  # type: ignore[arg-type]
+                out.append(piece)
         finally:
             self.each_depth -= 1
         return "".join(out)
