@@ -52,7 +52,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
 
 def role_of(user: User | AnonymousUser, server: Server | int) -> Role | None:
     """The user's role on the server, or None when they are not a member. Cached per request user."""
-    if isinstance(user, AnonymousUser) or not user.is_authenticated:
+    if isinstance(user, AnonymousUser) or not getattr(user, "is_authenticated", False):
         return None
     server_id = server.pk if isinstance(server, Server) else server
     roles: dict[int, Role | None] = user.__dict__.setdefault("_tk_roles", {})
