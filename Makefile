@@ -46,11 +46,12 @@ dev: setup
 test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
 
 lint:
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
 format:
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
@@ -74,4 +75,4 @@ beat: setup
 	$(BIN)/celery -A config beat --loglevel=info
 
 clean:
-	rm -rf $(VENV) var staticfiles .pytest_cache
+	rm -rf $(VENV) var staticfiles .pytest_cache .mypy_cache

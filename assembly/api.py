@@ -93,7 +93,7 @@ class _ReadKeys(dict[str, Any]):
         super().__init__(data)
         self.asked: set[str] = set()
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         self.asked.add(key)
         return super().get(key, default)
 

@@ -299,8 +299,11 @@ def group_preview(server_id: int, doc: BucketDocument, seed: int) -> GroupPrevie
     context = doc.stm_context
     channel = getattr(context, "channel", None) if context is not None else None
     member_id = loaded.id_of(turn.speaker)
-    with_note = channel and member_id and turn.scenario_override is None  # as group_turn passes it
-    note = group_selectors.member_note(server_id, int(channel), member_id) if with_note else None
+    note = (  # as group_turn passes it
+        group_selectors.member_note(server_id, int(channel), member_id)
+        if channel and member_id and turn.scenario_override is None
+        else None
+    )
     return GroupPreview(
         name=loaded.group.name,
         speaker=turn.speaker,

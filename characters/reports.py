@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.cards import Card
 
@@ -10,7 +10,25 @@ from .models import Card as CardRow
 from .services import CardImportResult
 
 
-def import_report(result: CardImportResult) -> dict[str, Any]:
+class CardImportJson(TypedDict):
+    name: str
+    spec: str
+    fields: list[str]
+    lorebook: dict[str, int] | None
+    warnings: list[str]
+    card_id: int
+    active: bool
+    replaced: bool
+
+
+class CardListingJson(TypedDict):
+    card_id: int
+    name: str
+    spec: str
+    active: bool
+
+
+def import_report(result: CardImportResult) -> CardImportJson:
     """What an import stored (the `card import --json` contract)."""
     return {
         "name": result.row.name,
@@ -24,7 +42,7 @@ def import_report(result: CardImportResult) -> dict[str, Any]:
     }
 
 
-def card_listing(row: CardRow) -> dict[str, Any]:
+def card_listing(row: CardRow) -> CardListingJson:
     return {"card_id": row.pk, "name": row.name, "spec": row.spec, "active": row.is_active}
 
 

@@ -74,9 +74,10 @@ def card_import(
         if placement.replaces is not None:
             is_active = placement.replaces.is_active
         if is_active:
-            server.cards.filter(is_active=True).exclude(pk=getattr(placement.replaces, "pk", None)).update(
-                is_active=False
-            )
+            others = server.cards.filter(is_active=True)
+            if placement.replaces is not None:
+                others = others.exclude(pk=placement.replaces.pk)
+            others.update(is_active=False)
         values = {
             "spec": read.card.spec,
             "is_active": is_active,

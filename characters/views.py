@@ -20,9 +20,10 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from core.fairness import light_share
-from core.uploads import too_large
+from core.uploads import body_limit, too_large
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
+from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -52,6 +53,7 @@ def card_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse
     return _list(request, server)
 
 
+@body_limit(MAX_CARD_BYTES)
 @login_required
 @require_POST
 def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
@@ -66,14 +68,13 @@ def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
             error=too_large(upload.size, limit=MAX_CARD_BYTES, what="character card"),
             status=413,
         )
-    on_clash = request.POST.get("on_clash", "ask")
     try:
         result = services.card_import(
             server=server,
             raw=upload.read(MAX_CARD_BYTES + 1),
             filename=upload.name or "card",
             name=request.POST.get("name") or None,
-            on_clash=on_clash if on_clash in ("ask", "replace", "keep_both") else "ask",
+            on_clash=on_clash_from(request.POST.get("on_clash")),
             activate=request.POST.get("activate") in ("1", "on", "true"),
             by=request.user,
         )
@@ -85,9 +86,6 @@ def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         messages.warning(request, warning)
     messages.success(request, f"Imported {result.row.name}.")
     return redirect("characters:detail", server_id=server.pk, card_id=result.row.pk)
-
-
-card_upload.max_body_bytes = MAX_CARD_BYTES + 64 * 1024  # type: ignore[attr-defined]
 
 
 @login_required
@@ -155,7 +153,8 @@ def card_download(request: AuthenticatedHttpRequest, server_id: int, card_id: in
     else:
         body = json.dumps(card.to_v3(book=card.character_book), ensure_ascii=False, indent=2).encode()
         response = HttpResponse(body, content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{row.name}.{kind}")
+    # Django's own fallback when the name cannot be written (never None for an attachment)
+    response["Content-Disposition"] = content_disposition_header(True, f"{row.name}.{kind}") or "attachment"
     return response
 
 

@@ -13,6 +13,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from core.uploads import declared_body_limit
+
 log = logging.getLogger(__name__)
 
 
@@ -103,8 +105,8 @@ class BodySizeLimitMiddleware:
     """Answers 413 to a request whose declared body is larger than its view accepts, before it is read.
 
     CsrfViewMiddleware reads the whole form (multipart files included) to find its token, so a view's
-    own size check comes after the read; this runs before it. A view declares its limit with a
-    `max_body_bytes` attribute (bytes, or a callable giving them); others get MAX_REQUEST_BYTES.
+    own size check comes after the read; this runs before it. An upload view declares its limit with
+    `@body_limit` (servers/uploads.py); others get MAX_REQUEST_BYTES.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -116,8 +118,7 @@ class BodySizeLimitMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
-        limit = getattr(view_func, "max_body_bytes", None) or settings.MAX_REQUEST_BYTES
-        limit = limit() if callable(limit) else limit
+        limit = declared_body_limit(view_func) or settings.MAX_REQUEST_BYTES
         length = request.headers.get("Content-Length", "")
         if not (length.isdigit() and int(length) > limit):
             return None

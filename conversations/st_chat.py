@@ -87,7 +87,8 @@ def _message(entry: dict[str, Any], number: int, warnings: list[str]) -> ChatMes
     current = entry.get("swipe_id", 0)
     if not isinstance(current, int) or not 0 <= current < len(texts):
         current = texts.index(mes) if mes in texts else 0
-    infos = entry.get("swipe_info") if isinstance(entry.get("swipe_info"), list) else []
+    raw_infos = entry.get("swipe_info")
+    infos = raw_infos if isinstance(raw_infos, list) else []
     swipes = []
     for index, swipe_text in enumerate(texts):
         info = infos[index] if index < len(infos) and isinstance(infos[index], dict) else {}

@@ -358,8 +358,8 @@ def _wants_all(request: AuthenticatedHttpRequest) -> bool:
     """Show every message (`?all=1` on the page, or on the page an htmx request came from)."""
     if request.GET.get("all") == "1":
         return True
-    current = getattr(request, "htmx", None) and request.htmx.current_url
-    return bool(current) and "all=1" in urlsplit(current).query.split("&")
+    current = request.htmx.current_url if getattr(request, "htmx", None) else None
+    return current is not None and "all=1" in urlsplit(current).query.split("&")
 
 
 def _changed(

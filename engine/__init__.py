@@ -8,7 +8,7 @@ Callers outside the engine import from this package or from a sub-package's own 
 (`engine.st_format`, `engine.macros`), never from the modules inside.
 """
 
-from .assemble import SAMPLE_NOTE, Assembly, StoredStm, assemble
+from .assemble import SAMPLE_NOTE, Assembly, AssemblyJson, StoredStm, assemble
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
     GENERATION_TYPES,
@@ -64,6 +64,7 @@ __all__ = [
     "UNSTORABLE_ESCAPE",
     "VERDICTS",
     "Assembly",
+    "AssemblyJson",
     "BucketDocument",
     "BucketError",
     "CompiledNode",

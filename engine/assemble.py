@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .authors_note import place_authors_note
 from .buckets import BucketDocument, Budget, StmLine
@@ -44,8 +44,10 @@ from .native import (
 from .parts import (
     Item,
     Message,
+    MessageJson,
     Notes,
     Omission,
+    OmissionJson,
     Part,
     Source,
     Transform,
@@ -76,6 +78,7 @@ from .tokens import (
     DEFAULT_ENCODING,
     ENCODINGS,
     TokenReport,
+    TokenReportJson,
     count_text,
 )
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
@@ -95,6 +98,33 @@ class StoredStm:
 
     lines: tuple[StmLine, ...]
     tail_directive: str | None = None
+
+
+class BudgetJson(TypedDict):
+    context: int
+    reply: int
+
+
+class AssemblyJson(TypedDict):
+    """The assemble answer (docs/bot.md), as `Assembly.to_dict` writes it; the keys marked
+    NotRequired are there only when the assembly has them."""
+
+    mode: str
+    preset: str | None
+    style: str
+    messages: list[MessageJson]
+    warnings: list[str]
+    omitted: list[OmissionJson]
+    variables: dict[str, Any]
+    global_variables: dict[str, Any]
+    seed: int
+    tokens: TokenReportJson
+    budget: NotRequired[BudgetJson]
+    provider: NotRequired[str]
+    provider_payload: NotRequired[dict[str, Any] | None]
+    generation_settings: NotRequired[dict[str, Any]]
+    world_info: NotRequired[dict[str, Any]]
+    sillytavern_differences: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +152,9 @@ class Assembly:
     # where SillyTavern 1.18 would send otherwise, and why (docs/fidelity.md#the-deliberate-differences)
     differences: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AssemblyJson:
         """The JSON shape shared by the CLI and the API."""
-        out: dict[str, Any] = {
+        out: AssemblyJson = {
             "mode": self.mode,
             "preset": self.preset_name,
             "style": self.style,
@@ -687,7 +717,8 @@ def _card_overrides(
     """The segments with the card's system prompt / post-history instructions in place (docs/cards.md)."""
     if card is None or not (card.system_prompt.strip() or card.post_history_instructions.strip()):
         return plan.segments, {}
-    out, sources = list(plan.segments), {}
+    out = list(plan.segments)
+    sources: dict[int, tuple[Source, ...]] = {}
     for k, index in enumerate(plan.render_at):
         node = preset.nodes[index].node
         override = node_override(node.identifier, node.content, card, forbidden=node.forbid_overrides)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
@@ -175,7 +176,7 @@ class BucketDocument:
     sample_dialogues_raw: str | None = None
     # What the engine derives from the document once and shares between its assemblies (the
     # history's items and messages, engine.native); a `replace()`d document starts empty.
-    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
@@ -303,12 +304,12 @@ GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", 
 def _generation_type(value: Any) -> str:
     if value is None:
         return "normal"
-    if value not in GENERATION_TYPES:
+    if not isinstance(value, str) or value not in GENERATION_TYPES:
         raise BucketError("`generation_type` must be one of " + ", ".join(GENERATION_TYPES) + ".")
     return value
 
 
-def _text(data: dict, key: str, label: str | None = None) -> str:
+def _text(data: dict[str, Any], key: str, label: str | None = None) -> str:
     value = data.get(key)
     if value is None:
         return ""
@@ -317,11 +318,11 @@ def _text(data: dict, key: str, label: str | None = None) -> str:
     return value
 
 
-def _optional_text(data: dict, key: str) -> str | None:
+def _optional_text(data: dict[str, Any], key: str) -> str | None:
     return None if data.get(key) is None else _text(data, key)
 
 
-def _list(data: dict, key: str) -> list:
+def _list(data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key)
     if value is None:
         return []
@@ -330,7 +331,7 @@ def _list(data: dict, key: str) -> list:
     return value
 
 
-def _texts(data: dict, key: str) -> tuple[str, ...]:
+def _texts(data: dict[str, Any], key: str) -> tuple[str, ...]:
     values = _list(data, key)
     for index, value in enumerate(values):
         if not isinstance(value, str):
@@ -338,29 +339,29 @@ def _texts(data: dict, key: str) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _object(data: dict, key: str) -> dict | None:
+def _object(data: dict[str, Any], key: str) -> dict[str, Any] | None:
     value = data.get(key)
     if value is not None and not isinstance(value, dict):
         raise BucketError(f"`{key}` must be an object.")
     return value
 
 
-def _bool(data: dict, key: str) -> bool:
+def _bool(data: dict[str, Any], key: str) -> bool:
     value = data.get(key, False)
     if not isinstance(value, bool):
         raise BucketError(f"`{key}` must be true or false.")
     return value
 
 
-def _entry(entry: Any, label: str) -> dict:
+def _entry(entry: Any, label: str) -> dict[str, Any]:
     if not isinstance(entry, dict):
         raise BucketError(f"`{label}` must be an object.")
     return entry
 
 
-def _role(entry: dict, label: str, allowed: tuple[str, ...]) -> str:
+def _role(entry: dict[str, Any], label: str, allowed: tuple[str, ...]) -> str:
     role = entry.get("role")
-    if role not in allowed:
+    if not isinstance(role, str) or role not in allowed:
         choices = " or ".join(f'"{r}"' for r in allowed)
         raise BucketError(f"`{label}.role` must be {choices}.")
     return role
@@ -384,7 +385,7 @@ def _sample(value: Any, index: int) -> SampleDialogue:
     )
 
 
-def _history_of(history: list, *, grouped: bool) -> tuple[HistoryMessage, ...]:
+def _history_of(history: list[Any], *, grouped: bool) -> tuple[HistoryMessage, ...]:
     """The history's messages; a group document's may also be narrator lines (role system, named)."""
     if not grouped:
         return tuple(_history(entry, i) for i, entry in enumerate(history))
@@ -442,25 +443,31 @@ def _item(value: Any, index: int) -> TaggedItem:
     )
 
 
+@overload
+def _int(value: Any, label: str) -> int: ...
+@overload
+def _int(value: Any, label: str, *, optional: bool) -> int | None: ...
 def _int(value: Any, label: str, *, optional: bool = False) -> int | None:
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BucketError(f"`{label}` must be a whole number.")
-    return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise BucketError(f"`{label}` must be a whole number.")
 
 
+@overload
+def _discord_id(value: Any, label: str) -> int: ...
+@overload
+def _discord_id(value: Any, label: str, *, optional: bool) -> int | None: ...
 def _discord_id(value: Any, label: str, *, optional: bool = False) -> int | None:
     """A Discord id sent as a JSON number or, as discord.js sends it, a string of digits (64-bit)."""
     if value is None and optional:
         return None
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-        raise BucketError(
-            f"`{label}` must be a Discord id: a positive whole number, as a string or a number."
-        )
-    return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63:
+        return value
+    raise BucketError(f"`{label}` must be a Discord id: a positive whole number, as a string or a number.")
 
 
 def _stm_inputs(value: Any) -> StmContext | None:

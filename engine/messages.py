@@ -352,11 +352,19 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         )
         if not text.strip():
             return None
-        sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
-        pieces = ((part.sources[0], text),) if part.sources else ()
-        originals = (part.original,) if part.original is not None else ()
+        one_sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
+        one_pieces: tuple[tuple[Source, str], ...] = ((part.sources[0], text),) if part.sources else ()
+        one_originals: tuple[str, ...] = (part.original,) if part.original is not None else ()
         return Message(
-            item.role, text, sources, item.tag, item.history, pieces, part.transforms, originals, item.name
+            item.role,
+            text,
+            one_sources,
+            item.tag,
+            item.history,
+            one_pieces,
+            part.transforms,
+            one_originals,
+            item.name,
         )
     user, char = doc.user_name, doc.char_name
     texts: list[str] = []

@@ -64,7 +64,7 @@ def native_items(
     if rewritten:  # depends on the request's scripts and seed: not kept with the document
         return _native_items(doc, stm, sample_header, rewritten, names)
     key = ("items", stm, sample_header, names)
-    items = doc.memo.get(key)
+    items: tuple[Item, ...] | None = doc.memo.get(key)
     if items is None:
         items = doc.memo[key] = _native_items(doc, stm, sample_header, None, names)
         doc.memo.setdefault("kept", set()).update(map(id, items))
@@ -82,7 +82,7 @@ def doc_reuse(doc: BucketDocument) -> Reuse:
 def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
     """`items` (native items, in runs of one tag) grouped by tag, kept in `doc.memo` for the last
     items tuple asked about (a read-only mapping: callers copy it before changing it)."""
-    found = doc.memo.get("blocks")
+    found: tuple[tuple[Item, ...], dict[str, tuple[Item, ...]]] | None = doc.memo.get("blocks")
     if found is not None and found[0] is items:
         return found[1]
     grouped: dict[str, list[Item]] = {}
@@ -100,10 +100,12 @@ def ready_messages(
     id(item) — the history's and those without a `{random}` form —; those made for this seed; the ids
     of the items `doc.memo` keeps alive, whose messages may be added)."""
     key = ("messages", names)
-    ready = doc.memo.get(key)
+    ready: dict[int, Message] | None = doc.memo.get(key)
     if ready is None:
         ready = doc.memo[key] = dict(history_run(doc, names).messages)
-    seeded = doc.memo.get(("seeded messages", names))  # the last seed's only: a seed rarely recurs
+    seeded: tuple[int, dict[int, Message]] | None = doc.memo.get(
+        ("seeded messages", names)
+    )  # the last seed's only: a seed rarely recurs
     if seeded is None or seeded[0] != seed:
         seeded = doc.memo[("seeded messages", names)] = (seed, {})
     return ready, seeded[1], doc.memo.setdefault("kept", set())
@@ -176,7 +178,7 @@ class HistoryRun:
 def history_run(doc: BucketDocument, names: int = NAMES_DEFAULT) -> HistoryRun:
     """The document's `HistoryRun` for a names behaviour, built on first use and kept in `doc.memo`."""
     key = "history" if names in (NAMES_NONE, NAMES_DEFAULT) else ("history", names)
-    run = doc.memo.get(key)
+    run: HistoryRun | None = doc.memo.get(key)
     if run is None:
         run = doc.memo[key] = _history_run(doc.history, None, names, doc.char_name, doc.group is not None)
     return run
@@ -283,7 +285,7 @@ def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 
 
     Kept in `doc.memo` per items tuple (the memo keeps the tuple, so its id stays unique)."""
     key = ("env", id(items), server_id)
-    found = doc.memo.get(key)
+    found: tuple[tuple[Item, ...], MacroEnv] | None = doc.memo.get(key)
     if found is not None and found[0] is items:
         return found[1]
     env = _macro_env(doc, items, server_id)
@@ -309,9 +311,10 @@ def _macro_env(doc: BucketDocument, items: tuple[Item, ...], server_id: int) -> 
         last = history[-1][1] if history else ""
         last_char = next((text for role, text in reversed(history) if role == "assistant"), "")
     else:
-        run = history_run(doc)
-        last_user, last, last_char = run.last_user_message, run.last_message, run.last_char_message
-        times = run.user_message_times
+        history_so_far = history_run(doc)
+        last_user = history_so_far.last_user_message
+        last, last_char = history_so_far.last_message, history_so_far.last_char_message
+        times = history_so_far.user_message_times
         samples = [sample_text(p, "") for p in doc.sample_dialogues]
         personality = "\n".join(doc.personality)
         description = doc.persona_prompt

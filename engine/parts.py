@@ -7,7 +7,42 @@ resolved in it (`trusted`: preset text and server-configured text only, never en
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+# The JSON shapes of the assemble answer (docs/bot.md), as `to_dict` writes them.
+
+
+class SourceJson(TypedDict):
+    """Where a message's text came from; which keys besides `kind` depends on the kind."""
+
+    kind: str
+    tag: NotRequired[str]  # native
+    book: NotRequired[str]  # world_info
+    uid: NotRequired[int]  # world_info
+    comment: NotRequired[str]  # world_info
+    identifier: NotRequired[str]  # node
+    name: NotRequired[str]  # node and the other kinds
+    field: NotRequired[str]  # card
+
+
+class TransformJson(TypedDict):
+    kind: str
+    script: str
+    id: str
+
+
+class MessageJson(TypedDict):
+    role: str
+    content: str
+    name: NotRequired[str]
+    sources: list[SourceJson]
+    transforms: NotRequired[list[TransformJson]]
+
+
+class OmissionJson(TypedDict):
+    what: str
+    reason: str
+    source: NotRequired[SourceJson]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +68,7 @@ class Source:
         # Rebuilt through __init__: string hashes differ between processes, so `_hash` never travels.
         return Source, (self.kind, self.tag, self.identifier, self.name, self.book, self.uid)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SourceJson:
         """The JSON shape of docs/assembly.md#output-cli-api (docs/worldinfo.md#placement for World Info)."""
         if self.kind == "native":
             return {"kind": "native", "tag": self.tag}
@@ -142,7 +177,7 @@ class Transform:
     id: str
     kind: str = "regex"
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> TransformJson:
         return {"kind": self.kind, "script": self.script, "id": self.id}
 
 
@@ -219,11 +254,13 @@ class Message:
     originals: tuple[str, ...] = ()  # the changed parts' texts before their transforms
     name: str = ""  # the provider's `name` field, when the message has one
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.name:
-            out["name"] = self.name
-        out["sources"] = [s.to_dict() for s in self.sources]
+    def to_dict(self) -> MessageJson:
+        sources = [s.to_dict() for s in self.sources]
+        out: MessageJson = (
+            {"role": self.role, "content": self.content, "name": self.name, "sources": sources}
+            if self.name
+            else {"role": self.role, "content": self.content, "sources": sources}
+        )
         if self.transforms:  # only what a regex script changed carries them (docs/regex.md#where-they-run)
             out["transforms"] = [t.to_dict() for t in self.transforms]
         return out
@@ -237,8 +274,8 @@ class Omission:
     reason: str
     source: Source | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"what": self.what, "reason": self.reason}
+    def to_dict(self) -> OmissionJson:
+        out: OmissionJson = {"what": self.what, "reason": self.reason}
         if self.source is not None:
             out["source"] = self.source.to_dict()
         return out

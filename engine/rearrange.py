@@ -244,7 +244,9 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
     render_at = tuple(
         i for i in active_ids if nodes[i].node.kind == "content" and nodes[i].template is not None
     )
-    segments = tuple(_segment(ids[i], nodes[i].template) for i in render_at)  # type: ignore[arg-type]
+    segments = tuple(
+        _segment(ids[i], template) for i in render_at if (template := nodes[i].template) is not None
+    )
     plain = None
     texts = [_fixed_text(segment) for segment in segments]
     sources = tuple((node_source(cn.node.identifier, cn.node.name),) for cn in nodes)
@@ -253,10 +255,11 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
         for i, text in zip(render_at, texts, strict=True)
         if text is not None and nodes[i].node.injection_position != 1
     }
-    if all(text is not None for text in texts) and sum(s.identities for s in segments) <= MAX_EVALUATIONS:
+    fixed = [text for text in texts if text is not None]
+    if len(fixed) == len(texts) and sum(s.identities for s in segments) <= MAX_EVALUATIONS:
         plain = (
-            tuple(SegmentOutput(segment.key, text) for segment, text in zip(segments, texts, strict=True)),  # type: ignore[arg-type]
-            dict(zip(render_at, texts, strict=True)),  # type: ignore[arg-type]
+            tuple(SegmentOutput(segment.key, text) for segment, text in zip(segments, fixed, strict=True)),
+            dict(zip(render_at, fixed, strict=True)),
         )
     anchor_at = max((i for i in active_ids if i < limit and ids[i] in ANCHORS), default=None)
     # The first enabled dialogueExamples, when it comes before chatHistory; at chatHistory the
@@ -359,13 +362,13 @@ class _Walk:
         for step, index, arg in plan.steps:
             if step is _TAKE:
                 if arg in pending:
-                    self.take(arg)  # type: ignore[arg-type]
+                    self.take(arg)
             elif step is _CONTENT:
                 # Whitespace counts where SillyTavern squashes it in; an empty user or assistant prompt
                 # is never sent (docs/fidelity.md#the-deliberate-differences, item 4) but, as in
                 # SillyTavern, it ends a run of system messages to squash.
                 text = rendered.get(index, "")
-                node: PresetNode = arg  # type: ignore[assignment]
+                node: PresetNode = arg
                 if text or node.role != "system":
                     item = plan.items.get(index)
                     if item is None or item.parts[0].text is not text or index in self.sources:
@@ -373,9 +376,9 @@ class _Walk:
                         item = self.reuse.item(index, DEPTH_BLOCK_TAG, node.role, text, sources)
                     self.current.append(item)
             elif step is _MARKER:
-                self.marker(arg)  # type: ignore[arg-type]
+                self.marker(arg)
             elif step is _INJECT:
-                self.injection(index, arg, rendered.get(index, ""))  # type: ignore[arg-type]
+                self.injection(index, arg, rendered.get(index, ""))
             else:
                 self.chat_history(index)
 
@@ -415,7 +418,7 @@ class _Walk:
 
     def marker(self, node: PresetNode) -> None:
         tag = MARKER_TAG.get(node.identifier)
-        if node.identifier in WORLD_INFO:
+        if tag is not None and node.identifier in WORLD_INFO:
             first = self.nodes[self.wi_at].node is node  # type: ignore[index]
             if tag not in self.pending and not (first and DOCUMENTS in self.pending):
                 return  # nothing to place
@@ -457,10 +460,12 @@ class _Walk:
         if template == placeholder or placeholder not in template:
             return list(items)
         if self.doc_reuse is None:
-            return _wrap_format(list(items), template, placeholder, tag)
+            return list(_wrap_format(list(items), template, placeholder, tag))
         # the document's items in the preset's format: the same for every assembly of the document
         made = self.doc_reuse.wrapped(
-            ("format", tag, template), items, lambda: _wrap_format(list(items), template, placeholder, tag)
+            ("format", tag, template),
+            items,
+            lambda: list(_wrap_format(list(items), template, placeholder, tag)),
         )
         return list(made)
 
@@ -485,7 +490,7 @@ _TAKE, _CONTENT, _MARKER, _INJECT, _HISTORY = "take", "content", "marker", "inje
 
 def _steps(
     nodes: tuple[CompiledNode, ...],
-    active: list[bool],
+    active: Sequence[bool],
     *,
     pre_at: int | None,
     wi_at: int | None,
@@ -639,7 +644,7 @@ def _wrap(items: list[Item], prefix: str, suffix: str, tag: str) -> list[Item]:
     return out
 
 
-def _wrap_format(items: list[Item], template: str, placeholder: str, tag: str) -> list[Item]:
+def _wrap_format(items: Sequence[Item], template: str, placeholder: str, tag: str) -> Sequence[Item]:
     """A preset's format template (personality_format, wi_format) around each item of a block."""
     if template == placeholder or placeholder not in template:
         return items
@@ -647,7 +652,7 @@ def _wrap_format(items: list[Item], template: str, placeholder: str, tag: str) -
     return _wrap_each(items, before, after, tag)
 
 
-def _wrap_each(items: list[Item], before: str, after: str, tag: str) -> list[Item]:
+def _wrap_each(items: Sequence[Item], before: str, after: str, tag: str) -> list[Item]:
     source = (native_source(tag),)
     wrapped = []
     for item in items:

@@ -217,8 +217,8 @@ def _contribute(
     tool_available = (
         context.has_tools and context.provider.strip().lower() != "novelai" and not context.impersonation
     )
-    if summary and context.has_tools:
-        age = _ago(now - same_channel.updated_at)  # type: ignore[union-attr]
+    if same_channel is not None and summary and context.has_tools:
+        age = _ago(now - same_channel.updated_at)
         items.append(
             StmItem(
                 role="user",

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 DEFAULT_ENCODING = "o200k_base"
@@ -60,6 +60,14 @@ def is_exact(provider: str | None) -> bool:
     return provider is None or provider in EXACT_PROVIDERS
 
 
+class TokenReportJson(TypedDict):
+    total: int
+    per_message: list[int]
+    encoding: str
+    exact: bool
+    provider: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class TokenReport:
     encoding: str
@@ -68,7 +76,7 @@ class TokenReport:
     total: int  # the provider-shaped request, with the reply priming
     provider: str | None = None  # the provider the counts are for (None: neutral, as OpenAI)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TokenReportJson:
         return {
             "total": self.total,
             "per_message": list(self.per_message),

@@ -128,7 +128,7 @@ def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpRe
         member_id, member_name = services.member_note_set(
             server=server_id,
             group_name=group_name,
-            channel_id=channel,  # type: ignore[arg-type]
+            channel_id=channel,
             member=_member_ref(body.get("member")),
             text=text,
             by=None,

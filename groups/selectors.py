@@ -4,7 +4,7 @@ command and API answers a group in."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from characters import selectors as card_selectors
 from engine.groups import Group
@@ -64,16 +64,32 @@ def member_notes(server_id: int, channel: int) -> dict[int, str]:
     return group_cache.get_notes(server_id, channel)
 
 
-def group_json(loaded: LoadedGroup, *, with_ids: bool = False) -> dict[str, Any]:
+class GroupMemberJson(TypedDict):
+    id: NotRequired[int]  # the card's id (the API's answer)
+    name: str
+    muted: bool
+
+
+class GroupJson(TypedDict):
+    name: str
+    members: list[GroupMemberJson]
+    mode: str
+    join_prefix: str
+    join_suffix: str
+    strategy: str
+    allow_self_responses: bool
+
+
+def group_json(loaded: LoadedGroup, *, with_ids: bool = False) -> GroupJson:
     """The group as the commands and the API print it: name, members in order with their muted
     flags, mode, join prefix and suffix, strategy and whether a member may answer itself."""
     group = loaded.group
-    members = []
+    members: list[GroupMemberJson] = []
     for member, member_id in zip(group.members, loaded.ids, strict=True):
-        entry: dict[str, Any] = {"name": member.name, "muted": member.muted}
         if with_ids:
-            entry = {"id": member_id, **entry}
-        members.append(entry)
+            members.append({"id": member_id, "name": member.name, "muted": member.muted})
+        else:
+            members.append({"name": member.name, "muted": member.muted})
     return {
         "name": group.name,
         "members": members,

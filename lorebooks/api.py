@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from core.uploads import declared_size
+from core.uploads import body_limit, declared_size
 from engine.worldinfo import LorebookRefused
 from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
 from servers.models import Server
@@ -24,6 +24,7 @@ def _json(data: Any, status: int = 200) -> JsonResponse:
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
 
 
+@body_limit(lambda: settings.LOREBOOK_MAX_BYTES)
 @api_view
 def lorebooks_collection(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "GET":
@@ -31,9 +32,6 @@ def lorebooks_collection(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         return _import(request, server_id)
     return _json({"error": "Use GET to list lorebooks or POST to import one."}, status=405)
-
-
-lorebooks_collection.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + 64 * 1024  # type: ignore[attr-defined]
 
 
 def _import(request: HttpRequest, server_id: int) -> HttpResponse:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from .models import Lorebook
 from .services import ImportResult
@@ -29,7 +29,17 @@ def import_report(result: ImportResult) -> dict[str, Any]:
     }
 
 
-def lorebook_listing(lorebook: Lorebook) -> dict[str, Any]:
+class LorebookListingJson(TypedDict):
+    lorebook_id: int
+    name: str
+    active: bool
+    entries: int
+    enabled: int
+    source: str
+    updated_at: str
+
+
+def lorebook_listing(lorebook: Lorebook) -> LorebookListingJson:
     """One row of a lorebook list."""
     return {
         "lorebook_id": lorebook.pk,

@@ -63,7 +63,7 @@ def active_compiled(server_id: int) -> list[tuple[int, str, bytes | None, dict[i
         .order_by("name", "id")
         .values_list("id", "name", "compiled__format", "compiled__data", "compiled__switched")
     )
-    out = []
+    out: list[tuple[int, str, bytes | None, dict[int, bool]]] = []
     for pk, name, fmt, data, switched in rows:
         if data is None or fmt != COMPILED_FORMAT:
             out.append((pk, name, None, {}))

@@ -149,7 +149,8 @@ def _insert_entries(lorebook: Lorebook, entries: tuple[Entry, ...]) -> None:
     )
     quote = connection.ops.quote_name
     table = quote(LorebookEntry._meta.db_table)
-    columns = ", ".join(quote(LorebookEntry._meta.get_field(f).column) for f in _COLUMNS)
+    column_of = {field.name: field.column for field in LorebookEntry._meta.concrete_fields}
+    columns = ", ".join(quote(column_of[f]) for f in _COLUMNS)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:

@@ -14,15 +14,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from core.uploads import too_large
+from core.uploads import body_limit, declared_size, too_large, upload_body_bytes
 from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
+from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -30,9 +31,7 @@ from servers.users import AuthenticatedHttpRequest
 from . import selectors, services
 from .models import Lorebook, LorebookEntry
 
-MULTIPART_SLACK_BYTES = 64 * 1024
 ENTRIES_PER_PAGE = 200
-ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
 SETTING_FORM = (
     ("scan_depth", "Scan depth (messages)", "number"),
     ("budget_percent", "Budget (% of the context)", "number"),
@@ -53,10 +52,10 @@ def too_large_message(size: int | None = None) -> str:
     return too_large(size, limit=settings.LOREBOOK_MAX_BYTES, what="lorebook")
 
 
-def body_too_large(request: AuthenticatedHttpRequest) -> bool:
+def body_too_large(request: HttpRequest) -> bool:
     """True when the declared body is larger than any acceptable upload (checked before reading it)."""
-    length = request.headers.get("Content-Length", "")
-    return length.isdigit() and int(length) > settings.LOREBOOK_MAX_BYTES + MULTIPART_SLACK_BYTES
+    declared = declared_size(request)
+    return declared is not None and declared > upload_body_bytes(settings.LOREBOOK_MAX_BYTES)
 
 
 @login_required
@@ -70,6 +69,7 @@ def lorebook_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     return render(request, "lorebooks/list.html", context)
 
 
+@body_limit(lambda: settings.LOREBOOK_MAX_BYTES)
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
@@ -82,12 +82,10 @@ def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
     if body_too_large(request):
         error, status = too_large_message(), 413
     else:
-        on_clash = request.POST.get("on_clash", "ask")
-        form = {
-            "name": request.POST.get("name", "").strip(),
-            "activate": request.POST.get("activate") in ("1", "on", "true"),
-            "on_clash": on_clash if on_clash in ON_CLASH_CHOICES else "ask",
-        }
+        name = request.POST.get("name", "").strip()
+        activate = request.POST.get("activate") in ("1", "on", "true")
+        on_clash = on_clash_from(request.POST.get("on_clash"))
+        form = {"name": name, "activate": activate, "on_clash": on_clash}
         upload = request.FILES.get("file")
         if upload is None:
             error, status = "Choose a SillyTavern World Info file (.json) to upload.", 400
@@ -99,9 +97,9 @@ def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
                     server=server,
                     raw=upload.read(settings.LOREBOOK_MAX_BYTES + 1),
                     filename=upload.name or "lorebook.json",
-                    name=form["name"] or None,
-                    on_clash=form["on_clash"],
-                    activate=form["activate"],
+                    name=name or None,
+                    on_clash=on_clash,
+                    activate=activate,
                     by=request.user,
                 )
             except LorebookRefused as exc:
@@ -117,9 +115,6 @@ def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
     if request.htmx:
         return render(request, "lorebooks/upload.html#upload-result", context)
     return render(request, "lorebooks/upload.html", context, status=status)
-
-
-lorebook_upload.max_body_bytes = lambda: settings.LOREBOOK_MAX_BYTES + MULTIPART_SLACK_BYTES  # type: ignore[attr-defined]
 
 
 @login_required

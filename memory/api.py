@@ -12,7 +12,7 @@ Errors are `{"error": one sentence}`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
@@ -33,7 +33,22 @@ SUMMARY_FIELDS = frozenset(("channel", "user", "lineage", "summary", "dm"))
 DIRECTORY_MAX_BYTES = 1024 * 1024
 
 
-def entry_json(entry: StmEntry) -> dict[str, Any]:
+class EntryJson(TypedDict):
+    """A short-term memory entry as the API answers it (docs/bot.md)."""
+
+    id: int
+    server: str | None
+    channel: str | None
+    channel_id: str | None
+    user: str | None
+    user_id: str | None
+    lineage: str
+    messages: Any
+    summary: str
+    updated_at: str
+
+
+def entry_json(entry: StmEntry) -> EntryJson:
     """One entry as the API returns it; Discord ids as strings, since JavaScript loses their digits."""
     return {
         "id": entry.pk,
@@ -90,9 +105,9 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
         entry = services.stm_store_turn(
             server_id=server_id,
             dm=_dm(body),
-            channel_id=channel_id,  # type: ignore[arg-type]
+            channel_id=channel_id,
             parent_id=parent_id,
-            user_id=user_id,  # type: ignore[arg-type]
+            user_id=user_id,
             user_name=str(body.get("user_name") or ""),
             channel_name=str(body.get("channel_name") or ""),
             lineage=_lineage(body),
@@ -116,8 +131,8 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
         entry = services.stm_update_summary(
             server_id=server_id,
             dm=_dm(body),
-            channel_id=read_snowflake(body, "channel"),  # type: ignore[arg-type]
-            user_id=read_snowflake(body, "user"),  # type: ignore[arg-type]
+            channel_id=read_snowflake(body, "channel"),
+            user_id=read_snowflake(body, "user"),
             lineage=_lineage(body),
             summary=body["summary"],
         )

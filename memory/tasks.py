@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 
 from . import services
@@ -13,7 +13,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name="memory.tasks.expire_stm_entries", ignore_result=True, bind=True)
-def expire_stm_entries(self, helpers: int | None = None, batch_size: int = 2000) -> int:  # type: ignore[no-untyped-def]
+def expire_stm_entries(self: Task, helpers: int | None = None, batch_size: int = 2000) -> int:
     """Delete expired STM entries (the beat schedule runs this); returns how many this task deleted.
 
     A large backlog is drained by several workers at once: run from a worker, the task first queues

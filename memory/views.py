@@ -227,8 +227,8 @@ def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> Review
     else:
         where = "this server"
         channel_label = f"#{channel.name}" if channel.name else str(channel.discord_id)
-        if channel.parent_id:
-            parent = channel.parent
+        parent = channel.parent
+        if parent is not None:
             channel_label += f" (thread of {'#' + parent.name if parent.name else parent.discord_id})"
     return ReviewRow(
         verdict=verdict,

@@ -13,17 +13,15 @@ from django import forms
 from django.conf import settings
 from django.http import HttpRequest
 
-from core.uploads import declared_size, too_large
+from core.uploads import declared_size, too_large, upload_body_bytes
+from servers.imports import OnClash, on_clash_from
 
-# A multipart body carries a little more than the file: the boundary lines and the other fields.
-MULTIPART_SLACK_BYTES = 64 * 1024
-ON_CLASH_CHOICES = ("ask", "replace", "keep_both")
 TRUE_WORDS = ("1", "true", "yes", "on")
 
 
 def max_upload_body() -> int:
     """The largest request body a preset upload can need (the middleware answers 413 above it)."""
-    return settings.PRESET_MAX_BYTES + MULTIPART_SLACK_BYTES
+    return upload_body_bytes(settings.PRESET_MAX_BYTES)
 
 
 def too_large_message(size: int | None = None) -> str:
@@ -45,7 +43,7 @@ class UploadRefused(ValueError):
 class UploadOptions:
     name: str = ""
     activate: bool = True
-    on_clash: str = "ask"
+    on_clash: OnClash = "ask"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +72,7 @@ class PresetUploadForm(forms.Form):
         replace, keep_both = _true(data.get("replace")), _true(data.get("keep_both"))
         if replace and keep_both:
             raise UploadRefused("Send either replace=true or keep_both=true, not both.")
-        on_clash = data.get("on_clash") if data.get("on_clash") in ON_CLASH_CHOICES else "ask"
+        on_clash = on_clash_from(data.get("on_clash"))
         if replace or keep_both:
             on_clash = "replace" if replace else "keep_both"
         given = data.get("activate", "")

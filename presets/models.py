@@ -82,6 +82,9 @@ class Preset(models.Model):
 class PresetNode(models.Model):
     """One entry of a preset's prompt order, in `position` order."""
 
+    # Not a column: the tokenizer `tokens` counts in, set by views to the server's (None: the default).
+    encoding: str | None = None
+
     preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="nodes")
     position = models.PositiveIntegerField()
     # Text, not varchar: real presets carry long identifiers and names, and one odd file must not fail.
@@ -127,7 +130,7 @@ class PresetNode(models.Model):
         """Tokens of the text the node contributes (macros unrendered, the server's tokenizer): a
         content node's text, a marker's prefix/suffix, nothing for a comment. Cached by text."""
         # Views set `encoding` to the server's tokenizer (docs/assembly.md#tokens); the default otherwise.
-        encoding = getattr(self, "encoding", None) or DEFAULT_TOKENIZER
+        encoding = self.encoding or DEFAULT_TOKENIZER
         if self.kind == NodeKind.CONTENT:
             return count_text(self.content, encoding)
         return count_text(self.prefix + self.suffix, encoding) if self.kind == NodeKind.MARKER else 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from engine import CompiledPreset
 
@@ -26,7 +26,25 @@ def import_report(result: ImportResult) -> dict[str, Any]:
     }
 
 
-def preset_listing(preset: Preset) -> dict[str, Any]:
+class PresetListingJson(TypedDict):
+    preset_id: int
+    name: str
+    active: bool
+    shape: str
+    nodes: int
+    injection_style: str
+    updated_at: str
+
+
+class CompiledPresetJson(TypedDict):
+    preset_id: int
+    name: str
+    injection_style: str
+    settings: dict[str, Any]
+    nodes: list[dict[str, Any]]
+
+
+def preset_listing(preset: Preset) -> PresetListingJson:
     """One row of a preset list."""
     return {
         "preset_id": preset.pk,
@@ -39,7 +57,7 @@ def preset_listing(preset: Preset) -> dict[str, Any]:
     }
 
 
-def compiled_json(compiled: CompiledPreset) -> dict[str, Any]:
+def compiled_json(compiled: CompiledPreset) -> CompiledPresetJson:
     """The compiled preset as JSON: settings and every node in prompt order."""
     return {
         "preset_id": compiled.preset_id,

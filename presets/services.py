@@ -106,7 +106,7 @@ def preset_import(
             carried_over=carried_over,
             by=by,
         )
-        if replaced:
+        if existing is not None:  # replaced
             version_services.adopt_history(old_id=existing.pk, new=preset)
             existing.delete()
         version_services.record_version(

@@ -21,14 +21,16 @@ from django.utils.http import content_disposition_header, url_has_allowed_host_a
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.uploads import body_limit
 from engine.st_format import ImportRefused, ImportSummary, preset_name_from_filename
+from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .channels import selectors as channel_selectors
-from .forms import PresetUpload, UploadOptions, UploadRefused, max_upload_body, read_preset_upload
+from .forms import PresetUpload, UploadOptions, UploadRefused, read_preset_upload
 from .lookups import preset_or_404
 from .models import InjectionStyle, Preset, PresetNode
 from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_upload
@@ -49,6 +51,7 @@ def preset_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
     return render(request, "presets/list.html", context)
 
 
+@body_limit(lambda: settings.PRESET_MAX_BYTES)
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
@@ -123,7 +126,9 @@ def _finishing(request: AuthenticatedHttpRequest, server: Server) -> PresetUploa
             f"The upload was kept for {pending_seconds() // 60} minutes and has been discarded: choose the file again.",
             410,
         )
-    options = UploadOptions(name=pending.options.name, activate=pending.options.activate, on_clash=choice)
+    options = UploadOptions(
+        name=pending.options.name, activate=pending.options.activate, on_clash=on_clash_from(choice)
+    )
     return PresetUpload(pending.raw, pending.filename, options)
 
 
@@ -152,9 +157,6 @@ def _replace_review(
     if token is None:
         return None
     return review_replace(preset=existing, raw=upload.raw, filename=upload.filename), token
-
-
-preset_upload.max_body_bytes = max_upload_body  # type: ignore[attr-defined]
 
 
 @login_required

@@ -82,4 +82,6 @@ class TesterForm(forms.Form):
 
     def __init__(self, *args: Any, preset_names: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [("", "the active preset"), *((name, name) for name in preset_names)]
+        preset = self.fields["preset"]
+        assert isinstance(preset, forms.ChoiceField)
+        preset.choices = [("", "the active preset"), *((name, name) for name in preset_names)]

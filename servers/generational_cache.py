@@ -30,7 +30,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -332,7 +332,7 @@ class GenerationalCache(Generic[K, P, V]):
         raise error
 
 
-def _holds(entry: Any, generation: int) -> bool:
+def _holds(entry: Any, generation: int) -> TypeGuard[tuple[int, Any]]:
     return isinstance(entry, tuple) and len(entry) == 2 and entry[0] == generation
 
 

@@ -22,6 +22,12 @@ from .models import Server
 OnClash = Literal["ask", "replace", "keep_both"]
 ON_CLASH_CHOICES: tuple[OnClash, ...] = ("ask", "replace", "keep_both")
 
+
+def on_clash_from(value: object) -> OnClash:
+    """What a form or query string asks for on a name clash: one of the choices, else "ask"."""
+    return next((choice for choice in ON_CLASH_CHOICES if value == choice), "ask")
+
+
 R = TypeVar("R", bound=Model)
 
 

@@ -53,7 +53,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
 
 def role_of(user: User | AnonymousUser, server: Server | int) -> Role | None:
     """The user's role on the server, or None when they are not a member. Cached per request user."""
-    if not getattr(user, "is_authenticated", False):
+    if isinstance(user, AnonymousUser) or not getattr(user, "is_authenticated", False):
         return None
     server_id = server.pk if isinstance(server, Server) else server
     roles: dict[int, Role | None] = user.__dict__.setdefault("_tk_roles", {})
@@ -97,4 +97,6 @@ def get_server_for(user: User | AnonymousUser, server_id: int, *, needs: Action)
 def servers_for(user: User | AnonymousUser) -> list[Server]:
     if getattr(user, "is_superuser", False):
         return list(Server.objects.all())
+    if isinstance(user, AnonymousUser):
+        return []
     return list(Server.objects.filter(memberships__user=user).order_by("name", "id"))

@@ -54,7 +54,7 @@ def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "")
 def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
     """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); ValueError for an unknown
     one."""
-    if encoding not in dict(Server._meta.get_field("token_encoding").choices):
+    if encoding not in dict(Server._meta.get_field("token_encoding").flatchoices):
         raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
     before = server.token_encoding
     with transaction.atomic():

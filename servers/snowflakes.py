@@ -7,13 +7,17 @@ the 64-bit range the database keeps, and always answers with strings.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 from .api_auth import ApiError
 
 SNOWFLAKE_MAX = 2**63 - 1
 
 
+@overload
+def read_snowflake(body: dict[str, Any], field: str, *, required: Literal[True] = ...) -> int: ...
+@overload
+def read_snowflake(body: dict[str, Any], field: str, *, required: bool) -> int | None: ...
 def read_snowflake(body: dict[str, Any], field: str, *, required: bool = True) -> int | None:
     """The id under `field` as an int; None when absent and optional; ApiError (400) naming the field."""
     value = body.get(field)

@@ -23,6 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -70,7 +71,7 @@ def ensure_listening(on_bump: Callable[[int, str, int], None]) -> None:
         _thread = thread
 
 
-def _listen(params: dict[str, str], on_bump: Callable[[int, str, int], None]) -> None:
+def _listen(params: dict[str, Any], on_bump: Callable[[int, str, int], None]) -> None:
     import psycopg
 
     pid = os.getpid()

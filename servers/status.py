@@ -68,7 +68,7 @@ def server_status(server: Server) -> ServerStatus:
         except NoReverseMatch:
             continue
         facts.append(
-            Fact(label=count.label, value=count.model.objects.filter(server=server).count(), url=url)
+            Fact(label=count.label, value=count.model._default_manager.filter(server=server).count(), url=url)
         )
     active = _active(server)
     return ServerStatus(

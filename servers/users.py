@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
 
 __all__ = ["AuthenticatedHttpRequest", "User"]
 
 
 class AuthenticatedHttpRequest(HttpRequest):
     user: User
+    htmx: HtmxDetails  # set by django-htmx's middleware on every request

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -21,18 +23,20 @@ from .users import AuthenticatedHttpRequest
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):
-    def clean(self):  # type: ignore[no-untyped-def]
+    def clean(self) -> dict[str, Any]:
+        request = self.request
+        assert request is not None  # the sign-in view always passes it
         username = self.data.get("username", "")
-        if login_throttle.is_locked_out(self.request, username):
+        if login_throttle.is_locked_out(request, username):
             raise self.get_invalid_login_error().__class__(
                 "Too many failed sign-ins. Wait 15 minutes and try again.", code="throttled"
             )
         try:
             cleaned = super().clean()
         except Exception:
-            login_throttle.note_failure(self.request, username)
+            login_throttle.note_failure(request, username)
             raise
-        login_throttle.note_success(self.request, username)
+        login_throttle.note_success(request, username)
         return cleaned
 
 

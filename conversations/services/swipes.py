@@ -77,7 +77,8 @@ def swipe_delete(*, swipe: Swipe, by: User | None) -> None:
                 message.swipes.filter(pk__lt=swipe_id).order_by("-id").first()
                 or message.swipes.order_by("id").first()
             )
-            Swipe.objects.filter(pk=successor.pk).update(is_current=True)
+            if successor is not None:
+                Swipe.objects.filter(pk=successor.pk).update(is_current=True)
         audit_change(
             conversation=conversation,
             by=by,

@@ -88,7 +88,7 @@ def card_env(env: MacroEnv, card: Card) -> MacroEnv:
 
 def fill_document(doc: BucketDocument, card: Card) -> BucketDocument:
     """`doc` with its empty fields taken from the card (names.char, persona, personality, samples)."""
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if card.name.strip() and doc.char_name in ("", _DEFAULT_CHAR):
         changes["char_name"] = card.name
     if card.description.strip() and not doc.persona_prompt.strip():

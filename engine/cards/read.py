@@ -130,7 +130,8 @@ def _refuse_other_shapes(data: dict[str, Any]) -> None:
 
 
 def _card(data: dict[str, Any], warnings: list[str]) -> Card:
-    spec = data.get("spec") if data.get("spec") in ("chara_card_v2", "chara_card_v3") else "chara_card_v1"
+    given_spec = data.get("spec")
+    spec = given_spec if given_spec in ("chara_card_v2", "chara_card_v3") else "chara_card_v1"
     fields = data["data"] if spec != "chara_card_v1" else data
     texts = {name: _text(fields, name, warnings) for name in TEXT_FIELDS}
     if spec == "chara_card_v1":
@@ -141,7 +142,8 @@ def _card(data: dict[str, Any], warnings: list[str]) -> Card:
         texts["creator_notes"] = texts["creator_notes"] or _text(fields, "creatorcomment", warnings)
     if not texts["name"].strip():
         raise ImportRefused("This character card has no name.")
-    extensions = fields.get("extensions") if isinstance(fields.get("extensions"), dict) else {}
+    raw_extensions = fields.get("extensions")
+    extensions: dict[str, Any] = raw_extensions if isinstance(raw_extensions, dict) else {}
     book = fields.get("character_book")
     if book is not None and not isinstance(book, dict):
         warnings.append("The card's `character_book` is not an object; it was ignored.")

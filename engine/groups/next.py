@@ -17,6 +17,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .model import Group
 
@@ -39,7 +40,7 @@ def words(text: str) -> list[str]:
     return [match.group(0).lower() for match in _WORD.finditer(text or "")]
 
 
-def talkativeness(extensions: dict) -> float:
+def talkativeness(extensions: dict[str, Any]) -> float:
     """A card's chance to speak up unprompted, read as SillyTavern reads it (a number, or text that
     is one; anything else takes the default)."""
     value = extensions.get("talkativeness") if isinstance(extensions, dict) else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..macros import Speaker, resolve_identity
 from .model import Group, GroupMember, GroupTurn
@@ -61,11 +61,13 @@ def speaker_card(group: Group, turn: GroupTurn, card: Card | None, *, user: str)
         "mes_example": (turn.examples_override or "").strip(),
     }
     if group.mode == "swap":
-        changes = {key: text for key, text in overrides.items() if text}
+        changes: dict[str, Any] = {key: text for key, text in overrides.items() if text}
         return SpeakerCard(name, replace(card, **changes) if changes else card)
     members = _joined_members(group, turn.speaker)
-    changes = {key: overrides.get(key) or _joined(group, members, key, label, user) for key, label in JOINED}
-    joined = replace(card, **changes, depth_prompt=None)
+    joined_changes: dict[str, Any] = {
+        key: overrides.get(key) or _joined(group, members, key, label, user) for key, label in JOINED
+    }
+    joined = replace(card, **joined_changes, depth_prompt=None)
     return SpeakerCard(name, joined, _depth_prompts(group, turn.speaker, user))
 
 

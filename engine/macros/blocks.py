@@ -23,22 +23,20 @@ def group_blocks(parts: list[Part] | tuple[Part, ...], depth: int = 0) -> Parts:
 
     Past _MAX_GROUP_DEPTH nested blocks the tags stay ordinary macros (so parsing never recurses
     without bound)."""
-    if depth >= _MAX_GROUP_DEPTH or not any(
-        part.__class__ is Macro and part.name in _CLOSES for part in parts
-    ):  # type: ignore[union-attr]
+    if depth >= _MAX_GROUP_DEPTH or not any(type(part) is Macro and part.name in _CLOSES for part in parts):
         return tuple(parts)
     waiting: dict[str, list[int]] = {}
     closer_of: dict[int, int] = {}
     for index, part in enumerate(parts):
-        if part.__class__ is not Macro:
+        if type(part) is not Macro:
             continue
-        opens = _CLOSES.get(part.name)  # type: ignore[union-attr]
+        opens = _CLOSES.get(part.name)
         if opens is not None:
             stack = waiting.get(opens)
             if stack:
                 closer_of[stack.pop()] = index
-        elif _is_opener(part):  # type: ignore[arg-type]
-            name = part.name  # type: ignore[union-attr]
+        elif _is_opener(part):
+            name = part.name
             waiting.setdefault(PRESERVING.get(name, name), []).append(index)
     if not closer_of:
         return tuple(parts)
@@ -87,8 +85,8 @@ def _block(opener: Macro, body: Parts, closer: Macro) -> Part:
 def split_negation(condition: Parts) -> tuple[bool, Parts]:
     """(negated, condition without its leading `!`) for `{{if !cond}}`."""
     head = condition[0] if condition else ""
-    if head.__class__ is str and head.lstrip().startswith("!"):  # type: ignore[union-attr]
-        rest = head.lstrip()[1:].lstrip()  # type: ignore[union-attr]
+    if type(head) is str and head.lstrip().startswith("!"):
+        rest = head.lstrip()[1:].lstrip()
         return True, ((rest,) if rest else ()) + condition[1:]
     return False, condition
 
@@ -96,6 +94,6 @@ def split_negation(condition: Parts) -> tuple[bool, Parts]:
 def split_else(content: Parts) -> tuple[Parts, Parts | None]:
     """The branches of an `{{if}}`: split at its first `{{else}}` (nested `{{if}}`s keep their own)."""
     for index, part in enumerate(content):
-        if part.__class__ is Macro and part.name == "else":  # type: ignore[union-attr]
+        if type(part) is Macro and part.name == "else":
             return content[:index], content[index + 1 :]
     return content, None

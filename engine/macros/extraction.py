@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .env import MacroEnv
 from .nodes import Macro, Part, Parts, children
@@ -74,7 +74,7 @@ def extract_ops(
     for part in compiled.parts:
         if not _is_write(part):
             continue
-        macro: Macro = part  # type: ignore[assignment]
+        macro = part
         if macro.start > 0 and source[macro.start - 1] == "\\":
             pieces.append(source[cursor : macro.start - 1])
             pieces.append(source[macro.start : macro.end])
@@ -96,7 +96,7 @@ def extract_ops(
     return Extraction(_tidy("".join(pieces)), tuple(ops), state, tuple(warnings))
 
 
-def _is_write(part: Part) -> bool:
+def _is_write(part: Part) -> TypeGuard[Macro]:
     return isinstance(part, Macro) and part.name in _WRITES and not part.single
 
 
@@ -141,7 +141,7 @@ def _render(
     return rendered
 
 
-def _source_of(part: Part, source: str, hold: Any) -> str:
+def _source_of(part: Part, source: str, hold: Callable[[str], str]) -> str:
     """The source text of a part, with every write macro inside it replaced by `hold(its source)`."""
     if isinstance(part, str):
         return part

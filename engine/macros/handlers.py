@@ -131,7 +131,7 @@ def _roll(state: MacroState, macro: Macro) -> str:
 
 def _content(field: str, label: str | None = None) -> Callable[[MacroState, Macro], str]:
     def handler(state: MacroState, macro: Macro) -> str:
-        text = getattr(state.env, field)
+        text: str = getattr(state.env, field)
         if text and label:
             state.expanded.add(label)
         return text

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import final
 
 MAX_NESTING = 32  # macros inside macros, and blocks inside blocks (docs/macros.md#limits)
 
 
+@final  # the renderer dispatches on type(part) is Macro
 @dataclass(frozen=True, slots=True)
 class Macro:
     """One `{{name...}}` (or single-brace `{random...}`) with its source span `[start, end)`.
@@ -36,6 +38,7 @@ class Macro:
         return self.name[:1] == "#"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class EachBlock:
     """`{{each::coll}}body{{/each}}`; `start`/`end` span the whole block."""
@@ -46,6 +49,7 @@ class EachBlock:
     body: Parts
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Scoped:
     """The content of a scoped macro, its last argument: dedented and trimmed once rendered,
@@ -57,6 +61,7 @@ class Scoped:
     preserve: bool = False
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class IfBlock:
     """`{{if cond}}then{{else}}otherwise{{/if}}`: only the branch the condition picks is rendered."""
@@ -70,6 +75,7 @@ class IfBlock:
     preserve: bool = False
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Variable:
     """The variable shorthand: `{{.name}}` (local) or `{{$name}}` (global), optionally with an

@@ -249,8 +249,9 @@ class _Scan:
 
     def _build(self, frame: _Frame, end: int) -> Part:
         raw_parts = frame.parts
-        if len(raw_parts) == 1 and raw_parts[0].__class__ is str:
-            return self._build_flat(raw_parts[0], frame, end)  # no nested macro: most macros
+        first = raw_parts[0] if len(raw_parts) == 1 else None
+        if type(first) is str:
+            return self._build_flat(first, frame, end)  # no nested macro: most macros
         parts = _merge(raw_parts)
         single = frame.kind == "single"
         head = parts[0] if parts and isinstance(parts[0], str) else ""
@@ -314,6 +315,7 @@ class _Scan:
             if name:
                 self.names.add(name)
             return Macro(name, frame.start, end, body=(content,), single=single)
+        assert match is not None  # a known name was read from the start of the text
         self.names.add(name)
         rest = stripped[match.end() :]
         if rest.startswith("::"):
@@ -349,9 +351,9 @@ def _merge(parts: list[Part] | tuple[Part, ...]) -> Parts:
     out: list[Part] = []
     pending: list[str] = []
     for part in parts:
-        if part.__class__ is str:
+        if type(part) is str:
             if part:
-                pending.append(part)  # type: ignore[arg-type]
+                pending.append(part)
             continue
         if pending:
             out.append("".join(pending))

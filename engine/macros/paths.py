@@ -8,9 +8,10 @@ polluted by them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from .values import js_number
+from .values import JsonCollection, js_number
 
 FORBIDDEN_SEGMENTS = frozenset({"__proto__", "constructor", "prototype"})
 _MISSING = object()
@@ -31,7 +32,7 @@ def split_path(path: str) -> tuple[str, ...]:
     return segments
 
 
-def _index(container: list, segment: str) -> int | None:
+def _index(container: list[Any], segment: str) -> int | None:
     if not segment.lstrip("-").isdigit():
         return None
     index = int(segment)
@@ -78,19 +79,29 @@ def _update(value: Any, segments: tuple[str, ...], change: Any, path: str) -> An
             copy[index] = new
         return copy
     if isinstance(value, dict):
-        copy = dict(value)
-        old = copy.get(head, _MISSING)
-        copy[head] = change(old) if not rest else _update({} if old is _MISSING else old, rest, change, path)
-        return copy
+        entries = dict(value)
+        old = entries.get(head, _MISSING)
+        entries[head] = (
+            change(old) if not rest else _update({} if old is _MISSING else old, rest, change, path)
+        )
+        return entries
     raise PathError(f"The path {path!r} goes through a value that is not an object or array.")
 
 
-def set_path(value: Any, path: str, new: Any) -> Any:
+def _rewritten(
+    root: JsonCollection, segments: tuple[str, ...], change: Callable[[Any], Any], path: str
+) -> JsonCollection:
+    """`_update` from a root collection: a new collection of the same kind (or PathError)."""
+    new_root: JsonCollection = _update(root, segments, change, path)
+    return new_root
+
+
+def set_path(value: JsonCollection, path: str, new: Any) -> JsonCollection:
     """Return a copy of `value` with `new` stored at `path` (missing objects on the way are created)."""
-    return _update(value, split_path(path), lambda _old: new, path)
+    return _rewritten(value, split_path(path), lambda _old: new, path)
 
 
-def delete_path(value: Any, path: str) -> Any:
+def delete_path(value: JsonCollection, path: str) -> JsonCollection:
     """Return a copy of `value` without the entry at `path` (unchanged when it is missing)."""
     segments = split_path(path)
     found, _ = get_path(value, segments)
@@ -99,16 +110,17 @@ def delete_path(value: Any, path: str) -> Any:
     _parent_found, parent = get_path(value, segments[:-1])
     leaf = segments[-1]
     if isinstance(parent, dict):
-        trimmed: Any = {key: item for key, item in parent.items() if key != leaf}
+        trimmed: JsonCollection = {key: item for key, item in parent.items() if key != leaf}
     else:
         index = _index(parent, leaf)
+        assert index is not None  # the path was found, so its last segment indexes the array
         trimmed = parent[:index] + parent[index + 1 :]
     if len(segments) == 1:
         return trimmed
-    return _update(value, segments[:-1], lambda _old: trimmed, path)
+    return _rewritten(value, segments[:-1], lambda _old: trimmed, path)
 
 
-def append_path(value: Any, path: str, item: Any) -> Any:
+def append_path(value: JsonCollection, path: str, item: Any) -> JsonCollection:
     """Return a copy of `value` with `item` appended to the array at `path` (created when missing)."""
 
     def append(old: Any) -> Any:
@@ -118,10 +130,10 @@ def append_path(value: Any, path: str, item: Any) -> Any:
             raise PathError(f"The path {path!r} does not hold an array.")
         return [*old, item]
 
-    return _update(value, split_path(path), append, path)
+    return _rewritten(value, split_path(path), append, path)
 
 
-def increment_path(value: Any, path: str, by: float | int = 1) -> Any:
+def increment_path(value: JsonCollection, path: str, by: float | int = 1) -> JsonCollection:
     """Return a copy of `value` with the number at `path` increased by `by` (missing counts as 0)."""
 
     def increment(old: Any) -> Any:
@@ -130,4 +142,4 @@ def increment_path(value: Any, path: str, by: float | int = 1) -> Any:
             raise PathError(f"The path {path!r} does not hold a number.")
         return number + by
 
-    return _update(value, split_path(path), increment, path)
+    return _rewritten(value, split_path(path), increment, path)

@@ -18,7 +18,7 @@ from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
-from .state import Namespace
+from .state import DrawKey, Namespace
 from .values import as_collection
 
 MAX_EACH_ITERATIONS = 1000
@@ -164,7 +164,8 @@ def static_text(template: CompiledText) -> tuple[str, int] | None:
 def _identity_form(macro: Macro, source: str) -> str:
     """An identity macro as a render leaves it for the end: its plain form when the parser read past
     stray characters (`{{char!}}` → `{{char}}`), else as written."""
-    return macro.body[0] if macro.body else source[macro.start : macro.end]  # type: ignore[return-value]
+    first = macro.body[0] if macro.body else None  # the parser gives these a text body
+    return first if isinstance(first, str) else source[macro.start : macro.end]
 
 
 def _apply_trim(text: str) -> str:
@@ -198,7 +199,7 @@ class _Pass:
         moment: datetime | None,
         start_local: dict[str, Any],
         start_global: dict[str, Any],
-        drawn: dict[tuple, int],
+        drawn: dict[DrawKey, int],
         *,
         label: bool,
         read: set[str] | None = None,
@@ -270,16 +271,16 @@ class _Pass:
         self.warnings.append(message)
 
     def parts(self, parts: Parts) -> str:
-        if len(parts) == 1 and parts[0].__class__ is str:
-            return parts[0]  # type: ignore[return-value]
-        out = []
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is str:
+            return first
+        out: list[str] = []
         produced = 0
         for part in parts:
-            kind = part.__class__
-            if kind is str:
+            if isinstance(part, str):
                 out.append(part)
                 continue
-            piece = self.macro(part) if kind is Macro else self.block(part)  # type: ignore[arg-type]
+            piece = self.macro(part) if type(part) is Macro else self.block(part)
             produced += len(piece)
             if produced > MAX_TEXT_CHARS:  # stop before memory grows: 10k getvars of a 1 MiB value...
                 raise _TooLarge
@@ -330,21 +331,20 @@ class _Pass:
 
     def block(self, node: EachBlock | Scoped | IfBlock | Variable) -> str:
         """Everything but a plain macro: `each` loops and the Macros 2.0 nodes (docs/macros.md#macros-20)."""
-        kind = node.__class__
-        if kind is EachBlock:
-            return self.each(node)  # type: ignore[arg-type]
-        if kind is Scoped:
-            return render_scoped(self, node)  # type: ignore[arg-type]
+        if type(node) is EachBlock:
+            return self.each(node)
+        if type(node) is Scoped:
+            return render_scoped(self, node)
         if not self.spend():
             return self.raw(node)
-        if kind is Variable:
-            return render_variable(self, node)  # type: ignore[arg-type]
+        if type(node) is Variable:
+            return render_variable(self, node)
         if self.block_depth >= MAX_NESTING:
             self.warn(f"`if` blocks nested deeper than {MAX_NESTING} levels were left verbatim.")
             return self.raw(node)
         self.block_depth += 1
         try:
-            return render_if(self, node)  # type: ignore[arg-type]
+            return render_if(self, node)
         finally:
             self.block_depth -= 1
 
@@ -398,10 +398,10 @@ class _Pass:
                 finally:
                     self.loops.pop()
                 total += MAX_TEXT_CHARS + 1 if piece is None else len(piece)
-                if total > MAX_TEXT_CHARS:
+                if piece is None or total > MAX_TEXT_CHARS:
                     self.warn("An `each` loop produced more than 1 MiB of text; it was left verbatim.")
                     return self.raw(block)
-                out.append(piece)  # type: ignore[arg-type]
+                out.append(piece)
         finally:
             self.each_depth -= 1
         return "".join(out)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .paths import PathError, append_path, delete_path, get_path, increment_path, set_path, split_path
-from .values import added, as_collection, number_of, stepped
+from .values import JsonCollection, added, as_collection, number_of, stepped
 
 WRITE_OPS = ("setvar", "addvar", "incvar", "decvar", "deletevar")
 VALUE_OPS = frozenset({"setvar", "addvar"})
@@ -154,7 +154,7 @@ class _Unchanged(Exception):
     """The op left the state as it was (e.g. incvar on text)."""
 
 
-def _locate(state: Mapping[str, Any], key: str) -> tuple[str, str, dict | list, bool] | None:
+def _locate(state: Mapping[str, Any], key: str) -> tuple[str, str, JsonCollection, bool] | None:
     """For a dotted key whose head holds a JSON collection: (head, rest of the path, collection, was text)."""
     segments = split_path(key)  # refuses forbidden segments before any write, flat or not
     if len(segments) == 1:
@@ -171,11 +171,11 @@ def _locate(state: Mapping[str, Any], key: str) -> tuple[str, str, dict | list, 
 
 # Replay re-reads the text it just wrote (a growing roster or log), so the collection behind each
 # recently encoded text is remembered. Safe because collections here are never changed in place.
-_DECODED: dict[int, tuple[str, dict | list]] = {}
+_DECODED: dict[int, tuple[str, JsonCollection]] = {}
 _DECODED_MAX = 512
 
 
-def _encode(value: dict | list) -> str:
+def _encode(value: JsonCollection) -> str:
     """A collection back to text, compact as JSON.stringify writes it."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if len(_DECODED) >= _DECODED_MAX:
@@ -184,7 +184,7 @@ def _encode(value: dict | list) -> str:
     return text
 
 
-def _decode(value: Any) -> dict | list | None:
+def _decode(value: Any) -> JsonCollection | None:
     """`as_collection`, answered from `_DECODED` for a text this module encoded."""
     if isinstance(value, str):
         hit = _DECODED.get(id(value))
@@ -231,7 +231,7 @@ def _apply_flat(state: dict[str, Any], key: str, op: Op) -> None:
         state[key] = _stepped(current, op, exists=exists)
 
 
-def _apply_at_path(collection: dict | list, path: str, op: Op) -> dict | list:
+def _apply_at_path(collection: JsonCollection, path: str, op: Op) -> JsonCollection:
     """An op inside a JSON collection at `path`; returns the rebuilt collection (the input is not changed)."""
     if op.op == "setvar":
         return set_path(collection, path, _json_value(op.value))

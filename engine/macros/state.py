@@ -12,6 +12,9 @@ from typing import Any, Protocol
 from .env import MacroEnv
 from .nodes import EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 
+# A draw of {{random}} or {{roll}}: (kind, segment key, macro start, occurrence, choices or formula).
+DrawKey = tuple[int, str, int, int, int | str]
+
 
 class Namespace:
     """One variable namespace during a render."""
@@ -37,13 +40,19 @@ class MacroState(Protocol):
     """The running pass as a handler sees it."""
 
     env: MacroEnv
-    moment: datetime
+
+    @property
+    def moment(self) -> datetime: ...
+
     local: Namespace
     global_: Namespace
     key: str  # the segment being rendered (seeds draws)
-    base: int  # the segment's draw seed
+
+    @property
+    def base(self) -> int: ...  # the segment's draw seed
+
     draws: dict[int, int]  # per macro position: how many times it drew in this segment
-    drawn: dict[tuple, int]  # draws of the render, by macro
+    drawn: dict[DrawKey, int]  # draws of the render, by macro
     loops: list[tuple[Any, Any]]  # the `each` loops around the macro, innermost last
     expanded: set[str]
 

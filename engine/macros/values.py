@@ -6,7 +6,10 @@ import json
 import math
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
+
+# A JSON object or array held in a variable (as `as_collection` reads it).
+JsonCollection: TypeAlias = dict[str, Any] | list[Any]
 
 _JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _JS_INTEGER_PREFIXED = re.compile(r"0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
@@ -79,7 +82,7 @@ def to_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def as_collection(value: Any) -> dict | list | None:
+def as_collection(value: Any) -> JsonCollection | None:
     """Return `value` as a JSON object/array (parsing text that holds one), else None."""
     if isinstance(value, dict | list):
         return value

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.macros import MacroEnv, render_text, resolve_identity
 
@@ -52,6 +52,27 @@ class RegexRequest:
         return resolve_identity(text, user=self.user, char=self.char, seed=self.seed)
 
 
+class AppliedJson(TypedDict):
+    script: str
+    id: str
+    where: str
+
+
+class ScriptFailureJson(TypedDict):
+    script: str
+    error: str
+
+
+class CleanedJson(TypedDict):
+    """The clean answer (docs/bot.md), as `Cleaned.to_dict` writes it."""
+
+    stored: str
+    display: str
+    reasoning: str | None
+    applied: list[AppliedJson]
+    errors: list[ScriptFailureJson]
+
+
 @dataclass(frozen=True, slots=True)
 class Applied:
     """A script that changed a text: `where` is "stored", "display", "reasoning", "prompt" or "world_info"."""
@@ -60,7 +81,7 @@ class Applied:
     id: str
     where: str
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> AppliedJson:
         return {"script": self.script, "id": self.id, "where": self.where}
 
 
@@ -73,7 +94,7 @@ class ScriptFailure:
     error: str
     inactive: bool = False  # compile-time (shown at import and on the pages), not this run's failure
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> ScriptFailureJson:
         return {"script": self.script, "error": self.error}
 
 
@@ -122,7 +143,8 @@ class _RenderedLater:
     __slots__ = ("built", "request", "script")
 
     def __init__(self, script: RegexScript, request: RegexRequest) -> None:
-        self.script, self.request, self.built = script, request, None
+        self.script, self.request = script, request
+        self.built: Replacement | None = None
 
     def __call__(self) -> Replacement:
         if self.built is None:
@@ -244,7 +266,7 @@ class Cleaned:
     applied: tuple[Applied, ...]
     errors: tuple[ScriptFailure, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CleanedJson:
         return {
             "stored": self.stored,
             "display": self.display,

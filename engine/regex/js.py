@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import quickjs
 
@@ -81,7 +82,8 @@ def _runtime() -> _Runtime:
     return runtime
 
 
-def _call(function: quickjs.Object, *args: object, compiling: bool = False) -> object:
+def _call(function: quickjs.Object, *args: object, compiling: bool = False) -> Any:
+    """The JS function's answer, as QuickJS converts it (an int, str, bool, ...: the runtime's own)."""
     try:
         return function(*args)
     except quickjs.JSException as exc:
@@ -151,7 +153,7 @@ def compile_js_regex(pattern: str, flags: str = "") -> JsRegex:
     """Compile once in this thread's engine; `RegexCompileError` when JavaScript rejects it."""
     runtime = _runtime()
     handle = runtime.handle(pattern, flags)
-    groups = int(_call(runtime.group_count, handle))  # type: ignore[call-overload]
+    groups = int(_call(runtime.group_count, handle))
     literals = required_literals(pattern, flags)
     fold = "i" in flags
     if literals is not None and fold:

@@ -120,8 +120,9 @@ class SamplingChoice:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SamplingChoice:
+        mode = d.get("mode")
         return cls(
-            mode=d.get("mode") if d.get("mode") in MODES else "preset",
+            mode=mode if isinstance(mode, str) and mode in MODES else "preset",
             provider=str(d.get("provider") or "openai"),
             values=SamplerSettings.from_dict(d.get("values")),
         )

@@ -127,29 +127,30 @@ class _Builder:
         self.nodes.append(synthetic_node(identifier, **kwargs))
 
 
+def _text_at(container: Any, key: str) -> str | None:
+    """`container[key]` when the container is an object and that is text, else None."""
+    value = container.get(key) if isinstance(container, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def system_prompt_text(data: dict[str, Any]) -> str | None:
     """The system prompt a text-completion preset carries: sysprompt, a root name+content, or instruct."""
-    sysprompt = data.get("sysprompt")
-    if isinstance(sysprompt, dict) and isinstance(sysprompt.get("content"), str):
-        return sysprompt["content"]
-    if isinstance(data.get("content"), str) and "name" in data:
-        return data["content"]
-    instruct = data.get("instruct")
-    if isinstance(instruct, dict) and isinstance(instruct.get("system_prompt"), str):
-        return instruct["system_prompt"]
-    if isinstance(data.get("system_prompt"), str):
-        return data["system_prompt"]
-    return None
+    sysprompt = _text_at(data.get("sysprompt"), "content")
+    if sysprompt is not None:
+        return sysprompt
+    content = _text_at(data, "content")
+    if content is not None and "name" in data:
+        return content
+    instruct = _text_at(data.get("instruct"), "system_prompt")
+    if instruct is not None:
+        return instruct
+    return _text_at(data, "system_prompt")
 
 
 def story_string_of(data: dict[str, Any]) -> str | None:
     """The story string at `context.story_string` or the root, if any."""
-    context = data.get("context")
-    if isinstance(context, dict) and isinstance(context.get("story_string"), str):
-        return context["story_string"]
-    if isinstance(data.get("story_string"), str):
-        return data["story_string"]
-    return None
+    in_context = _text_at(data.get("context"), "story_string")
+    return in_context if in_context is not None else _text_at(data, "story_string")
 
 
 def _add_block(builder: _Builder, piece: Piece, system_text: str, findings: Findings) -> None:
@@ -220,7 +221,7 @@ def convert_system_prompt(data: dict[str, Any], text: str) -> Converted:
     """Nodes for a lone system prompt (or an old instruct template's): `main`, then chatHistory."""
     strip = TokenStripper(instruct_sequences(data.get("instruct")))
     nodes = (synthetic_node("main", content=strip.strip(text)), synthetic_node("chatHistory", kind="marker"))
-    warnings = ()
+    warnings: tuple[str, ...] = ()
     if strip.removed:
         warnings = (
             f"Chat-template tokens were removed from the converted text: {short_list(strip.removed)}.",

@@ -84,7 +84,9 @@ def _cap_regex_scripts(data: dict[str, Any]) -> list[str]:
     """Keep at most MAX_PRESET_SCRIPTS regex scripts in the stored preset, in place (issue 25: a
     preset's scripts all run on every assembly); the sentence saying how many were refused."""
     extensions = data.get("extensions")
-    scripts = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
+    if not isinstance(extensions, dict):
+        return []
+    scripts = extensions.get("regex_scripts")
     if not isinstance(scripts, list) or len(scripts) <= MAX_PRESET_SCRIPTS:
         return []
     extensions["regex_scripts"] = scripts[:MAX_PRESET_SCRIPTS]
@@ -166,7 +168,7 @@ _SAMPLER_KEYS = frozenset(PRESET_KEYS)  # sent to the model per the server's cho
 def _kept_not_applied(data: dict[str, Any], shape: str) -> tuple[str, ...]:
     """Top-level data stored with the preset but not applied (sampler settings, regex scripts, models)."""
     consumed = _CONSUMED[shape] | _ALWAYS_CONSUMED | _SAMPLER_KEYS
-    kept = []
+    kept: list[str] = []
     for key, value in data.items():
         if key in consumed:
             continue

@@ -11,7 +11,7 @@ from engine.st_format.prompt_manager import synthetic_node
 
 POST_HISTORY_ORDER = 10000  # after everything else at depth 0
 
-_SOURCES = (
+_SOURCES: tuple[tuple[str, str, Callable[[dict[str, Any]], Any]], ...] = (
     ("post_history", "Post-History Instructions", lambda d: d.get("post_history")),
     ("sysprompt_post_history", "Post-History Instructions (system prompt)", lambda d: _inner(d, "sysprompt")),
     ("context_post_history", "Post-History Instructions (context)", lambda d: _inner(d, "context")),

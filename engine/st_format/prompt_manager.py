@@ -205,9 +205,9 @@ def parse_prompt_manager(data: dict[str, Any]) -> Converted:
     notes: list[str] = []
     if order is None:
         notes.append("no prompt order for character 100001 or 100000: every prompt is used in array order")
-        for identifier, prompt in by_id.items():
+        for identifier, listed in by_id.items():
             nodes.append(
-                _node_from_prompt(prompt, identifier, fields.enabled_flag(prompt.get("enabled")), findings)
+                _node_from_prompt(listed, identifier, fields.enabled_flag(listed.get("enabled")), findings)
             )
         return Converted(
             nodes=tuple(nodes), not_in_order=0, warnings=tuple(findings.sentences()), notes=tuple(notes)

@@ -17,15 +17,13 @@ LOREBOOK_NOT_PRESET = (
 
 def lone_system_prompt(data: dict[str, Any]) -> str | None:
     """The text of a system-prompt preset or an old instruct template's system prompt, if the file is one."""
-    if isinstance(data.get("content"), str) and "name" in data:
-        return data["content"]
+    content = data.get("content")
+    if isinstance(content, str) and "name" in data:
+        return content
     sysprompt = data.get("sysprompt")
-    if (
-        isinstance(sysprompt, dict)
-        and isinstance(sysprompt.get("content"), str)
-        and sysprompt["content"].strip()
-    ):
-        return sysprompt["content"]
+    sysprompt_text = sysprompt.get("content") if isinstance(sysprompt, dict) else None
+    if isinstance(sysprompt_text, str) and sysprompt_text.strip():
+        return sysprompt_text
     for holder in (data, data.get("instruct")):
         if isinstance(holder, dict):
             text = holder.get("system_prompt")

@@ -161,7 +161,12 @@ def activate(
 
 
 class _Run:
-    def __init__(self, request: ActivationRequest, count_tokens: Callable[[str], int], render) -> None:
+    def __init__(
+        self,
+        request: ActivationRequest,
+        count_tokens: Callable[[str], int],
+        render: Callable[[CompiledEntry], str],
+    ) -> None:
         self.request = request
         self.settings = request.settings
         self.count_tokens = count_tokens
@@ -197,7 +202,8 @@ class _Run:
     # --- the passes -----------------------------------------------------------------------------
 
     def run(self) -> Activation:
-        state, pass_number = INITIAL, 0
+        state: str | None = INITIAL
+        pass_number = 0
         while state:
             pass_number += 1
             if self.settings.max_recursion and pass_number > self.settings.max_recursion:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.buckets import BucketDocument
-from engine.macros import MacroEnv, Segment, compile_text, render_segments
+from engine.macros import CompiledText, MacroEnv, Segment, compile_text, render_segments
 from engine.native import TAG_ORDER, format_sample
 from engine.parts import Item, Part, Source, Transform, world_info_source
 from engine.rearrange import Injection
@@ -268,7 +268,7 @@ def _without_books(
     )
 
 
-def _template(ce: CompiledEntry):
+def _template(ce: CompiledEntry) -> CompiledText:
     template = _TEMPLATES.get(id(ce))
     if template is None or template[0] is not ce:
         if len(_TEMPLATES) > 100_000:
@@ -281,7 +281,7 @@ def _template(ce: CompiledEntry):
 AT_DEPTH = 4  # position 4: @depth entries, whose depth bounds the scripts' min/max depth
 
 # Entry texts are compiled once per compiled book (which lives as long as its cache generation).
-_TEMPLATES: dict[int, tuple[CompiledEntry, Any]] = {}
+_TEMPLATES: dict[int, tuple[CompiledEntry, CompiledText]] = {}
 
 
 def _source(source: EntrySource) -> Source:

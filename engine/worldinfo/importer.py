@@ -17,7 +17,7 @@ from engine.st_format.decode import check_size, decode_upload, too_deep
 from engine.st_format.shapes import detect_shape
 from engine.st_format.wording import Findings, plural, short_list
 from engine.tokens import count_text
-from engine.worldinfo.fields import normalise_entry
+from engine.worldinfo.fields import Report, normalise_entry
 from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import compile_regex_key, parse_regex_key
 from engine.worldinfo.model import POSITIONS, Entry, LorebookRefused, LorebookSummary, ParsedLorebook
@@ -262,7 +262,8 @@ _V2_EXTENSIONS = {
 
 
 def _v2_entry_as_st(entry: dict[str, Any]) -> dict[str, Any]:
-    ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
+    raw_ext = entry.get("extensions")
+    ext: dict[str, Any] = raw_ext if isinstance(raw_ext, dict) else {}
     st: dict[str, Any] = {
         "key": entry.get("keys"),
         "keysecondary": entry.get("secondary_keys"),
@@ -285,7 +286,7 @@ def _v2_entry_as_st(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _v2_raw_entries(raw_entries: list[Any]) -> list[tuple[Any, Any]]:
-    pairs = []
+    pairs: list[tuple[Any, Any]] = []
     for index, entry in enumerate(raw_entries):
         if not isinstance(entry, dict):
             pairs.append((index, entry))
@@ -293,6 +294,11 @@ def _v2_raw_entries(raw_entries: list[Any]) -> list[tuple[Any, Any]]:
         hint = entry.get("id") if entry.get("id") is not None else index
         pairs.append((hint, _v2_entry_as_st(entry)))
     return pairs
+
+
+def _reporter(findings: Findings, label: str) -> Report:
+    """Notes each field of the entry `label` whose bad value was replaced by its default."""
+    return lambda name: findings.add(f"Bad `{name}` value, default used", label)
 
 
 # --- common: uids, normalisation, limits ------------------------------------------------------------
@@ -322,11 +328,7 @@ def _normalise(pairs: list[tuple[Any, Any]], *, max_entries: int) -> tuple[tuple
         if uid is None:
             uid, next_uid, renumbered = next_uid, next_uid + 1, renumbered + 1
         label = _label(raw, uid)
-        entries.append(
-            normalise_entry(
-                raw, uid, lambda name, label=label: findings.add(f"Bad `{name}` value, default used", label)
-            )
-        )
+        entries.append(normalise_entry(raw, uid, _reporter(findings, label)))
     warnings = findings.sentences()
     if skipped:
         verb = "is" if skipped == 1 else "are"

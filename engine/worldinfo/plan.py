@@ -19,7 +19,10 @@ from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.scan import FLAG_TEXTS, Text
 from engine.worldinfo.settings import WorldInfoSettings
 
-_PLANS: OrderedDict[tuple, tuple[tuple[CompiledBook, ...], Plan]] = OrderedDict()
+# by (the books' ids, strategy, case sensitivity, whole words)
+_PLANS: OrderedDict[tuple[tuple[int, ...], str, bool, bool], tuple[tuple[CompiledBook, ...], Plan]] = (
+    OrderedDict()
+)
 _PLAN_LIMIT = 64
 _lock = threading.Lock()
 
@@ -107,10 +110,11 @@ def build_plan(entries: Sequence[CompiledEntry], settings: WorldInfoSettings) ->
         case = e.case_sensitive if e.case_sensitive is not None else settings.case_sensitive
         whole = e.match_whole_words if e.match_whole_words is not None else settings.match_whole_words
         signs = [key_signature(k, case_sensitive=case, whole_words=whole) for k in ce.primary]
-        if not _indexable(ce) or not signs or any(sign is None for sign in signs):
+        known = [sign for sign in signs if sign is not None]
+        if not _indexable(ce) or not signs or len(known) < len(signs):
             always.add(position)
             continue
-        for kind, value in signs:  # type: ignore[misc]
+        for kind, value in known:
             indexes[kind].setdefault(value, []).append(position)
 
     def frozen(kind: str) -> dict[str, tuple[int, ...]]:

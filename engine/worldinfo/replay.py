@@ -14,14 +14,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from engine.worldinfo.activate import ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook
 
-_STATES: OrderedDict[tuple, tuple[tuple[CompiledBook, ...], dict[str, Any]]] = OrderedDict()
+# A step's key: what the step reads besides the history, and a digest of the messages up to it.
+StepKey = tuple[tuple[Any, ...], bytes]
+
+_STATES: OrderedDict[StepKey, tuple[tuple[CompiledBook, ...], dict[str, Any]]] = OrderedDict()
 _STATE_LIMIT = 20_000  # step states (each a few small records)
 _lock = threading.Lock()
 
@@ -72,7 +75,7 @@ def replay_state(
     return _copy(state)
 
 
-def _step_keys(request: ActivationRequest, steps: int, cache_key: Hashable) -> list[tuple]:
+def _step_keys(request: ActivationRequest, steps: int, cache_key: Hashable) -> list[StepKey]:
     """One key per step: everything a step reads besides the history, and a digest of the messages
     up to it."""
     texts = request.texts
@@ -95,14 +98,14 @@ def _step_keys(request: ActivationRequest, steps: int, cache_key: Hashable) -> l
         cache_key,
     )
     digest = hashlib.blake2b(digest_size=16)
-    keys = []
+    keys: list[StepKey] = []
     for message in texts.history[:steps]:
         digest.update(f"{len(message.name)}:{message.name}{len(message.text)}:{message.text}".encode())
         keys.append((context, digest.digest()))
     return keys
 
 
-def _longest_cached(keys: list[tuple], books) -> tuple[int, dict[str, Any]]:
+def _longest_cached(keys: list[StepKey], books: Sequence[CompiledBook]) -> tuple[int, dict[str, Any]]:
     with _lock:
         for length in range(len(keys), 0, -1):
             hit = _STATES.get(keys[length - 1])
@@ -112,12 +115,12 @@ def _longest_cached(keys: list[tuple], books) -> tuple[int, dict[str, Any]]:
     return 0, {}
 
 
-def _same(kept: tuple[CompiledBook, ...], books) -> bool:
+def _same(kept: tuple[CompiledBook, ...], books: Sequence[CompiledBook]) -> bool:
     """The kept books are these very objects (an id alone may be reused after a book is dropped)."""
     return len(kept) == len(books) and all(a is b for a, b in zip(kept, books, strict=True))
 
 
-def _remember(key: tuple, books, state: dict[str, Any]) -> None:
+def _remember(key: StepKey, books: Sequence[CompiledBook], state: dict[str, Any]) -> None:
     with _lock:
         _STATES[key] = (tuple(books), _copy(state))
         while len(_STATES) > _STATE_LIMIT:

@@ -129,7 +129,9 @@ class Scanner:
     skew: int = 0
     recursion: list[str] = field(default_factory=list)
     timeouts: list[str] = field(default_factory=list)
-    _cache: dict[tuple, Text] = field(default_factory=dict)
+    _cache: dict[tuple[int, tuple[str, ...], bool], Text] = field(
+        default_factory=dict
+    )  # by _text's arguments
     _keys: dict[str, Key] = field(default_factory=dict)
     _lines: list[str] = field(default_factory=list)
     _stopped: set[str] = field(default_factory=set)
@@ -163,6 +165,7 @@ class Scanner:
 
     def added_text(self) -> Text:
         """The recursion text added since the previous pass."""
+        assert self._added is not None  # new_pass runs before every pass
         return self._added
 
     def depth_for(self, ce: CompiledEntry) -> int:

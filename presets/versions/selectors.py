@@ -75,7 +75,11 @@ def export_version(preset: Preset, number: int) -> str:
         .order_by("-number")
         .first()
     )
-    stored_text = zlib.decompress(bytes(origin.source)).decode() if origin is not None else ""
+    stored_text = (
+        zlib.decompress(bytes(origin.source)).decode()
+        if origin is not None and origin.source is not None
+        else ""
+    )
     return export_preset(
         state.nodes,
         settings=state.settings,

@@ -205,6 +205,36 @@ def test_a_3_mb_preset_to_the_api_gets_413_without_being_read(lantern, api_token
     assert json.loads(body)["error"] == "This file is 3.0 MiB, over the 2.0 MiB limit for a preset."
 
 
+@pytest.mark.parametrize(
+    ("route", "file_limit", "api"),
+    [
+        ("presets:upload", "PRESET_MAX_BYTES", False),
+        ("lorebooks:upload", "LOREBOOK_MAX_BYTES", False),
+        ("lorebooks:api-list", "LOREBOOK_MAX_BYTES", True),
+        ("characters:upload", None, False),
+    ],
+)
+def test_each_upload_address_takes_its_file_limit_and_the_forms_room_and_refuses_a_byte_more_unread(
+    route, file_limit, api, alice, lantern, api_token, settings
+):
+    from engine.cards import MAX_CARD_BYTES
+
+    if file_limit is not None:
+        setattr(settings, file_limit, 200_000)
+    limit = (200_000 if file_limit is not None else MAX_CARD_BYTES) + 64 * 1024
+    client = Client()
+    extra = {"HTTP_AUTHORIZATION": f"Bearer {api_token}"} if api else {}
+    if not api:
+        client.force_login(alice)
+    url = reverse(route, args=[lantern.pk])
+    content_type = "multipart/form-data; boundary=xyz"
+    over_status, over_read, over_body = _post_unread(client, url, limit + 1, content_type, **extra)
+    assert (over_status, over_read) == (413, 0)
+    assert b"this address accepts" in over_body
+    _status, _read, at_body = _post_unread(client, url, limit, content_type, **extra)
+    assert b"this address accepts" not in at_body  # the view reads it and answers for itself
+
+
 def test_an_oversized_assemble_body_gets_413_without_being_read(lantern, api_token, settings):
     settings.ASSEMBLE_MAX_BYTES = 2 * 1024 * 1024
     status, read, _ = _post_unread(

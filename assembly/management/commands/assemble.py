@@ -18,7 +18,16 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from assembly.selectors import PresetNotFound, assemble_for_server
-from engine import ENCODINGS, GENERATION_TYPES, PROVIDERS, STYLES, BucketError, decode_json, parse_buckets
+from engine import (
+    ENCODINGS,
+    GENERATION_TYPES,
+    PROVIDERS,
+    STYLES,
+    AssemblyJson,
+    BucketError,
+    decode_json,
+    parse_buckets,
+)
 from presets.channels.selectors import thread_parent
 from servers.models import Server
 
@@ -75,7 +84,7 @@ class Command(BaseCommand):
             sys.exit(2)
         self.stdout.write(json.dumps(result, ensure_ascii=False, indent=None))
 
-    def _run(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _run(self, options: dict[str, Any]) -> AssemblyJson:
         server_id = options["server"]
         if not Server.objects.filter(pk=server_id).exists():
             raise _Failure(f"There is no server with id {server_id}.")

@@ -95,15 +95,15 @@ class Command(JsonCommand):
             return self._shown(server_id, row.name)
         if action == "channel":
             return self._channel(server, options)
-        row = selectors.group_named(server_id, options["name"].strip())
-        if row is None:
+        found = selectors.group_named(server_id, options["name"].strip())
+        if found is None:
             raise services.GroupError(f"This server has no group named “{options['name'].strip()}”.")
         if action == "delete":
-            services.group_delete(group=row, by=None, actor_label="cli")
-            return {"deleted": row.name}
-        return self._shown(server_id, row.name)
+            services.group_delete(group=found, by=None, actor_label="cli")
+            return {"deleted": found.name}
+        return self._shown(server_id, found.name)
 
-    def _shown(self, server_id: int, name: str) -> dict[str, Any]:
+    def _shown(self, server_id: int, name: str) -> selectors.GroupJson:
         loaded = selectors.loaded_group(server_id, name)
         if loaded is None:  # deleted between the listing and this read
             raise services.GroupError(f"This server has no group named “{name}”.")

@@ -10,7 +10,7 @@ from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from engine import StmContext
@@ -78,7 +78,7 @@ def on_off(text: str) -> bool:
 class Command(BaseCommand):
     help = "Short-term memory: add an entry, change privacy settings, review what a turn would see."
 
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> argparse.ArgumentParser:
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
         parser.error = fail  # type: ignore[method-assign]
         return parser
@@ -215,7 +215,7 @@ class Command(BaseCommand):
             with_rows=True,
         )
         result = loaded.contribution
-        report = {
+        report: dict[str, Any] = {
             "entries": [
                 {
                     "channel": v.channel,
@@ -245,10 +245,10 @@ def _server(server_id: int, *, create: bool) -> Server:
     if create:
         server, _ = Server.objects.get_or_create(pk=server_id, defaults={"name": f"Server {server_id}"})
         return server
-    server = Server.objects.filter(pk=server_id).first()
-    if server is None:
+    found = Server.objects.filter(pk=server_id).first()
+    if found is None:
         raise UsageError(f"no server {server_id}")
-    return server
+    return found
 
 
 def _synthetic_messages(n: int) -> list[dict[str, str]]:

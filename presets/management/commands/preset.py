@@ -118,7 +118,8 @@ class Command(JsonCommand):
 
 def _row(preset: Any) -> dict[str, Any]:
     row = preset_listing(preset)
-    return {key: row[key] for key in ("preset_id", "name", "active", "shape", "nodes", "injection_style")}
+    shown = ("preset_id", "name", "active", "shape", "nodes", "injection_style")
+    return {key: value for key, value in row.items() if key in shown}
 
 
 def _preset_arguments(parser: CommandParser) -> None:

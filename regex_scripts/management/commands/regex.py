@@ -19,7 +19,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from core.json_command import JsonCommand, RefusingParser, add_json, add_server
-from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
+from engine.regex import MAX_EXPORT_BYTES, CleanedJson, ScriptError, read_export
 from regex_scripts import selectors, services
 from servers.models import Server
 from servers.services import server_ensure
@@ -67,7 +67,7 @@ class Command(JsonCommand):
     def run(self, options: dict[str, Any]) -> Any:
         return getattr(self, f"_{options['action']}")(options)
 
-    def _apply(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _apply(self, options: dict[str, Any]) -> CleanedJson:
         server_id = options["server"]
         if not Server.objects.filter(pk=server_id).exists():
             raise _Failure(f"There is no server with id {server_id}.")
