@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from .api_auth import forget_tokens
+from .api_auth import TOKENS_STAMP
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
 from .resilient_cache import cache_delete
 from .selectors import directory_key, tokenizer_key
 from .users import User
+from .writes import server_write
 
 
 def api_token_create(
@@ -18,7 +19,7 @@ def api_token_create(
 ) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the plain token, which is never stored and shown only once."""
     plain = ApiToken.generate()
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(TOKENS_STAMP,)):
         token = ApiToken.objects.create(
             server=server,
             name=name.strip()[:100] or "bot",
@@ -34,12 +35,11 @@ def api_token_create(
             target=token,
             detail={"name": token.name},
         )
-        forget_tokens(server.pk)
     return token, plain
 
 
 def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "") -> None:
-    with transaction.atomic():
+    with server_write(server_id=token.server_id, stamps=(TOKENS_STAMP,)):
         updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
@@ -47,7 +47,6 @@ def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "")
             AuditEvent.record(
                 server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
             )
-        forget_tokens(token.server_id)
 
 
 def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
