@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 
 from .api_auth import TOKENS_STAMP
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
-from .resilient_cache import cache_delete
-from .selectors import directory_key, tokenizer_key
+from .selectors import DIRECTORY_STAMP, TOKENIZER_STAMP
 from .users import User
 from .writes import server_write
 
@@ -54,7 +52,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
     if encoding not in dict(Server._meta.get_field("token_encoding").choices):
         raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
     before = server.token_encoding
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(TOKENIZER_STAMP,)):
         Server.objects.filter(pk=server.pk).update(token_encoding=encoding)
         server.token_encoding = encoding
         AuditEvent.record(
@@ -64,7 +62,6 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
             target=server,
             detail={"before": before, "after": encoding},
         )
-    transaction.on_commit(lambda: cache_delete(tokenizer_key(server.pk)))
 
 
 def server_ensure(*, server_id: int, name: str | None = None) -> Server:
@@ -93,7 +90,7 @@ def directory_replace(
     *, server_id: int, channels: list[DirectoryChannel], members: list[DirectoryMember], actor_label: str
 ) -> ServerDirectory:
     """Store the server's pushed directory in place of the previous one, audited with its counts."""
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(DIRECTORY_STAMP,)):
         directory, _ = ServerDirectory.objects.update_or_create(
             server_id=server_id,
             defaults={
@@ -109,5 +106,4 @@ def directory_replace(
             action="server.directory",
             detail={"channels": len(channels), "members": len(members)},
         )
-    transaction.on_commit(lambda: cache_delete(directory_key(server_id)))
     return directory
