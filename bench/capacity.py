@@ -125,6 +125,7 @@ def per_request(servers: list[int], token: str, requests: int) -> dict[str, floa
     from presets import cache as preset_cache
     from servers.models import Role, Server
     from servers.services import membership_set
+    from servers.writes import server_write
 
     server_id = servers[0]
     client = Client()
@@ -145,7 +146,8 @@ def per_request(servers: list[int], token: str, requests: int) -> dict[str, floa
         return len(queries), calls.count - before
 
     figures: dict[str, float] = {}
-    preset_cache.invalidate(server_id)
+    with server_write(server_id=server_id, stamps=(preset_cache.STAMP,)):
+        pass
     preset_cache.clear_local()
     figures["cold_queries"], figures["cold_cache_calls"] = measured(inline)
     figures["warm_queries"], figures["warm_cache_calls"] = measured(inline)

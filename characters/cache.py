@@ -39,6 +39,6 @@ def get_active_card(server_id: int) -> Card | None:
     return ACTIVE.get(server_id)
 
 
-def invalidate(server_id: int) -> None:
-    """Every process reloads the card once the write commits."""
-    ACTIVE.invalidate(server_id)
+# What a write bumps (servers.writes.server_write) so that every process reloads the server's card
+# (and its groups, which ride the same stamp).
+STAMP = ACTIVE.stamp

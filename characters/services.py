@@ -1,19 +1,19 @@
 """Writes for character cards: import, activate, deactivate, delete. Each is one transaction with an
-audit event, and the active-card cache is invalidated when it commits."""
+audit event (servers.writes.server_write), and bumps the cards' cache stamp inside it."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.utils import timezone
 
 from core.names import UserError, clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
-from servers.imports import NameClash, OnClash, lock_server, place_import
+from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from . import cache as card_cache
 from .models import NAME_MAX_LENGTH
@@ -61,7 +61,7 @@ def card_import(
         or clean_name(read.card.name, max_length=NAME_MAX_LENGTH)
         or "Unnamed character"
     )
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(card_cache.STAMP,)):
         placement = place_import(
             server_id=server.pk,
             rows=server.cards.all(),
@@ -109,14 +109,12 @@ def card_import(
             target=row,
             detail={"spec": read.card.spec, "active": is_active},
         )
-    _invalidate_on_commit(server.pk)
     return CardImportResult(row=row, read=read, replaced=replaced, lorebook_entries=book_entries)
 
 
 def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
     """Make `card` the server's only active character."""
-    with transaction.atomic():
-        lock_server(card.server_id)
+    with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,), lock=True):
         CardRow.objects.filter(server_id=card.server_id, is_active=True).exclude(pk=card.pk).update(
             is_active=False
         )
@@ -125,21 +123,19 @@ def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> N
             server=card.server_id, actor=by, actor_label=actor_label, action="card.activate", target=card
         )
     card.is_active = True
-    _invalidate_on_commit(card.server_id)
 
 
 def card_deactivate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
-    with transaction.atomic():
+    with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,)):
         CardRow.objects.filter(pk=card.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
             server=card.server_id, actor=by, actor_label=actor_label, action="card.deactivate", target=card
         )
     card.is_active = False
-    _invalidate_on_commit(card.server_id)
 
 
 def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
-    with transaction.atomic():
+    with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,)):
         AuditEvent.record(
             server=card.server_id,
             actor=by,
@@ -149,8 +145,3 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
             detail={"name": card.name},
         )
         card.delete()
-    _invalidate_on_commit(card.server_id)
-
-
-def _invalidate_on_commit(server_id: int) -> None:
-    card_cache.invalidate(server_id)

@@ -143,12 +143,3 @@ def get_channel_group(server_id: int, channel: int, parent_channel: int | None =
 def get_notes(server_id: int, channel: int) -> dict[int, str]:
     """The members' notes in a channel, by member id (card id)."""
     return NOTES.get((server_id, channel))
-
-
-def invalidate(server_id: int) -> None:
-    """Every process reloads the server's groups and channel map (and cards) once the write commits."""
-    GROUPS.invalidate(server_id)
-
-
-def invalidate_notes(server_id: int) -> None:
-    NOTES.invalidate(server_id)

@@ -1,6 +1,7 @@
 """Writes for groups (docs/groups.md): create or replace a group, delete it, give a channel a group,
-and keep a member's private note. Each is one transaction with an audit event; the groups cache is
-invalidated inside it (the generation moves when the write commits)."""
+and keep a member's private note. Each is one transaction with an audit event
+(servers.writes.server_write), which bumps the groups' cache stamp inside it (the generation moves
+when the write commits)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from django.db import transaction
 from characters import selectors as card_selectors
 from core.names import UserError, clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
-from servers.imports import NameClash, lock_server
+from servers.imports import NameClash
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from . import cache as group_cache
 from .models import JOIN_TEXT_MAX_LENGTH, NAME_MAX_LENGTH, NOTE_MAX_LENGTH, ChannelGroup, MemberNote
@@ -65,8 +67,7 @@ def group_save(
     for label, text in (("join prefix", join_prefix), ("join suffix", join_suffix)):
         if len(text) > JOIN_TEXT_MAX_LENGTH:
             raise GroupError(f"The {label} has at most {JOIN_TEXT_MAX_LENGTH} characters.")
-    with transaction.atomic():
-        lock_server(server.pk)
+    with server_write(server_id=server.pk, stamps=(group_cache.STAMP,), lock=True):
         cards = card_selectors.cards_named(server.pk, wanted)
         for card_name in wanted:
             if card_name not in cards:
@@ -106,13 +107,12 @@ def group_save(
             target=row,
             detail={"members": wanted, "muted": sorted(muted_names), **settings},
         )
-        group_cache.invalidate(server.pk)
     return row
 
 
 def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> None:
     """Delete a group; the channels that used it go back to the server's character."""
-    with transaction.atomic():
+    with server_write(server_id=group.server_id, stamps=(group_cache.STAMP,)):
         AuditEvent.record(
             server=group.server_id,
             actor=by,
@@ -121,9 +121,7 @@ def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> 
             target=group,
             detail={"name": group.name},
         )
-        server_id = group.server_id
         group.delete()
-        group_cache.invalidate(server_id)
 
 
 def channel_group_set(
@@ -135,8 +133,7 @@ def channel_group_set(
         raise GroupError("A channel id is a positive Discord snowflake.")
     if group is not None and group.server_id != server.pk:
         raise GroupError("Choose one of this server's groups.")
-    with transaction.atomic():
-        lock_server(server.pk)
+    with server_write(server_id=server.pk, lock=True) as write:
         current = ChannelGroup.objects.filter(server=server, channel_id=channel_id).first()
         if group is None:
             if current is None:
@@ -155,7 +152,7 @@ def channel_group_set(
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=group, detail=detail
         )
-        group_cache.invalidate(server.pk)
+        write.touch(group_cache.STAMP)  # a channel left as it was bumps nothing
     return True
 
 
@@ -180,7 +177,7 @@ def member_note_set(
     if loaded is None:
         raise GroupError(f"This server has no group named “{group_name}”.")
     member_id, member_name = member_of(loaded, member)
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(group_cache.NOTES_STAMP,)):
         if text.strip():
             MemberNote.objects.update_or_create(
                 server_id=server_id, channel_id=channel_id, card_id=member_id, defaults={"text": text}
@@ -200,7 +197,6 @@ def member_note_set(
                 "chars": len(text),
             },
         )
-        group_cache.invalidate_notes(server_id)
     return member_id, member_name
 
 

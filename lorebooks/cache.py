@@ -96,9 +96,9 @@ def get_world_info(server_id: int) -> ActiveWorldInfo:
     return ACTIVE.get(server_id)
 
 
-def invalidate(server_id: int) -> None:
-    """Every process reloads the server's World Info once the write commits."""
-    ACTIVE.invalidate(server_id)
+# What a write bumps (servers.writes.server_write) so that every process reloads the server's World
+# Info.
+STAMP = ACTIVE.stamp
 
 
 def clear_local() -> None:

@@ -1,5 +1,5 @@
-"""Writes for lorebooks. Each runs in one transaction, leaves an audit entry and invalidates the
-server's World Info cache once the transaction has committed.
+"""Writes for lorebooks. Each runs in one transaction (servers.writes.server_write), leaves an audit
+entry and bumps the server's World Info cache stamp inside that transaction, before it commits.
 
 `by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from core.names import UserError, clean_name
 from engine.worldinfo import (
@@ -28,6 +28,7 @@ from engine.worldinfo import (
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from . import cache as wi_cache
 from . import selectors
@@ -88,7 +89,7 @@ def lorebook_import(
         or clean_name(parsed.name, max_length=NAME_MAX_LENGTH)
         or FALLBACK_NAME
     )
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(wi_cache.STAMP,)):
         placement = place_import(
             server_id=server.pk,
             rows=server.lorebooks.all(),
@@ -124,7 +125,6 @@ def lorebook_import(
             target=lorebook,
             detail={"entries": len(parsed.entries), "active": is_active},
         )
-    _invalidate_on_commit(server.pk)
     return ImportResult(lorebook=lorebook, summary=parsed.summary, replaced=replaced)
 
 
@@ -176,7 +176,7 @@ def lorebook_set_active(
     *, lorebook: Lorebook, active: bool, by: User | None = None, actor_label: str = ""
 ) -> None:
     """Switch a lorebook on or off for the server's assemblies."""
-    with transaction.atomic():
+    with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
         Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
         lorebook.is_active = active
         AuditEvent.record(
@@ -186,13 +186,12 @@ def lorebook_set_active(
             action="lorebook.activate" if active else "lorebook.deactivate",
             target=lorebook,
         )
-    _invalidate_on_commit(lorebook.server_id)
 
 
 def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: str = "") -> None:
     """Delete a lorebook and its entries."""
     server_id = lorebook.server_id
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(wi_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
@@ -202,7 +201,6 @@ def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: 
             detail={"name": lorebook.name},
         )
         lorebook.delete()
-    _invalidate_on_commit(server_id)
 
 
 def entries_set_enabled(
@@ -214,7 +212,7 @@ def entries_set_enabled(
     actor_label: str = "",
 ) -> int:
     """Enable or disable entries of a lorebook (one or many); returns how many changed."""
-    with transaction.atomic():
+    with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
         rows = list(
             LorebookEntry.objects.select_for_update()
             .filter(lorebook=lorebook, pk__in=list(entry_ids))
@@ -236,7 +234,6 @@ def entries_set_enabled(
                 target=lorebook,
                 detail={"entries": [uid for _, uid, _ in rows]},
             )
-    _invalidate_on_commit(lorebook.server_id)
     return len(rows)
 
 
@@ -270,7 +267,7 @@ def settings_update(
 ) -> WorldInfoSettings:
     """Change some of the server's World Info settings; raises LorebookError on a bad value."""
     clean = _clean_settings(changes)
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(wi_cache.STAMP,)):
         row, _ = WorldInfoSettingsRow.objects.select_for_update().get_or_create(server=server)
         before = {name: getattr(row, name) for name in clean}
         for name, value in clean.items():
@@ -283,7 +280,6 @@ def settings_update(
             action="lorebook.settings",
             detail={"before": before, "after": clean},
         )
-    _invalidate_on_commit(server.pk)
     return row.as_settings()
 
 
@@ -332,7 +328,3 @@ def timed_state_save(*, server_id: int, channel: str, state: dict[str, Any]) -> 
     for its next assembly: shared cache only, a day's lifetime, no audit (it is the bot's conversation
     state)."""
     wi_cache.write_state(server_id, channel, state)
-
-
-def _invalidate_on_commit(server_id: int) -> None:
-    wi_cache.invalidate(server_id)

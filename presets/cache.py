@@ -92,9 +92,9 @@ def get_active_preset(server_id: int) -> CompiledPreset | None:
     return ACTIVE.get(server_id)
 
 
-def invalidate(server_id: int) -> None:
-    """Every process reloads the server's presets (active and per channel) once the write commits."""
-    ACTIVE.invalidate(server_id)
+# What a write bumps (servers.writes.server_write) so that every process reloads the server's
+# presets (active and per channel).
+STAMP = ACTIVE.stamp
 
 
 _previews: OrderedDict[int, tuple[datetime, CompiledPreset]] = OrderedDict()

@@ -1,5 +1,5 @@
-"""Writes for presets. Each runs in one transaction, leaves an audit entry and invalidates the
-active-preset cache once the transaction has committed.
+"""Writes for presets. Each runs in one transaction (servers.writes.server_write), leaves an audit
+entry and bumps the presets' cache stamp inside that transaction, before it commits.
 
 `by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
 Activation and imports lock the server row first, so two admins clicking at once are serialised;
@@ -12,16 +12,17 @@ import json
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from core import names
 from core.names import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
-from servers.imports import NameClash, OnClash, lock_server, place_import
+from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from . import cache as preset_cache
 from . import selectors
@@ -70,7 +71,7 @@ def preset_import(
     """
     parsed = parse_preset(raw, filename=filename, max_bytes=settings.PRESET_MAX_BYTES)
     wanted = clean_name(name) or clean_name(parsed.name) or FALLBACK_NAME
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(preset_cache.STAMP,)):
         placement = place_import(
             server_id=server.pk,
             rows=server.presets.all(),
@@ -126,7 +127,6 @@ def preset_import(
             target=preset,
             detail={"shape": parsed.shape, "nodes": len(nodes), "active": is_active},
         )
-    _invalidate_on_commit(server.pk)
     return ImportResult(preset=preset, summary=summary, replaced=replaced, carried_over=carried_over)
 
 
@@ -226,8 +226,7 @@ def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
 
 def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Make `preset` the server's only active preset."""
-    with transaction.atomic():
-        lock_server(preset.server_id)
+    with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,), lock=True):
         Preset.objects.filter(server_id=preset.server_id, is_active=True).exclude(pk=preset.pk).update(
             is_active=False
         )
@@ -240,12 +239,11 @@ def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -
             target=preset,
         )
     preset.is_active = True
-    _invalidate_on_commit(preset.server_id)
 
 
 def preset_deactivate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Switch `preset` off: the server goes back to native assembly."""
-    with transaction.atomic():
+    with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
         Preset.objects.filter(pk=preset.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
             server=preset.server_id,
@@ -255,7 +253,6 @@ def preset_deactivate(*, preset: Preset, by: User | None, actor_label: str = "")
             target=preset,
         )
     preset.is_active = False
-    _invalidate_on_commit(preset.server_id)
 
 
 def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: str = "") -> None:
@@ -269,7 +266,7 @@ def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: st
         raise PresetNameClash(new_name)
     old_name = preset.name
     try:
-        with transaction.atomic():
+        with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
             Preset.objects.filter(pk=preset.pk).update(name=new_name, updated_at=timezone.now())
             preset.name = new_name
             AuditEvent.record(
@@ -283,13 +280,12 @@ def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: st
     except IntegrityError:  # another admin took the name between the check and the update
         preset.name = old_name
         raise PresetNameClash(new_name) from None
-    _invalidate_on_commit(preset.server_id)
 
 
 def preset_delete(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
     """Delete `preset` and its nodes. Deleting the active preset reverts the server to native assembly."""
     server_id = preset.server_id
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(preset_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
@@ -299,14 +295,13 @@ def preset_delete(*, preset: Preset, by: User | None, actor_label: str = "") -> 
             detail={"was_active": preset.is_active},
         )
         preset.delete()
-    _invalidate_on_commit(server_id)
 
 
 def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, actor_label: str = "") -> None:
     """Choose how the preset's depth injections are placed ("merge" or "standalone")."""
     if style not in InjectionStyle.values:
         raise PresetError("The depth-injection style must be “merge” or “standalone”.")
-    with transaction.atomic():
+    with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
         Preset.objects.filter(pk=preset.pk).update(injection_style=style, updated_at=timezone.now())
         preset.injection_style = style
         version_services.record_version(
@@ -324,14 +319,13 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
             target=preset,
             detail={"style": style},
         )
-    _invalidate_on_commit(preset.server_id)
 
 
 def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_label: str = "") -> None:
     """Switch one node on or off; raises PresetError for comments."""
     if not node.switchable:
         raise PresetError("Comments cannot be switched on or off.")
-    with transaction.atomic():
+    with server_write(server_id=node.preset.server_id, stamps=(preset_cache.STAMP,)):
         version_services.lock_preset(node.preset_id)  # first, as editor writes do: no lock-order deadlock
         PresetNode.objects.filter(pk=node.pk).update(enabled=enabled)
         changes: dict[str, object] = {"updated_at": timezone.now()}
@@ -357,7 +351,6 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
             target=node.preset,
             detail={"identifier": node.identifier, "name": node.name[:100]},
         )
-    _invalidate_on_commit(node.preset.server_id)
 
 
 def nodes_set_enabled(
@@ -367,7 +360,7 @@ def nodes_set_enabled(
 
     Returns how many nodes changed.
     """
-    with transaction.atomic():
+    with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
         version_services.lock_preset(preset.pk)  # first, as editor writes do: no lock-order deadlock
         changed = (
             PresetNode.objects.filter(preset=preset, pk__in=node_ids)
@@ -393,9 +386,4 @@ def nodes_set_enabled(
             target=preset,
             detail={"changed": changed},
         )
-    _invalidate_on_commit(preset.server_id)
     return changed
-
-
-def _invalidate_on_commit(server_id: int) -> None:
-    preset_cache.invalidate(server_id)

@@ -69,9 +69,9 @@ def server_regex(server_id: int) -> ServerRegex:
     return SERVER.get(server_id)
 
 
-def invalidate(server_id: int) -> None:
-    """Every process reloads the server's scripts and switches once the write commits."""
-    SERVER.invalidate(server_id)
+# What a write bumps (servers.writes.server_write) so that every process reloads the server's
+# scripts and switches.
+STAMP = SERVER.stamp
 
 
 def clear_local() -> None:

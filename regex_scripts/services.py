@@ -1,8 +1,8 @@
 """Writes for regex scripts: the server's own list and its switches for preset scripts.
 
-Each runs in one transaction, leaves an audit entry and makes every process reload the server's
-scripts once the transaction has committed. `by` is the acting user, or None for the CLI/bot (then
-`actor_label` says who).
+Each runs in one transaction (servers.writes.server_write), leaves an audit entry and bumps the
+scripts' cache stamp inside it, so every process reloads the server's scripts once it commits.
+`by` is the acting user, or None for the CLI/bot (then `actor_label` says who).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from django.db import transaction
 from django.db.models import Max
 
 from engine.regex import CompiledScript, RegexScript, compile_scripts
-from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from . import cache as regex_cache
 from .models import PresetScriptSwitch, ServerScript
@@ -60,8 +59,7 @@ def scripts_import(
     """
     scripts = [script if script.id else replace(script, id=str(uuid.uuid4())) for script in scripts]
     compiled = compile_scripts(scripts)
-    with transaction.atomic():
-        lock_server(server.pk)
+    with server_write(server_id=server.pk, stamps=(regex_cache.STAMP,), lock=True):
         existing = ServerScript.objects.filter(server=server)
         room = MAX_SERVER_SCRIPTS - existing.count()
         if room <= 0 and scripts:
@@ -90,7 +88,6 @@ def scripts_import(
                 "file": source[:200],
             },
         )
-    _reload_on_commit(server.pk)
     return rows, compiled
 
 
@@ -98,7 +95,7 @@ def script_update(
     *, row: ServerScript, script: RegexScript, by: User | None = None, actor_label: str = ""
 ) -> None:
     """Replace one script of the server's list with the edited one (same place in the list)."""
-    with transaction.atomic():
+    with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         row.data = script.to_json()
         row.save(update_fields=["data", "updated_at"])
         AuditEvent.record(
@@ -109,13 +106,12 @@ def script_update(
             target=row,
             detail={"script": script.label},
         )
-    _reload_on_commit(row.server_id)
 
 
 def script_set_enabled(
     *, row: ServerScript, enabled: bool, by: User | None = None, actor_label: str = ""
 ) -> None:
-    with transaction.atomic():
+    with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         ServerScript.objects.filter(pk=row.pk).update(enabled=enabled)
         row.enabled = enabled
         AuditEvent.record(
@@ -126,15 +122,13 @@ def script_set_enabled(
             target=row,
             detail={"script": str(row)},
         )
-    _reload_on_commit(row.server_id)
 
 
 def script_move(
     *, row: ServerScript, direction: Literal["up", "down"], by: User | None = None, actor_label: str = ""
 ) -> None:
     """Swap the script with its neighbour above or below (nothing happens at either end)."""
-    with transaction.atomic():
-        lock_server(row.server_id)
+    with server_write(server_id=row.server_id, lock=True) as write:
         ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
         index = next(i for i, other in enumerate(ordered) if other.pk == row.pk)
         target = index - 1 if direction == "up" else index + 1
@@ -144,6 +138,7 @@ def script_move(
         for position, other in enumerate(ordered, start=1):
             if other.position != position:
                 ServerScript.objects.filter(pk=other.pk).update(position=position)
+        write.touch(regex_cache.STAMP)  # a script already at the end bumps nothing
         AuditEvent.record(
             server=row.server_id,
             actor=by,
@@ -152,12 +147,11 @@ def script_move(
             target=row,
             detail={"script": str(row), "direction": direction},
         )
-    _reload_on_commit(row.server_id)
 
 
 def script_delete(*, row: ServerScript, by: User | None = None, actor_label: str = "") -> None:
     server_id = row.server_id
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(regex_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
@@ -166,14 +160,13 @@ def script_delete(*, row: ServerScript, by: User | None = None, actor_label: str
             detail={"script": str(row), "script_json": row.data},
         )
         row.delete()
-    _reload_on_commit(server_id)
 
 
 def preset_script_switch(
     *, preset: Preset, script_key: str, enabled: bool, by: User | None = None, actor_label: str = ""
 ) -> None:
     """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
-    with transaction.atomic():
+    with server_write(server_id=preset.server_id, stamps=(regex_cache.STAMP,)):
         PresetScriptSwitch.objects.update_or_create(
             preset=preset,
             script_key=script_key[:255],
@@ -187,8 +180,3 @@ def preset_script_switch(
             target=preset,
             detail={"script": script_key},
         )
-    _reload_on_commit(preset.server_id)
-
-
-def _reload_on_commit(server_id: int) -> None:
-    regex_cache.invalidate(server_id)

@@ -57,9 +57,9 @@ TOKENS: GenerationalCache[tuple[int, str], int, int] = GenerationalCache(
 )
 
 
-def forget_tokens(server_id: int) -> None:
-    """Every process asks the database again about any token used on `server_id` (after a write)."""
-    TOKENS.invalidate(server_id)
+# What a token write bumps (servers.writes.server_write): every process asks the database again
+# about any token used on that server.
+TOKENS_STAMP = TOKENS.stamp
 
 
 def server_id_for_token(token: str, *, server_id: int) -> int | None:

@@ -4,8 +4,9 @@ with their own `load` (the database â†’ plain data) and `compile` (plain data â†
 
 Freshness comes from one number per (server, stamp): the **generation**.
 - The database holds it (`servers.CacheStamp`); a write bumps it inside its own transaction
-  (`invalidate`), so it moves exactly when the change commits, and the new number is copied to the
-  shared cache (`gen:v2:<stamp>:<server>`) once the transaction commits.
+  (`bump`, called by `servers.writes.server_write`, the one way a service writes; outside a
+  transaction it refuses), so it moves exactly when the change commits, and the new number is copied
+  to the shared cache (`gen:v2:<stamp>:<server>`) once the transaction commits.
 - The shared cache keeps each value as plain data beside the generation it was loaded at
   (`<name>:v2:<key>` = `(generation, plain)`, TTL `ST_PRESET_CACHE_TTL_MINUTES`). A reader reads the
   generation before it loads the database, so a reader that loaded just before a write stores its
@@ -17,7 +18,7 @@ Freshness comes from one number per (server, stamp): the **generation**.
   change holds a smaller number, which is replaced, so the old entries beside it are never served.
 - When the database errors while a value is loaded, a cache declared `stale=True` serves this
   process's last compiled copy, else the shared stale copy (`<name>:v2:stale:<key>`, one day), else
-  its declared `outage` value, else the error propagates. Invalidation leaves the stale copies:
+  its declared `outage` value, else the error propagates. A bump leaves the stale copies:
   an outdated value beats no answer during an outage. Cache-backend errors are misses
   (core.resilient_cache) and the database answers.
 """
@@ -148,23 +149,35 @@ def _remember_seen(server_id: int, stamps: dict[str, int], *, checked_at: float 
         _seen[server_id] = (old_checked if checked_at is None else checked_at, merged)
 
 
-def invalidate(stamp: str, server_id: int) -> None:
+class StampOutsideTransaction(RuntimeError):
+    """A stamp bumped outside a transaction: the number would move apart from the write it covers."""
+
+
+def bump(stamp: str, server_id: int) -> None:
     """Make every cache riding `stamp` reload `server_id`'s values, in every process.
 
-    The database's stamp is bumped now, inside the caller's transaction (if any), and the shared
-    cache learns the new number once that transaction commits; a rolled-back write changes nothing.
+    Only inside the write's own transaction (services use `servers.writes.server_write`): the
+    database's stamp moves with the write's rows, both or neither, and the shared cache learns the
+    new number once that transaction commits. Outside one it raises StampOutsideTransaction.
     """
-    with transaction.atomic():
-        rows = CacheStamp.objects.filter(server_id=server_id, name=stamp)
-        bump = Greatest(F("generation") + 1, Value(_first_generation(), output_field=BigIntegerField()))
-        if not rows.update(generation=bump):
-            _, created = CacheStamp.objects.get_or_create(
-                server_id=server_id, name=stamp, defaults={"generation": _first_generation()}
-            )
-            if not created:
-                rows.update(generation=bump)
-        generation = rows.values_list("generation", flat=True).get()
-        stamp_listener.notify(server_id, stamp, generation)  # delivered at the commit
+    if not transaction.get_connection().in_atomic_block:
+        raise StampOutsideTransaction(
+            f"stamp {stamp!r} of server {server_id} bumped outside a transaction "
+            "(use servers.writes.server_write)"
+        )
+    rows = CacheStamp.objects.filter(server_id=server_id, name=stamp)
+    larger = Greatest(F("generation") + 1, Value(_first_generation(), output_field=BigIntegerField()))
+    if not rows.update(generation=larger):
+        _, created = CacheStamp.objects.get_or_create(
+            server_id=server_id, name=stamp, defaults={"generation": _first_generation()}
+        )
+        if not created:
+            rows.update(generation=larger)
+    generation = rows.values_list("generation", flat=True).get()
+    stamp_listener.notify(server_id, stamp, generation)  # delivered at the commit
+    # The cache layer's one commit hook: the copy to the shared cache is a shortcut. Were it lost (the
+    # process dies after the commit, Redis is down), the NOTIFY and each process's database check
+    # (every CACHE_STAMP_CHECK_SECONDS) still bring the new number; the write itself stands.
     transaction.on_commit(lambda: _publish(stamp, server_id, generation))
 
 
@@ -214,7 +227,7 @@ class GenerationalCache(Generic[K, P, V]):
     """One cached idea per key (usually a server id): `load(key)` reads the database and returns
     plain, picklable data; `compile(plain)` turns it into what requests use.
 
-    - `stamp`: the generation this cache rides (caches sharing one are invalidated together);
+    - `stamp`: the generation this cache rides (caches sharing one reload together);
       defaults to `name`. `server_of(key)` says whose stamp covers a key (default: the key itself).
     - `shared`: keep `(generation, plain)` in the shared cache.
     - `stale`: keep a day-long stale copy and serve it (or this process's last copy) when the
@@ -282,10 +295,6 @@ class GenerationalCache(Generic[K, P, V]):
             cache_set_many(values, ttl_seconds())
         value = self.compile(plain)
         return value if generation is None else self._remember(key, generation, value)
-
-    def invalidate(self, server_id: int) -> None:
-        """Every cache riding this one's stamp reloads `server_id` (see the module's `invalidate`)."""
-        invalidate(self.stamp, server_id)
 
     def clear_local(self) -> None:
         with self._lock:

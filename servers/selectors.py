@@ -6,29 +6,28 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
-from core.resilient_cache import cache_get, cache_set
-
+from .generational_cache import GenerationalCache
 from .models import ApiToken, AuditEvent, Server, ServerDirectory
 
-TOKENIZER_SECONDS = 24 * 3600
-DIRECTORY_SECONDS = 3600
 DEFAULT_TOKENIZER = "o200k_base"
 
 
-def tokenizer_key(server_id: int) -> str:
-    return f"tk:tokenizer:{server_id}"
+def _load_tokenizer(server_id: int) -> str:
+    found = Server.objects.filter(pk=server_id).values_list("token_encoding", flat=True).first()
+    return found or DEFAULT_TOKENIZER
+
+
+# Stamp `tokenizer`, bumped by servers.services.server_tokenizer_set inside its transaction.
+TOKENIZER: GenerationalCache[int, str, str] = GenerationalCache(
+    name="tokenizer", load=_load_tokenizer, valid=lambda plain: isinstance(plain, str)
+)
+TOKENIZER_STAMP = TOKENIZER.stamp
 
 
 def tokenizer_for(server_id: int) -> str:
     """The tokenizer the server's token counts use (docs/assembly.md#tokens); cached, so a warm assembly makes
     no query. An unknown server counts with the default."""
-    cached = cache_get(tokenizer_key(server_id))
-    if isinstance(cached, str):
-        return cached
-    found = Server.objects.filter(pk=server_id).values_list("token_encoding", flat=True).first()
-    encoding = found or DEFAULT_TOKENIZER
-    cache_set(tokenizer_key(server_id), encoding, TOKENIZER_SECONDS)
-    return encoding
+    return TOKENIZER.get(server_id)
 
 
 def tokens_for(server: Server) -> QuerySet[ApiToken]:
@@ -41,10 +40,6 @@ def audit_for(server: Server, *, limit: int = 200) -> list[AuditEvent]:
         .select_related("actor")
         .order_by("-created_at", "-id")[:limit]
     )
-
-
-def directory_key(server_id: int) -> str:
-    return f"tk:directory:{server_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +61,25 @@ def directory_for(server_id: int) -> ServerDirectory | None:
     return ServerDirectory.objects.filter(server_id=server_id).first()
 
 
-def directory_names(server_id: int) -> DirectoryNames:
-    """Channel and member names by id for the pages; cached until the next push."""
-    cached = cache_get(directory_key(server_id))
-    if isinstance(cached, DirectoryNames):
-        return cached
+def _load_directory_names(server_id: int) -> DirectoryNames:
     directory = directory_for(server_id)
-    names = DirectoryNames(
+    return DirectoryNames(
         channels={c["id"]: c["name"] for c in directory.channels} if directory else {},
         members={m["id"]: m["display_name"] for m in directory.members} if directory else {},
     )
-    cache_set(directory_key(server_id), names, DIRECTORY_SECONDS)
-    return names
+
+
+# Stamp `directory`, bumped by servers.services.directory_replace inside its transaction. The pages
+# that show the names read the database anyway: no stale copy.
+DIRECTORY: GenerationalCache[int, DirectoryNames, DirectoryNames] = GenerationalCache(
+    name="directory",
+    load=_load_directory_names,
+    stale=False,
+    valid=lambda plain: isinstance(plain, DirectoryNames),
+)
+DIRECTORY_STAMP = DIRECTORY.stamp
+
+
+def directory_names(server_id: int) -> DirectoryNames:
+    """Channel and member names by id for the pages; cached until the next push."""
+    return DIRECTORY.get(server_id)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 
-from core.resilient_cache import cache_delete
-
-from .api_auth import forget_tokens
+from .api_auth import TOKENS_STAMP
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
-from .selectors import directory_key, tokenizer_key
+from .selectors import DIRECTORY_STAMP, TOKENIZER_STAMP
 from .users import User
+from .writes import server_write
 
 
 def api_token_create(
@@ -19,7 +17,7 @@ def api_token_create(
 ) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the plain token, which is never stored and shown only once."""
     plain = ApiToken.generate()
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(TOKENS_STAMP,)):
         token = ApiToken.objects.create(
             server=server,
             name=name.strip()[:100] or "bot",
@@ -35,12 +33,11 @@ def api_token_create(
             target=token,
             detail={"name": token.name},
         )
-        forget_tokens(server.pk)
     return token, plain
 
 
 def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "") -> None:
-    with transaction.atomic():
+    with server_write(server_id=token.server_id, stamps=(TOKENS_STAMP,)):
         updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
@@ -48,7 +45,6 @@ def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "")
             AuditEvent.record(
                 server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
             )
-        forget_tokens(token.server_id)
 
 
 def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
@@ -57,7 +53,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
     if encoding not in dict(Server._meta.get_field("token_encoding").flatchoices):
         raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
     before = server.token_encoding
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(TOKENIZER_STAMP,)):
         Server.objects.filter(pk=server.pk).update(token_encoding=encoding)
         server.token_encoding = encoding
         AuditEvent.record(
@@ -67,7 +63,6 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
             target=server,
             detail={"before": before, "after": encoding},
         )
-    transaction.on_commit(lambda: cache_delete(tokenizer_key(server.pk)))
 
 
 def server_ensure(*, server_id: int, name: str | None = None) -> Server:
@@ -96,7 +91,7 @@ def directory_replace(
     *, server_id: int, channels: list[DirectoryChannel], members: list[DirectoryMember], actor_label: str
 ) -> ServerDirectory:
     """Store the server's pushed directory in place of the previous one, audited with its counts."""
-    with transaction.atomic():
+    with server_write(server_id=server_id, stamps=(DIRECTORY_STAMP,)):
         directory, _ = ServerDirectory.objects.update_or_create(
             server_id=server_id,
             defaults={
@@ -112,5 +107,4 @@ def directory_replace(
             action="server.directory",
             detail={"channels": len(channels), "members": len(members)},
         )
-    transaction.on_commit(lambda: cache_delete(directory_key(server_id)))
     return directory

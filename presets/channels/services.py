@@ -1,17 +1,15 @@
 """Presets per channel, written: an admin may give a channel (or a thread) its own preset, which
 wins over the server's active one there; a thread without its own inherits its parent channel's.
 
-Writes lock the server row like activation does, record an audit entry and invalidate the server's
-preset cache on commit (presets.channels.cache reads them).
+Writes lock the server row like activation does, record an audit entry and bump the presets' cache
+stamp inside their transaction (servers.writes.server_write; presets.channels.cache reads them).
 """
 
 from __future__ import annotations
 
-from django.db import transaction
-
-from servers.imports import lock_server
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from .. import cache as preset_cache
 from ..models import ChannelPreset, Preset
@@ -25,8 +23,7 @@ def channel_preset_set(
     """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
         raise ValueError("A channel id is a positive Discord snowflake.")
-    with transaction.atomic():
-        lock_server(server.pk)
+    with server_write(server_id=server.pk, lock=True) as write:
         current = ChannelPreset.objects.filter(server=server, channel_id=channel_id).first()
         if preset is None:
             if current is None:
@@ -45,5 +42,5 @@ def channel_preset_set(
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
         )
-    preset_cache.invalidate(server.pk)
+        write.touch(preset_cache.STAMP)  # a channel left as it was bumps nothing
     return True

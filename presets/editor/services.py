@@ -3,7 +3,8 @@
 Every edit is one call here: it locks the preset, refuses a stale edit (optimistic concurrency: the
 caller says which version it edited, and a newer one raises PresetConflict naming both), applies a
 pure change from engine.editing, stores only the rows that changed (node ids stay stable), recounts
-the summary, records a new version and an audit entry, and invalidates the preset cache on commit.
+the summary, records a new version and an audit entry, and bumps the presets' cache stamp inside its
+transaction (servers.writes.server_write).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings as django_settings
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -24,6 +25,7 @@ from engine.st_format import PresetNode as StNode
 from engine.versions import VersionDiff
 from servers.models import AuditEvent
 from servers.users import User
+from servers.writes import server_write
 
 from .. import cache as preset_cache
 from .. import selectors
@@ -288,7 +290,7 @@ def _edit(
     touches: Callable[[VersionDiff, Entries], bool] | None = None,
 ) -> _Applied:
     try:
-        with transaction.atomic():
+        with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
             current = version_services.lock_preset(preset.pk)
             old = _entries(preset.pk)
             if base_version is not None and base_version != current:
@@ -320,7 +322,6 @@ def _edit(
             )
     except editing.EditRefused as exc:
         raise PresetError(exc.message) from None
-    preset_cache.invalidate(preset.server_id)
     return _Applied(version=version.number, ids=ids)
 
 

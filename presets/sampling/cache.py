@@ -33,6 +33,6 @@ def get_sampling_choice(server_id: int) -> SamplingChoice:
     return CHOICE.get(server_id)
 
 
-def invalidate(server_id: int) -> None:
-    """Every process reloads the choice once the write commits."""
-    CHOICE.invalidate(server_id)
+# What a write bumps (servers.writes.server_write) so that every process reloads the server's
+# sampling choice.
+STAMP = CHOICE.stamp

@@ -1,10 +1,9 @@
-"""Writes for a server's sampling choice: one transaction, an audit entry, the cache dropped on commit."""
+"""Writes for a server's sampling choice: one transaction, an audit entry, the choice's cache stamp
+bumped inside it (servers.writes.server_write)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-from django.db import transaction
 
 from engine.sampling import (
     MODES,
@@ -16,6 +15,7 @@ from engine.sampling import (
 )
 from servers.models import AuditEvent, Server
 from servers.users import User
+from servers.writes import server_write
 
 from ..models import ServerSampling
 from . import cache as sampling_cache
@@ -57,7 +57,7 @@ def sampling_set(
         raise SamplingError(exc.message) from None
     if mode is None and provider is None and not typed and not unset and not replace_values:
         return sampling_selectors.sampling_choice(server.pk)  # nothing asked: nothing written
-    with transaction.atomic():
+    with server_write(server_id=server.pk, stamps=(sampling_cache.STAMP,)):
         row, _ = ServerSampling.objects.select_for_update().get_or_create(server=server)
         values = {} if replace_values else dict(row.values or {})
         values.update(typed)
@@ -75,5 +75,4 @@ def sampling_set(
             action="sampling.set",
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
-    sampling_cache.invalidate(server.pk)
     return sampling_selectors.sampling_choice(server.pk)

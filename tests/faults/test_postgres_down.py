@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from presets import cache as preset_cache
+from servers.writes import server_write
 
 from .conftest import CuttableProxy, assemble, node_sources
 
@@ -48,7 +49,10 @@ def test_with_a_warm_cache_the_assemble_api_answers_through_an_outage(database_p
 def test_with_only_the_stale_copy_left_the_assemble_api_serves_it(database_proxy, lamp_preset, api_token):
     client = Client()
     assert node_sources(assemble(client, 1001, api_token)) == {"main", "lamp"}
-    preset_cache.invalidate(1001)  # the fresh entry is gone; the stale copy stays
+    with server_write(
+        server_id=1001, stamps=(preset_cache.STAMP,)
+    ):  # a write: the fresh entry no longer counts
+        pass  # (the stale copy stays)
     preset_cache.clear_local()  # and this process has nothing compiled
     database_proxy.cut()
     response = assemble(client, 1001, api_token)

@@ -35,6 +35,7 @@ from regex_scripts import cache as regex_cache
 from regex_scripts import services as regex_services
 from regex_scripts.models import ServerScript
 from servers import generational_cache
+from servers.writes import server_write
 from tests.cards.test_reader import V2
 from tests.factories import make_preset
 from tests.regex.conftest import script
@@ -119,7 +120,10 @@ def test_a_database_error_while_filling_serves_the_stale_copy(which, lantern, al
     arrange, stamp, models = CACHES[which]
     read = arrange(lantern, alice)
     before = read()
-    generational_cache.invalidate(stamp, lantern.pk)  # a later write: the fresh entry no longer counts
+    with server_write(
+        server_id=lantern.pk, stamps=(stamp,)
+    ):  # a later write: the fresh entry no longer counts
+        pass
     generational_cache.clear_local()  # another worker: nothing compiled in this process
     with table_unavailable(*models):
         assert read() == before
@@ -131,7 +135,8 @@ def test_a_database_error_with_a_warm_process_serves_its_last_copy(which, lanter
     arrange, stamp, models = CACHES[which]
     read = arrange(lantern, alice)
     before = read()
-    generational_cache.invalidate(stamp, lantern.pk)
+    with server_write(server_id=lantern.pk, stamps=(stamp,)):
+        pass
     with table_unavailable(*models):
         assert read() == before
     assert "serving this process's last copy" in caplog.text
