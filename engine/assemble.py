@@ -509,9 +509,12 @@ def _arrange(inputs: _Inputs, *, style: str | None, provider: str | None) -> _Ar
     arranged.history = (len(arrangement.before), len(arrangement.before) + len(arrangement.history))
     if ordered and ordered[-1].tag == "DIALOGUE_SAMPLE":
         arranged.sample_note = True
-        ordered.append(
-            Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, (assembler_source("sample_note"),), False),))
-        )
+        noted = (assembler_source("sample_note"),)
+        if preset is None:
+            ordered.append(Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, noted, False),)))
+        else:  # the same item on every assembly with the preset (engine/reuse.py)
+            reuse = plan_reuse(preset, doc.generation_type)
+            ordered.append(reuse.item("sample_note", "", "user", SAMPLE_NOTE, noted, trusted=False))
     closing = closing_items(
         doc,
         preset.settings if preset is not None else PromptSettings(),

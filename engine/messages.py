@@ -63,12 +63,12 @@ def squash(
     out: list[Item] = []
     start, stop = history
     if plain_history and start < stop:
-        out = _squashed_prefix(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
+        out = _squashed_run(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
         first = len(out)
         out += items[start:stop]
         tail = items[stop:]
         if tail:
-            out += squash(tail, (len(tail), len(tail)), reuse)[0]
+            out += _squashed_run(tail, reuse) if reuse else squash(tail, (len(tail), len(tail)))[0]
         return out, (first, first + stop - start)
     first = last = -1  # where the history's first and last items went in `out`
     chain: list[Item] = []  # the system items being joined into out[-1]
@@ -78,7 +78,7 @@ def squash(
     if reuse and 0 < start < stop <= size and roles[start] != "system":
         # What comes before the history squashes on its own (a user or assistant item ends any run):
         # the same items as before give the same squashed items.
-        out, index = _squashed_prefix(items[:start], reuse), start
+        out, index = _squashed_run(items[:start], reuse), start
     while index < size:
         if roles[index] != "system":  # a run of user and assistant items: kept as they are
             try:
@@ -126,8 +126,9 @@ def squash(
     return out, (first, last + 1)
 
 
-def _squashed_prefix(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
-    """`prefix` squashed, kept with the document when it holds only items one of `reuse` vouches for."""
+def _squashed_run(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
+    """`prefix` (what comes before or after a history with no system item) squashed, kept with the
+    document when it holds only items one of `reuse` vouches for."""
     table = reuse[-1]
     key = tuple(map(id, prefix))
     found = table.squashed.get(key)

@@ -423,18 +423,25 @@ class _Walk:
             if tag not in self.pending and not (first and DOCUMENTS in self.pending):
                 return  # nothing to place
             # World Info text first, then (at the first enabled World Info marker) the documents
-            items = _in_role(self.block(tag), node)
+            items = self.in_role(self.block(tag), node)
             if first:
                 items += self.block(DOCUMENTS)
             self.current.extend(_wrap(items, node.prefix, node.suffix, items[0].tag if items else tag))
         elif tag is not None and node.identifier in ROLE_FROM_MARKER:
-            items = _in_role(self.block(tag), node)
+            items = self.in_role(self.block(tag), node)
             if items:
                 self.current.extend(_wrap(items, node.prefix, node.suffix, tag))
         elif tag is not None:
             self.take(tag, node.prefix, node.suffix)
         elif node.identifier not in KNOWN_MARKERS:
             self.notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
+
+    def in_role(self, items: list[Item], node: PresetNode) -> list[Item]:
+        """`_in_role`, made once per document for the same block and role (engine/reuse.py)."""
+        if node.role not in ("user", "assistant") or not items or self.doc_reuse is None:
+            return _in_role(items, node)
+        key = ("role", items[0].tag, node.role)
+        return list(self.doc_reuse.wrapped(key, items, lambda: _in_role(items, node)))
 
     def take(self, tag: str, prefix: str = "", suffix: str = "") -> None:
         """Place a native block (once) in the current run, with its format and marker text."""

@@ -14,7 +14,8 @@ are vouched for by neither and are simply built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .parts import Item, Message, Part, Source
@@ -32,7 +33,7 @@ class Reuse:
         self.joined: dict[tuple[int, ...], tuple[tuple[Item, ...], Item]] = {}
         self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
         self.nodes: dict[Any, Item] = {}  # the last item made under each key (`item`)
-        self.wraps: dict[Any, tuple[Any, list[Item]]] = {}  # what `wrapped` made, with its items
+        self.wraps: dict[Any, tuple[tuple[Item, ...], list[Item]]] = {}  # what `wrapped` made, with its items
         # the messages of a whole run of items before or after the history (messages.to_messages)
         self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
         # what comes before the history, squashed (messages.squash)
@@ -43,9 +44,17 @@ class Reuse:
         return self.own.get(key) is item or self.made.get(key) is item or key in self.kept
 
     def item(
-        self, key: Any, tag: str, role: str, text: str, sources: tuple[Source, ...], *, squash: bool = True
+        self,
+        key: Any,
+        tag: str,
+        role: str,
+        text: str,
+        sources: tuple[Source, ...],
+        *,
+        squash: bool = True,
+        trusted: bool = True,
     ) -> Item:
-        """An item of one trusted part made under `key` (a rendered node's position, a setting's name):
+        """An item of one part (trusted unless said) made under `key` (a rendered node's position, a setting's name):
         the one made last time under it when it would be equal (a render that gave the same text),
         else a new one, kept for next time."""
         last = self.nodes.get(key)
@@ -57,23 +66,24 @@ class Reuse:
                 and last.role == role
                 and last.tag == tag
                 and last.squash == squash
+                and part.trusted == trusted
             ):
                 return last
             self.own.pop(id(last), None)
-        made = Item(tag, role, (Part(text, sources, True),), squash=squash)
+        made = Item(tag, role, (Part(text, sources, trusted),), squash=squash)
         self.nodes[key] = made  # the keys are the preset's nodes and settings: a bounded set
         self.own[id(made)] = made
         return made
 
-    def wrapped(self, key: Any, items: Any, wrap: Callable[[], list[Item]]) -> list[Item]:
+    def wrapped(self, key: Any, items: Sequence[Item], wrap: Callable[[], list[Item]]) -> list[Item]:
         """`wrap()` (new items made from `items`), made once for these very `items` under `key`."""
         found = self.wraps.get(key)
-        if found is not None and found[0] is items:
+        if found is not None and len(found[0]) == len(items) and all(map(operator.is_, found[0], items)):
             return found[1]
         made = wrap()
         if len(self.wraps) >= LIMIT:
             self.wraps.clear()
-        self.wraps[key] = (items, made)
+        self.wraps[key] = (tuple(items), made)
         for item in made:
             self.own[id(item)] = item
         return made
