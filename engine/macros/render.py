@@ -138,8 +138,9 @@ def render_segments(
 
 
 def static_text(template: CompiledText) -> tuple[str, int] | None:
-    """What every render gives `template`, and its identity macros' count, when identity macros are its
-    only macros (each stays as written, for the end: nothing read, nothing drawn); None otherwise.
+    """What every render gives `template`, and its macros' count, when its only macros are identity
+    macros (each stays as written, for the end: nothing read, nothing drawn) and comments of plain text
+    (nothing); None otherwise.
     Worked out once per preset (engine.rearrange's plan), so such nodes are never rendered again."""
     if not template.has_macros or template.warnings:
         return None
@@ -148,6 +149,11 @@ def static_text(template: CompiledText) -> tuple[str, int] | None:
     for part in template.parts:
         if part.__class__ is str:
             out.append(part)  # type: ignore[arg-type]
+            continue
+        if part.__class__ is Macro and part.name == "//" and not part.args:  # type: ignore[union-attr]
+            if not all(piece.__class__ is str for piece in part.body):  # type: ignore[union-attr]
+                return None  # a macro inside a comment still runs
+            count += 1  # a comment: nothing, one evaluation
             continue
         if part.__class__ is not Macro or part.name not in IDENTITY_MACROS or part.name in HANDLERS:  # type: ignore[union-attr]
             return None
