@@ -32,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeGuard, TypeVar
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -346,4 +347,7 @@ def _holds(entry: Any, generation: int) -> TypeGuard[tuple[int, Any]]:
 
 
 def _key_text(key: Any) -> str:
-    return ":".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+    """The key as cache-key text: each part percent-quoted, so a name with spaces or colons (a group's,
+    a preset's) makes a key every cache backend takes, and no two keys read the same."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return ":".join(quote(str(part), safe="") for part in parts)
