@@ -52,8 +52,9 @@ _SEPARATOR = Part("\n", (), False)  # what squash puts between two joined system
 def squash(
     items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...] = (), *, plain_history: bool = False
 ) -> tuple[list[Item], tuple[int, int]]:
-    """SillyTavern's squash on the final list (docs/assembly.md#what-sillytavern-118-corrected): consecutive unnamed system items joined
-    with "\n" (its separators never), empty system items dropped; the history's range moved along.
+    """SillyTavern's squash on the final list (docs/assembly.md#what-sillytavern-118-corrected):
+    consecutive unnamed system items joined with "\n" (its separators never), empty system items
+    dropped; the history's range moved along.
 
     Only the system items need a look: the runs between them (most of the history) are copied whole,
     found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items

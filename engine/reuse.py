@@ -54,9 +54,9 @@ class Reuse:
         squash: bool = True,
         trusted: bool = True,
     ) -> Item:
-        """An item of one part (trusted unless said) made under `key` (a rendered node's position, a setting's name):
-        the one made last time under it when it would be equal (a render that gave the same text),
-        else a new one, kept for next time."""
+        """An item of one part (trusted unless said) made under `key` (a rendered node's position, a
+        setting's name): the one made last time under it when it would be equal (a render that gave
+        the same text), else a new one, kept for next time."""
         last = self.nodes.get(key)
         if last is not None:
             part = last.parts[0]
@@ -81,6 +81,9 @@ class Reuse:
         if found is not None and len(found[0]) == len(items) and all(map(operator.is_, found[0], items)):
             return found[1]
         made = wrap()
+        if found is not None:  # replaced: its items are no longer vouched for
+            for item in found[1]:
+                self.own.pop(id(item), None)
         if len(self.wraps) >= LIMIT:
             self.wraps.clear()
         self.wraps[key] = (tuple(items), made)
