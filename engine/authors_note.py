@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .buckets import AuthorsNote, BucketDocument
-from .parts import Item, Notes, Part, assembler_source
-from .rearrange import Arrangement, Injection
+from .parts import Injection, Item, Notes, Part, assembler_source
+from .rearrange import Arrangement
 from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX, INJECTION_INDEX, INJECTION_ORDER
 
 SOURCE = assembler_source("authors_note")

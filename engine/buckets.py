@@ -40,6 +40,8 @@ TAGS = (
     "DIALOGUE_SAMPLE",
     "DIALOGUE_HISTORY",
 )
+TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
+SAMPLE_HEADER = "<START>"  # a sample dialogue's first line in `{{mesExamples}}`
 ROLES = ("system", "user", "assistant")
 HISTORY_ROLES = ("user", "assistant")
 # A group chat's history also holds narrator lines: role system, with the narrator's name.
@@ -571,3 +573,13 @@ def _seed(value: Any) -> int | None:
     if seed is not None and not 0 <= seed < 2**63:
         raise BucketError("`seed` must be a non-negative whole number below 2^63.")
     return seed
+
+
+def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
+    """One sample dialogue pair in the `{{mesExamples}}` format (docs/assembly.md#the-bucket-document)."""
+    lines = [header] if header else []
+    if user.strip():
+        lines.append(f"{{{{user}}}}: {user}")
+    if char.strip():
+        lines.append(f"{{{{char}}}}: {char}")
+    return "\n".join(lines) if len(lines) > (1 if header else 0) else ""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .parts import Item, Part, assembler_source
-from .rearrange import Arrangement, Injection
+from .parts import Injection, Item, Part, assembler_source
+from .rearrange import Arrangement
 from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 
 STYLES = ("merge", "standalone")

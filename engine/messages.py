@@ -13,9 +13,9 @@ from typing import Any
 from .buckets import BucketDocument, Budget
 from .macros import depends_on_seed, resolve_identity
 from .native import HistoryRun, history_run, ready_messages
-from .parts import Item, Message, Notes, Part, Source, Transform, native_source
+from .parts import Injection, Item, Message, Notes, Part, Source, Transform, native_source
 from .providers import provider_texts, shape
-from .rearrange import Arrangement, Injection
+from .rearrange import Arrangement
 from .reuse import Reuse
 from .tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 

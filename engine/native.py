@@ -15,7 +15,16 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from .buckets import TAGS, BucketDocument, HistoryMessage, SampleDialogue, StmLine, TaggedItem
+from .buckets import (
+    SAMPLE_HEADER,
+    TAG_ORDER,
+    BucketDocument,
+    HistoryMessage,
+    SampleDialogue,
+    StmLine,
+    TaggedItem,
+    format_sample,
+)
 from .macros import MacroEnv
 from .parts import Item, Message, Part, Transform, native_source, single
 from .reuse import Reuse
@@ -24,11 +33,9 @@ FALLBACK_SYSTEM_PROMPT = (
     "You are {{char}}, a member of this Discord server. Reply in character, keep it conversational, "
     "and answer the latest message."
 )
-SAMPLE_HEADER = "<START>"
 # A preset's names_behavior (SillyTavern's values): where speaker names go in the history.
 NAMES_NONE, NAMES_DEFAULT, NAMES_IN_FIELD, NAMES_IN_CONTENT = -1, 0, 1, 2
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]")
-TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
 
 # Server-configured text: identity macros are resolved in it. Everything else is end-user or
 # retrieved text and is sent as it is (docs/assembly.md#order-of-work, last rule).
@@ -268,16 +275,6 @@ def sample_text(pair: SampleDialogue, header: str = SAMPLE_HEADER) -> str:
     if pair.block:
         return f"{header}\n{pair.block}" if header else pair.block
     return format_sample(pair.user, pair.char, header)
-
-
-def format_sample(user: str, char: str, header: str = SAMPLE_HEADER) -> str:
-    """One sample dialogue pair in the `{{mesExamples}}` format (docs/assembly.md#the-bucket-document)."""
-    lines = [header] if header else []
-    if user.strip():
-        lines.append(f"{{{{user}}}}: {user}")
-    if char.strip():
-        lines.append(f"{{{{char}}}}: {char}")
-    return "\n".join(lines) if len(lines) > (1 if header else 0) else ""
 
 
 def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 0) -> MacroEnv:

@@ -267,6 +267,18 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class Injection:
+    """A depth-injected text waiting for its place in the history (docs/assembly.md#depth-injection)."""
+
+    text: str
+    depth: int
+    order: int
+    index: int  # node order; tail directives sort after every node
+    role: str
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
 class Omission:
     """Something the assembler left out, and why (both sentences)."""
 

@@ -18,6 +18,7 @@ from .macros import CompiledText, RenderMemo, Segment, SegmentOutput, static_tex
 from .macros.render import MAX_EVALUATIONS
 from .parts import (
     BLOCK_NAMES,
+    Injection,
     Item,
     Notes,
     Omission,
@@ -83,18 +84,6 @@ APPENDED_WHEN_ABSENT = (
     ("scenario", SCENARIO_TAG),
     ("personaDescription", PERSONA_TAG),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Injection:
-    """A depth-injected text waiting for its place in the history (docs/assembly.md#depth-injection)."""
-
-    text: str
-    depth: int
-    order: int
-    index: int  # node order; tail directives sort after every node
-    role: str
-    source: Source
 
 
 @dataclass(slots=True)

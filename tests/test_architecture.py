@@ -374,3 +374,63 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
                             break
                     components.append(sorted(component))
     return components
+
+
+# The assembler: its package and the stage modules only it drives (docs/architecture.md, "The engine").
+ASSEMBLER = (
+    "engine.assemble",
+    "engine.native",
+    "engine.rearrange",
+    "engine.injection",
+    "engine.messages",
+    "engine.authors_note",
+    "engine.examples",
+    "engine.generation",
+    "engine.differences",
+    "engine.reuse",
+    "engine.formats",
+)
+
+
+def assembler_reaches(modules: dict[str, Path]) -> list[str]:
+    """Every import, type-only ones too, by which an engine feature package (a sub-package other than
+    the assembler's own) reaches into the assembler."""
+    out = []
+    for name, path in modules.items():
+        parts = name.split(".")
+        in_a_package = len(parts) >= 3 or (len(parts) == 2 and path.name == "__init__.py")
+        if parts[0] != "engine" or not in_a_package or parts[1] == "assemble":
+            continue
+        for target, _stmt, _inside in _imports(name, path):
+            if any(target == a or target.startswith(a + ".") for a in ASSEMBLER):
+                out.append(f"{name} → {target}")
+    return sorted(out)
+
+
+def test_no_feature_package_of_the_engine_reaches_into_the_assembler():
+    reaches = assembler_reaches(MODULES)
+    assert reaches == [], "the assembler calls the feature packages, never the other way:\n" + "\n".join(
+        reaches
+    )
+
+
+def test_the_assembler_check_sees_what_bob_plants_in_world_info_and_groups(tmp_path):
+    planted = {
+        "engine/worldinfo/placement.py": "from engine.rearrange import Injection\n",
+        "engine/groups/nudge.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..assemble.state import State\n"
+        ),
+        "engine/native.py": "from .rearrange import Arrangement\n",  # a stage module: allowed
+        "engine/cards/card.py": "from ..parts import Item\n",  # shared vocabulary: allowed
+    }
+    modules = {}
+    for relative, text in planted.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        modules[relative.removesuffix(".py").replace("/", ".")] = path
+
+    assert assembler_reaches(modules) == [
+        "engine.groups.nudge → engine.assemble.state",
+        "engine.worldinfo.placement → engine.rearrange",
+    ]

@@ -1,9 +1,8 @@
-"""Group chats (docs/groups.md): the group as the engine sees it, the speaker's card and nudge, who
+"""Group chats (docs/groups.md): the group as the engine sees it, the speaker's card, who
 answers next, and the tools that let members address each other."""
 
 from .model import GENERATION_MODES, MAX_MEMBERS, STRATEGIES, Group, GroupMember, GroupTurn
 from .next import DEFAULT_TALKATIVENESS, ChatLine, next_speakers, talkativeness
-from .nudge import group_nudge, without_node_text
 from .speaker import SpeakerCard, group_document, speaker_card, speaker_name
 from .tools import TOOL_NAMES, group_tools, with_group_tools
 
@@ -19,12 +18,10 @@ __all__ = [
     "GroupTurn",
     "SpeakerCard",
     "group_document",
-    "group_nudge",
     "group_tools",
     "next_speakers",
     "speaker_card",
     "speaker_name",
     "talkativeness",
     "with_group_tools",
-    "without_node_text",
 ]

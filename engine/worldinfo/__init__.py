@@ -32,6 +32,7 @@ from engine.worldinfo.model import (
     LorebookSummary,
     ParsedLorebook,
 )
+from engine.worldinfo.placement import NOTE_POSITIONS
 from engine.worldinfo.replay import replay_state
 from engine.worldinfo.scan import ScanMessage, ScanTexts
 from engine.worldinfo.settings import STRATEGIES, WorldInfoSettings
@@ -44,6 +45,7 @@ __all__ = [
     "COMPILED_FORMAT",
     "INJECTION_INDEX",
     "INJECTION_ORDER",
+    "NOTE_POSITIONS",
     "POSITIONS",
     "STRATEGIES",
     "Activated",

@@ -13,11 +13,9 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.buckets import BucketDocument
+from engine.buckets import TAG_ORDER, BucketDocument, format_sample
 from engine.macros import CompiledText, MacroEnv, Segment, compile_text, render_segments
-from engine.native import TAG_ORDER, format_sample
-from engine.parts import Item, Part, Source, Transform, world_info_source
-from engine.rearrange import Injection
+from engine.parts import Injection, Item, Part, Source, Transform, world_info_source
 from engine.worldinfo.activate import Activation, ActivationRequest, activate
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry
 from engine.worldinfo.placement import (

@@ -22,6 +22,7 @@ AUTHORS_NOTE_DEPTH = 4  # SillyTavern's default Author's Note depth
 DEPTH_RANKS = 1 << 20
 AN_BOTTOM_RANKS = 1 << 19  # the Author's Note's bottom entries, after its top ones
 BEFORE, AFTER, AN_TOP, AN_BOTTOM, AT_DEPTH, EXAMPLES_TOP, EXAMPLES_BOTTOM, OUTLET = range(8)
+NOTE_POSITIONS = (AN_TOP, AN_BOTTOM)  # the entries that go with the Author's Note
 _TURN = re.compile(r"^\s*(\{\{user\}\}|\{\{char\}\}|<USER>|<BOT>)\s*:\s?", re.IGNORECASE)
 
 

@@ -1,0 +1,121 @@
+"""The one object an assembly's steps read and write (docs/assembly.md#order-of-work).
+
+`Request` is what the caller asked for, checked once; `State` is the work in progress: each step
+reads what earlier steps left on it and adds its own part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..buckets import BucketDocument
+from ..cards import Card, DepthPrompt, card_env
+from ..compiled import CompiledPreset
+from ..formats import Formats
+from ..groups import Group
+from ..injection import STYLES
+from ..macros import MacroEnv
+from ..native import NAMES_DEFAULT, doc_reuse, macro_env
+from ..parts import Item, Message, Notes, Source, Transform
+from ..providers import PROVIDERS
+from ..rearrange import Arrangement, plan_reuse
+from ..regex import CompiledScript, RegexBudget
+from ..reuse import Reuse
+from ..sampling import GenerationSettings
+from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenReport
+from ..worldinfo import WorldInfoContribution, WorldInfoInput
+from .result import StoredStm
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The caller's choices for one assembly (the keywords of `assemble`, whose docstring says what
+    each one does)."""
+
+    preset: CompiledPreset | None = None
+    style: str | None = None
+    provider: str | None = None
+    encoding: str = DEFAULT_ENCODING
+    server_id: int = 0
+    stm: StoredStm | None = None
+    seed: int | None = None
+    count_tokens: bool = True
+    generation: GenerationSettings | None = None
+    card: Card | None = None
+    regex_scripts: Sequence[CompiledScript] | None = None
+    count_for: str | None = None
+    world_info: WorldInfoInput | None = None
+    group: Group | None = None
+
+    def check(self) -> None:
+        """Raise ValueError for an unknown style, provider or encoding."""
+        if self.style is not None and self.style not in STYLES:
+            raise ValueError(f"Unknown injection style {self.style!r}: use merge or standalone.")
+        for provider in (self.provider, self.count_for):
+            if provider is not None and provider not in PROVIDERS:
+                raise ValueError(f"Unknown provider {provider!r}: use openai, anthropic or gemini.")
+        if self.encoding not in ENCODINGS:
+            raise ValueError(f"Unknown encoding {self.encoding!r}: use o200k_base or cl100k_base.")
+
+
+@dataclass(slots=True)
+class State:
+    """One assembly in progress. The fields are grouped by the step that fills them."""
+
+    request: Request
+    doc: BucketDocument
+    seed: int  # resolved once, before any step: the request's, else the document's, else drawn
+    notes: Notes = field(default_factory=Notes)
+    preset: CompiledPreset | None = None  # the request's, until the route sends an assembly native
+    # speaker and card
+    card: Card | None = None
+    depth_prompts: tuple[DepthPrompt, ...] = ()  # a join mode's members' (docs/groups.md)
+    # history scripts: the scripts in running order, one regex budget for the whole assembly, and the
+    # history texts the promptOnly scripts changed
+    regex_scripts: tuple[CompiledScript, ...] = ()
+    regex_budget: RegexBudget = field(default_factory=RegexBudget)
+    rewritten: dict[int, tuple[str, tuple[Transform, ...]]] = field(default_factory=dict)
+    # native items
+    names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
+    items: tuple[Item, ...] = ()
+    # world info
+    world_info: WorldInfoContribution | None = None
+    # render
+    rendered: Mapping[int, str] = field(default_factory=dict)  # node texts by node position
+    expanded: frozenset[str] = frozenset()
+    card_sources: dict[int, tuple[Source, ...]] = field(default_factory=dict)
+    style: str = "merge"
+    variables: dict[str, Any] = field(default_factory=dict)
+    global_variables: dict[str, Any] = field(default_factory=dict)
+    unknown_macros: tuple[str, ...] = ()
+    # rearrange and openers
+    arrangement: Arrangement = field(default_factory=Arrangement)
+    formats: Formats | None = None
+    nudge: Item | None = None  # a group's nudge, for the end of the history (docs/groups.md)
+    # in-chat additions, budget, inject
+    continued: Item | None = None  # a continued message, moved to the very end
+    injected: bool = False  # some depth injection was placed
+    # terminal note, closing items, squash: the final list, and where the history is in it
+    ordered: list[Item] = field(default_factory=list)
+    history: tuple[int, int] = (0, 0)  # [start, stop)
+    sample_note: bool = False  # the assembler's note after trailing sample dialogues was added
+    # identity macros, shape, count
+    messages: tuple[Message, ...] = ()
+    blank: list[Item] = field(default_factory=list)  # items that came out empty, dropped
+    payload: dict[str, Any] | None = None
+    tokens: TokenReport | None = None
+
+    def preset_env(self) -> MacroEnv:
+        """What the preset's macros read: the native blocks, and World Info's outlets when it took part."""
+        env = macro_env(self.doc, self.items, server_id=self.request.server_id)
+        if self.world_info is not None:
+            env = replace(env, outlets=self.world_info.outlets)
+        return env if self.card is None else card_env(env, self.card)
+
+    def reuses(self) -> tuple[Reuse, ...]:
+        """Where this assembly finds what an earlier one made of the same items (engine/reuse.py)."""
+        if self.preset is None:
+            return (doc_reuse(self.doc),)
+        return (plan_reuse(self.preset, self.doc.generation_type), doc_reuse(self.doc))
