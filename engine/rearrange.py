@@ -156,6 +156,63 @@ def rearrange(
     return walk.run()
 
 
+def kept_walk(
+    kept: dict[Any, Any],
+    native: Mapping[str, Sequence[Item]],
+    preset: CompiledPreset,
+    rendered: Mapping[int, str],
+    expanded: frozenset[str],
+    notes: Notes,
+    *,
+    generation_type: str,
+    formats: Mapping[str, str],
+    reuse: Reuse,
+) -> Arrangement:
+    """`rearrange` without a card's sources, done once per document for the very same inputs: the same
+    blocks, rendered texts and formats (the same objects: a document's blocks, the texts of a preset
+    with nothing to render, a preset's kept formats) walk to the same arrangement, notes included
+    (docs/assembly.md#speed-this-2-core-machine). `kept` is the document's memo; the walk's lists are
+    copied, since later steps change them."""
+    plan = plan_of(preset, generation_type)
+    key = ("walk", id(plan))
+    found = kept.get(key)
+    if (
+        found is None
+        or found[0] is not plan
+        or found[1] is not native
+        or found[2] is not rendered
+        or found[3] is not formats
+        or found[4] != expanded
+        or found[5] is not reuse
+    ):
+        own = Notes()
+        out = rearrange(
+            native,
+            preset,
+            rendered,
+            expanded,
+            own,
+            generation_type=generation_type,
+            formats=formats,
+            reuse=reuse,
+        )
+        snapshot = (
+            tuple(out.before),
+            tuple(out.history),
+            tuple(out.after),
+            tuple(out.injections),
+            out.chat,
+            tuple(own.warnings),
+            tuple(own.omitted),
+        )
+        found = kept[key] = (plan, native, rendered, formats, expanded, reuse, snapshot)
+    before, history, after, injections, chat, warnings, omitted = found[6]
+    for sentence in warnings:
+        notes.warn(sentence)
+    notes.omitted.extend(omitted)
+    return Arrangement(list(before), list(history), list(after), list(injections), chat)
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What a preset's node list decides on its own (no document needed), worked out once per preset."""

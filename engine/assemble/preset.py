@@ -19,6 +19,7 @@ from ..rearrange import (
     PERSONA_TAG,
     SCENARIO_TAG,
     Plan,
+    kept_walk,
     native_arrangement,
     node_is_active,
     plan_of,
@@ -104,13 +105,27 @@ def rearrange(state: State) -> None:
         state.variables = formats.render.variables
         state.global_variables = formats.render.global_variables
     state.formats = formats
-    state.arrangement = rearrange_blocks(
+    plain = plan_of(preset, doc.generation_type).plain
+    if state.card_sources or plain is None or state.rendered is not plain[1]:  # texts made for this call
+        state.arrangement = rearrange_blocks(
+            blocks,
+            preset,
+            state.rendered,
+            state.expanded,
+            notes,
+            state.card_sources,
+            generation_type=doc.generation_type,
+            formats=formats.blocks,
+            reuse=doc_reuse(doc),
+        )
+        return
+    state.arrangement = kept_walk(
+        doc.memo,
         blocks,
         preset,
         state.rendered,
         state.expanded,
         notes,
-        state.card_sources,
         generation_type=doc.generation_type,
         formats=formats.blocks,
         reuse=doc_reuse(doc),
