@@ -168,23 +168,39 @@ def kept_walk(
     formats: Mapping[str, str],
     reuse: Reuse,
 ) -> Arrangement:
-    """`rearrange` without a card's sources, done once per document for the very same inputs: the same
-    blocks, rendered texts and formats (the same objects: a document's blocks, the texts of a preset
-    with nothing to render, a preset's kept formats) walk to the same arrangement, notes included
-    (docs/assembly.md#speed-this-2-core-machine). `kept` is the document's memo; the walk's lists are
-    copied, since later steps change them."""
+    """`rearrange` without a card's sources, done once per document for equal inputs: the same blocks
+    and formats (the same objects: a document's blocks, a preset's kept formats) and rendered texts equal
+    to the last assembly's walk to the same arrangement, notes included
+    (docs/assembly.md#speed-this-2-core-machine). `kept` is the document's memo. The arrangement is kept
+    the second time the inputs repeat (a preset whose texts change on every call never pays for keeping
+    it); each assembly gets its own copies of the lists, since later steps change them."""
     plan = plan_of(preset, generation_type)
     key = ("walk", id(plan))
     found = kept.get(key)
-    if (
-        found is None
-        or found[0] is not plan
-        or found[1] is not native
-        or found[2] is not rendered
-        or found[3] is not formats
-        or found[4] != expanded
-        or found[5] is not reuse
-    ):
+    repeated = (
+        found is not None
+        and found[0] is plan
+        and found[1] is native
+        and found[3] is formats
+        and found[5] is reuse
+        and found[4] == expanded
+        and (found[2] is rendered or found[2] == rendered)
+    )
+    if not repeated:
+        kept[key] = (plan, native, rendered, formats, expanded, reuse, None)
+        return rearrange(
+            native,
+            preset,
+            rendered,
+            expanded,
+            notes,
+            generation_type=generation_type,
+            formats=formats,
+            reuse=reuse,
+        )
+    assert found is not None
+    snapshot = found[6]
+    if snapshot is None:
         own = Notes()
         out = rearrange(
             native,
@@ -205,8 +221,8 @@ def kept_walk(
             tuple(own.warnings),
             tuple(own.omitted),
         )
-        found = kept[key] = (plan, native, rendered, formats, expanded, reuse, snapshot)
-    before, history, after, injections, chat, warnings, omitted = found[6]
+        kept[key] = (*found[:6], snapshot)
+    before, history, after, injections, chat, warnings, omitted = snapshot
     for sentence in warnings:
         notes.warn(sentence)
     notes.omitted.extend(omitted)

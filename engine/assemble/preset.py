@@ -105,8 +105,7 @@ def rearrange(state: State) -> None:
         state.variables = formats.render.variables
         state.global_variables = formats.render.global_variables
     state.formats = formats
-    plain = plan_of(preset, doc.generation_type).plain
-    if state.card_sources or plain is None or state.rendered is not plain[1]:  # texts made for this call
+    if state.card_sources:
         state.arrangement = rearrange_blocks(
             blocks,
             preset,
