@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.names import UserError, clean_name
+from core.errors import UserError
+from core.names import clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server

@@ -21,6 +21,7 @@ from .buckets import (
     refuse_unstorable_text,
 )
 from .compiled import CompiledNode, CompiledPreset, compile_preset
+from .errors import EngineError
 from .injection import STYLES
 from .parts import Item, Message, Part, Source, native_source
 from .providers import CONVERSATION_START, PROVIDERS, shape
@@ -70,6 +71,7 @@ __all__ = [
     "CompiledNode",
     "CompiledPreset",
     "Contribution",
+    "EngineError",
     "EntrySnapshot",
     "Item",
     "Message",

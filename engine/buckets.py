@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .errors import EngineError
 from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
 from .stm import StmContext
 
@@ -47,12 +48,8 @@ GROUP_HISTORY_ROLES = (*HISTORY_ROLES, "system")
 MAX_HISTORY = 5000
 
 
-class BucketError(ValueError):
+class BucketError(EngineError, ValueError):
     """The document is not a valid bucket document; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(

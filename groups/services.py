@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from characters import selectors as card_selectors
-from core.names import UserError, clean_name
+from core.errors import UserError
+from core.names import clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
 from servers.imports import NameClash
 from servers.models import AuditEvent, Server

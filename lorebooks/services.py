@@ -14,7 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from core.names import UserError, clean_name
+from core.errors import UserError
+from core.names import clean_name
 from engine.worldinfo import (
     STRATEGIES,
     Entry,

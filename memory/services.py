@@ -12,6 +12,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from core.errors import UserError
 from servers import services as server_services
 from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import AuditEvent, Server
@@ -32,7 +33,7 @@ MESSAGE_ROLES = frozenset({"user", "assistant", "system"})
 MESSAGE_MAX_CHARS = 8000
 
 
-class StmError(ValueError):
+class StmError(UserError, ValueError):
     """Bad input to a memory write; the message is one sentence for the user."""
 
 

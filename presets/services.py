@@ -16,7 +16,7 @@ from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from core import names
-from core.names import UserError
+from core.errors import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
 from servers.imports import NameClash, OnClash, place_import

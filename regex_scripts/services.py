@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from django.db.models import Max
 
+from core.errors import UserError
 from engine.regex import CompiledScript, RegexScript, compile_scripts
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -36,12 +37,8 @@ def refused_sentence(refused: int) -> str:
     )
 
 
-class RegexScriptError(Exception):
+class RegexScriptError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def scripts_import(

@@ -21,6 +21,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.errors import UserError
 from core.fairness import ServerBusy, busy_json, claim_share
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
@@ -30,12 +31,11 @@ from .models import ApiToken, token_digest
 _REVOKED = 0
 
 
-class ApiError(Exception):
+class ApiError(UserError):
     """An error the API answers with `{"error": message}` and the given status."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.errors import UserError
 from engine.macros import MacroEnv, extract_ops, to_text
 from servers.models import AuditEvent
 from servers.users import User
@@ -22,7 +23,7 @@ MAX_OPS = 500
 _AUDIT_KEYS = 20
 
 
-class ConversationError(ValueError):
+class ConversationError(UserError, ValueError):
     """A change that cannot be made; the message is one sentence for the user."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.errors import UserError
 from presets.channels import services as channel_services
 from presets.editor import services as edit_services
 from presets.models import Preset
@@ -11,12 +12,8 @@ from presets.versions import selectors as versions
 from servers.models import Server
 
 
-class Refused(Exception):
+class Refused(UserError):
     """A request the command cannot carry out; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def run(options: dict[str, Any]) -> Any:

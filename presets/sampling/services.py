@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from core.errors import UserError
 from engine.sampling import (
     MODES,
     PROVIDERS,
@@ -22,12 +23,8 @@ from . import cache as sampling_cache
 from . import selectors as sampling_selectors
 
 
-class SamplingError(Exception):
+class SamplingError(UserError):
     """A choice that cannot be stored as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def sampling_set(
