@@ -7,6 +7,7 @@ from typing import Any
 from django.db import transaction
 
 from engine import BucketError, parse_buckets
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.users import User
 
@@ -35,7 +36,7 @@ def sample_bucket_save(
         AuditEvent.record(
             server=server,
             actor=by,
-            action="sample_bucket.create" if created else "sample_bucket.update",
+            action=AuditAction.SAMPLE_BUCKET_CREATE if created else AuditAction.SAMPLE_BUCKET_UPDATE,
             target=bucket,
             actor_label=actor_label,
         )
@@ -45,5 +46,7 @@ def sample_bucket_save(
 def sample_bucket_delete(*, bucket: SampleBucket, by: User | None) -> None:
     """Delete one sample bucket (audited)."""
     with transaction.atomic():
-        AuditEvent.record(server=bucket.server_id, actor=by, action="sample_bucket.delete", target=bucket)
+        AuditEvent.record(
+            server=bucket.server_id, actor=by, action=AuditAction.SAMPLE_BUCKET_DELETE, target=bucket
+        )
         bucket.delete()

@@ -11,6 +11,7 @@ from django.utils import timezone
 from core.errors import UserError
 from core.names import clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -106,7 +107,7 @@ def card_import(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="card.replace" if replaced else "card.import",
+            action=AuditAction.CARD_REPLACE if replaced else AuditAction.CARD_IMPORT,
             target=row,
             detail={"spec": read.card.spec, "active": is_active},
         )
@@ -121,7 +122,11 @@ def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> N
         )
         CardRow.objects.filter(pk=card.pk).update(is_active=True, updated_at=timezone.now())
         AuditEvent.record(
-            server=card.server_id, actor=by, actor_label=actor_label, action="card.activate", target=card
+            server=card.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action=AuditAction.CARD_ACTIVATE,
+            target=card,
         )
     card.is_active = True
 
@@ -130,7 +135,11 @@ def card_deactivate(*, card: CardRow, by: User | None, actor_label: str = "") ->
     with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,)):
         CardRow.objects.filter(pk=card.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
-            server=card.server_id, actor=by, actor_label=actor_label, action="card.deactivate", target=card
+            server=card.server_id,
+            actor=by,
+            actor_label=actor_label,
+            action=AuditAction.CARD_DEACTIVATE,
+            target=card,
         )
     card.is_active = False
 
@@ -141,7 +150,7 @@ def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> Non
             server=card.server_id,
             actor=by,
             actor_label=actor_label,
-            action="card.delete",
+            action=AuditAction.CARD_DELETE,
             target=card,
             detail={"name": card.name},
         )

@@ -13,6 +13,7 @@ from characters import selectors as card_selectors
 from core.errors import UserError
 from core.names import clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -104,7 +105,7 @@ def group_save(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="group.replace" if replaced else "group.create",
+            action=AuditAction.GROUP_REPLACE if replaced else AuditAction.GROUP_CREATE,
             target=row,
             detail={"members": wanted, "muted": sorted(muted_names), **settings},
         )
@@ -118,7 +119,7 @@ def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> 
             server=group.server_id,
             actor=by,
             actor_label=actor_label,
-            action="group.delete",
+            action=AuditAction.GROUP_DELETE,
             target=group,
             detail={"name": group.name},
         )
@@ -140,7 +141,7 @@ def channel_group_set(
             if current is None:
                 return False
             current.delete()
-            action, detail = "group.channel.clear", {"channel": str(channel_id)}
+            action, detail = AuditAction.GROUP_CHANNEL_CLEAR, {"channel": str(channel_id)}
         else:
             if current is not None and current.group_id == group.pk:
                 return False
@@ -149,7 +150,7 @@ def channel_group_set(
                 channel_id=channel_id,
                 defaults={"group": group, "set_by": by if getattr(by, "is_authenticated", False) else None},
             )
-            action, detail = "group.channel.set", {"channel": str(channel_id), "group": group.name}
+            action, detail = AuditAction.GROUP_CHANNEL_SET, {"channel": str(channel_id), "group": group.name}
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=group, detail=detail
         )
@@ -189,7 +190,7 @@ def member_note_set(
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="group.note" if text.strip() else "group.note.clear",
+            action=AuditAction.GROUP_NOTE if text.strip() else AuditAction.GROUP_NOTE_CLEAR,
             target=None,
             detail={
                 "group": group_name,
@@ -253,6 +254,6 @@ def member_trigger_record(
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="group.trigger",
+            action=AuditAction.GROUP_TRIGGER,
             detail={"group": group_name, "member": member, "chars": len(message)},
         )

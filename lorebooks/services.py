@@ -26,6 +26,7 @@ from engine.worldinfo import (
     parse_lorebook,
     paused_gc,
 )
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -122,7 +123,7 @@ def lorebook_import(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="lorebook.replace" if replaced else "lorebook.import",
+            action=AuditAction.LOREBOOK_REPLACE if replaced else AuditAction.LOREBOOK_IMPORT,
             target=lorebook,
             detail={"entries": len(parsed.entries), "active": is_active},
         )
@@ -184,7 +185,7 @@ def lorebook_set_active(
             server=lorebook.server_id,
             actor=by,
             actor_label=actor_label,
-            action="lorebook.activate" if active else "lorebook.deactivate",
+            action=AuditAction.LOREBOOK_ACTIVATE if active else AuditAction.LOREBOOK_DEACTIVATE,
             target=lorebook,
         )
 
@@ -197,7 +198,7 @@ def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: 
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="lorebook.delete",
+            action=AuditAction.LOREBOOK_DELETE,
             target=lorebook,
             detail={"name": lorebook.name},
         )
@@ -231,7 +232,9 @@ def entries_set_enabled(
                 server=lorebook.server_id,
                 actor=by,
                 actor_label=actor_label,
-                action="lorebook.entries_enable" if enabled else "lorebook.entries_disable",
+                action=AuditAction.LOREBOOK_ENTRIES_ENABLE
+                if enabled
+                else AuditAction.LOREBOOK_ENTRIES_DISABLE,
                 target=lorebook,
                 detail={"entries": [uid for _, uid, _ in rows]},
             )
@@ -278,7 +281,7 @@ def settings_update(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="lorebook.settings",
+            action=AuditAction.LOREBOOK_SETTINGS,
             detail={"before": before, "after": clean},
         )
     return row.as_settings()

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from core.errors import UserError
 from servers import services as server_services
+from servers.audit_actions import AuditAction
 from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -271,7 +272,7 @@ def channel_set_private(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="stm.channel_private" if private else "stm.channel_public",
+            action=AuditAction.STM_CHANNEL_PRIVATE if private else AuditAction.STM_CHANNEL_PUBLIC,
             target=channel,
             detail={"channel": channel.discord_id, "private": private},
         )
@@ -314,7 +315,7 @@ def server_set_privacy_bypass(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="stm.bypass_on" if bypass else "stm.bypass_off",
+            action=AuditAction.STM_BYPASS_ON if bypass else AuditAction.STM_BYPASS_OFF,
             detail={"stm_privacy_bypass": bypass},
         )
 
@@ -343,7 +344,7 @@ def user_set_opt_in(
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="stm.opt_in" if opt_in else "stm.opt_out",
+            action=AuditAction.STM_OPT_IN if opt_in else AuditAction.STM_OPT_OUT,
             target=user,
             detail={"user": user_id, "cross_server_opt_in": opt_in},
         )

@@ -19,6 +19,7 @@ from core import names
 from core.errors import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
 from servers.users import User
@@ -123,7 +124,7 @@ def preset_import(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="preset.replace" if replaced else "preset.import",
+            action=AuditAction.PRESET_REPLACE if replaced else AuditAction.PRESET_IMPORT,
             target=preset,
             detail={"shape": parsed.shape, "nodes": len(nodes), "active": is_active},
         )
@@ -235,7 +236,7 @@ def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -
             server=preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.activate",
+            action=AuditAction.PRESET_ACTIVATE,
             target=preset,
         )
     preset.is_active = True
@@ -249,7 +250,7 @@ def preset_deactivate(*, preset: Preset, by: User | None, actor_label: str = "")
             server=preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.deactivate",
+            action=AuditAction.PRESET_DEACTIVATE,
             target=preset,
         )
     preset.is_active = False
@@ -273,7 +274,7 @@ def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: st
                 server=preset.server_id,
                 actor=by,
                 actor_label=actor_label,
-                action="preset.rename",
+                action=AuditAction.PRESET_RENAME,
                 target=preset,
                 detail={"from": old_name, "to": new_name},
             )
@@ -290,7 +291,7 @@ def preset_delete(*, preset: Preset, by: User | None, actor_label: str = "") -> 
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.delete",
+            action=AuditAction.PRESET_DELETE,
             target=preset,
             detail={"was_active": preset.is_active},
         )
@@ -315,7 +316,7 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
             server=preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.style",
+            action=AuditAction.PRESET_STYLE,
             target=preset,
             detail={"style": style},
         )
@@ -347,7 +348,7 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
             server=node.preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.node.enable" if enabled else "preset.node.disable",
+            action=AuditAction.PRESET_NODE_ENABLE if enabled else AuditAction.PRESET_NODE_DISABLE,
             target=node.preset,
             detail={"identifier": node.identifier, "name": node.name[:100]},
         )
@@ -382,7 +383,7 @@ def nodes_set_enabled(
             server=preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="preset.nodes.enable" if enabled else "preset.nodes.disable",
+            action=AuditAction.PRESET_NODES_ENABLE if enabled else AuditAction.PRESET_NODES_DISABLE,
             target=preset,
             detail={"changed": changed},
         )

@@ -16,6 +16,7 @@ from django.db.models import Max
 
 from core.errors import UserError
 from engine.regex import CompiledScript, RegexScript, compile_scripts
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.users import User
 from servers.writes import server_write
@@ -77,7 +78,7 @@ def scripts_import(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="regex.import",
+            action=AuditAction.REGEX_IMPORT,
             detail={
                 "scripts": len(scripts),
                 "refused": offered - len(scripts),
@@ -99,7 +100,7 @@ def script_update(
             server=row.server_id,
             actor=by,
             actor_label=actor_label,
-            action="regex.edit",
+            action=AuditAction.REGEX_EDIT,
             target=row,
             detail={"script": script.label},
         )
@@ -115,7 +116,7 @@ def script_set_enabled(
             server=row.server_id,
             actor=by,
             actor_label=actor_label,
-            action="regex.enable" if enabled else "regex.disable",
+            action=AuditAction.REGEX_ENABLE if enabled else AuditAction.REGEX_DISABLE,
             target=row,
             detail={"script": str(row)},
         )
@@ -140,7 +141,7 @@ def script_move(
             server=row.server_id,
             actor=by,
             actor_label=actor_label,
-            action="regex.move",
+            action=AuditAction.REGEX_MOVE,
             target=row,
             detail={"script": str(row), "direction": direction},
         )
@@ -153,7 +154,7 @@ def script_delete(*, row: ServerScript, by: User | None = None, actor_label: str
             server=server_id,
             actor=by,
             actor_label=actor_label,
-            action="regex.delete",
+            action=AuditAction.REGEX_DELETE,
             detail={"script": str(row), "script_json": row.data},
         )
         row.delete()
@@ -173,7 +174,7 @@ def preset_script_switch(
             server=preset.server_id,
             actor=by,
             actor_label=actor_label,
-            action="regex.preset.enable" if enabled else "regex.preset.disable",
+            action=AuditAction.REGEX_PRESET_ENABLE if enabled else AuditAction.REGEX_PRESET_DISABLE,
             target=preset,
             detail={"script": script_key},
         )

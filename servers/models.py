@@ -9,6 +9,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from .audit_actions import AuditAction
+
 
 class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
@@ -91,7 +93,7 @@ class AuditEvent(models.Model):
     actor_label = models.CharField(
         max_length=150, blank=True, help_text="'api token …', 'cli', or the username."
     )
-    action = models.CharField(max_length=64)
+    action = models.CharField(max_length=64, choices=AuditAction.choices)
     target_type = models.CharField(max_length=64, blank=True)
     target_id = models.CharField(max_length=64, blank=True)
     target_label = models.CharField(max_length=200, blank=True)
@@ -111,12 +113,13 @@ class AuditEvent(models.Model):
         *,
         server: Server | int | None,
         actor: Any = None,
-        action: str,
+        action: AuditAction,
         target: models.Model | None = None,
         detail: dict[str, Any] | None = None,
         actor_label: str = "",
     ) -> AuditEvent:
         """Store one audit entry. `actor` is a user, or None for the bot/CLI (then say who in actor_label)."""
+        action = AuditAction(action)  # a code that is not a member is refused (ValueError), never stored
         user = actor if getattr(actor, "is_authenticated", False) else None
         label = actor_label or (user.get_username() if user else "system")
         server_id = server.pk if isinstance(server, Server) else server

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from .api_auth import TOKENS_STAMP
+from .audit_actions import AuditAction
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
 from .selectors import DIRECTORY_STAMP, TOKENIZER_STAMP
@@ -29,7 +30,7 @@ def api_token_create(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="token.create",
+            action=AuditAction.TOKEN_CREATE,
             target=token,
             detail={"name": token.name},
         )
@@ -43,7 +44,11 @@ def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "")
         )
         if updated:
             AuditEvent.record(
-                server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
+                server=token.server_id,
+                actor=by,
+                actor_label=actor_label,
+                action=AuditAction.TOKEN_REVOKE,
+                target=token,
             )
 
 
@@ -59,7 +64,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
         AuditEvent.record(
             server=server,
             actor=by,
-            action="server.tokenizer",
+            action=AuditAction.SERVER_TOKENIZER,
             target=server,
             detail={"before": before, "after": encoding},
         )
@@ -71,7 +76,9 @@ def server_ensure(*, server_id: int, name: str | None = None) -> Server:
         pk=server_id, defaults={"name": name or f"Server {server_id}"}
     )
     if created:
-        AuditEvent.record(server=server, action="server.create", target=server, actor_label="system")
+        AuditEvent.record(
+            server=server, action=AuditAction.SERVER_CREATE, target=server, actor_label="system"
+        )
     return server
 
 
@@ -80,7 +87,7 @@ def membership_set(*, server: Server, user: User, role: Role, by: User | None = 
     AuditEvent.record(
         server=server,
         actor=by,
-        action="membership.set",
+        action=AuditAction.MEMBERSHIP_SET,
         target=membership,
         detail={"user": user.get_username(), "role": role},
     )
@@ -104,7 +111,7 @@ def directory_replace(
         AuditEvent.record(
             server=server_id,
             actor_label=actor_label,
-            action="server.directory",
+            action=AuditAction.SERVER_DIRECTORY,
             detail={"channels": len(channels), "members": len(members)},
         )
     return directory

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from core.errors import UserError
 from engine.macros import MacroEnv, extract_ops, to_text
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
 from servers.users import User
 
@@ -52,7 +53,7 @@ def audit_change(
     *,
     conversation: SampleConversation,
     by: User | None,
-    action: str,
+    action: AuditAction,
     before: dict[str, Any],
     detail: dict[str, Any],
 ) -> None:

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine.macros import MacroEnv, apply_ops, extract_ops
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.users import User
 
@@ -31,7 +32,9 @@ def conversation_create(*, server: Server, name: str, by: User | None) -> Sample
     try:
         with transaction.atomic():
             conversation = SampleConversation.objects.create(server=server, name=name, created_by=by)
-            AuditEvent.record(server=server, actor=by, action="conversation.create", target=conversation)
+            AuditEvent.record(
+                server=server, actor=by, action=AuditAction.CONVERSATION_CREATE, target=conversation
+            )
     except IntegrityError:
         raise ConversationError(f"This server already has a conversation named {name!r}.") from None
     return conversation
@@ -50,7 +53,7 @@ def conversation_rename(*, conversation: SampleConversation, name: str, by: User
             AuditEvent.record(
                 server=conversation.server_id,
                 actor=by,
-                action="conversation.rename",
+                action=AuditAction.CONVERSATION_RENAME,
                 target=conversation,
                 detail={"from": old, "to": name},
             )
@@ -65,7 +68,7 @@ def conversation_delete(*, conversation: SampleConversation, by: User | None) ->
         AuditEvent.record(
             server=conversation.server_id,
             actor=by,
-            action="conversation.delete",
+            action=AuditAction.CONVERSATION_DELETE,
             target=conversation,
             detail={"name": conversation.name},
         )
@@ -127,7 +130,7 @@ def conversation_import(
             AuditEvent.record(
                 server=server,
                 actor=by,
-                action="conversation.import",
+                action=AuditAction.CONVERSATION_IMPORT,
                 target=conversation,
                 detail={"messages": len(chat.messages), "variables": len(state)},
             )

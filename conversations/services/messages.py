@@ -10,6 +10,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.macros import apply_ops
+from servers.audit_actions import AuditAction
 from servers.users import User
 
 from ..models import ConversationMessage, MessageRole, SampleConversation, Swipe
@@ -59,7 +60,7 @@ def message_add(
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_add",
+            action=AuditAction.CONVERSATION_MESSAGE_ADD,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops)},
         )
@@ -101,7 +102,7 @@ def message_edit(
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_edit",
+            action=AuditAction.CONVERSATION_MESSAGE_EDIT,
             before=before,
             detail={"message": message.position},
         )
@@ -125,7 +126,7 @@ def message_continue(*, message: ConversationMessage, text: str, by: User | None
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_continue",
+            action=AuditAction.CONVERSATION_MESSAGE_CONTINUE,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops) - len(existing)},
         )
@@ -142,7 +143,7 @@ def message_delete(*, message: ConversationMessage, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_delete",
+            action=AuditAction.CONVERSATION_MESSAGE_DELETE,
             before=before,
             detail={"message": position},
         )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from engine.macros import Op
+from servers.audit_actions import AuditAction
 from servers.users import User
 
 from ..models import ConversationMessage, Swipe
@@ -31,7 +32,7 @@ def swipe_add(*, message: ConversationMessage, text: str, by: User | None) -> tu
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_add",
+            action=AuditAction.CONVERSATION_SWIPE_ADD,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops)},
         )
@@ -50,7 +51,7 @@ def swipe_select(*, swipe: Swipe, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_select",
+            action=AuditAction.CONVERSATION_SWIPE_SELECT,
             before=before,
             detail={"message": message.position, "swipe": _swipe_number(swipe)},
         )
@@ -82,7 +83,7 @@ def swipe_delete(*, swipe: Swipe, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_delete",
+            action=AuditAction.CONVERSATION_SWIPE_DELETE,
             before=before,
             detail={"message": message.position, "swipe": number},
         )
@@ -102,7 +103,7 @@ def swipe_set_ops(*, swipe: Swipe, ops: Sequence[Op], by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.ops_edit",
+            action=AuditAction.CONVERSATION_OPS_EDIT,
             before=before,
             detail={"message": message.position, "ops_before": old, "ops_after": len(ops)},
         )

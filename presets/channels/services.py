@@ -7,6 +7,7 @@ stamp inside their transaction (servers.writes.server_write; presets.channels.ca
 
 from __future__ import annotations
 
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.users import User
 from servers.writes import server_write
@@ -29,7 +30,7 @@ def channel_preset_set(
             if current is None:
                 return False
             current.delete()
-            action, detail = "preset.channel.clear", {"channel": str(channel_id)}
+            action, detail = AuditAction.PRESET_CHANNEL_CLEAR, {"channel": str(channel_id)}
         else:
             if current is not None and current.preset_id == preset.pk:
                 return False
@@ -38,7 +39,10 @@ def channel_preset_set(
                 channel_id=channel_id,
                 defaults={"preset": preset, "set_by": by if getattr(by, "is_authenticated", False) else None},
             )
-            action, detail = "preset.channel.set", {"channel": str(channel_id), "preset": preset.name}
+            action, detail = (
+                AuditAction.PRESET_CHANNEL_SET,
+                {"channel": str(channel_id), "preset": preset.name},
+            )
         AuditEvent.record(
             server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
         )

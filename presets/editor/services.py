@@ -23,6 +23,7 @@ from engine import editing
 from engine.st_format import ImportSummary, resummarize
 from engine.st_format import PresetNode as StNode
 from engine.versions import VersionDiff
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
 from servers.users import User
 from servers.writes import server_write
@@ -103,7 +104,7 @@ def node_update(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: f"edited “{found['name']}”",
-        action="preset.node.edit",
+        action=AuditAction.PRESET_NODE_EDIT,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version, node_id=node_id, warnings=found["warnings"])
@@ -140,7 +141,7 @@ def node_add(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: f"added “{found['node'].name}”",
-        action="preset.node.add",
+        action=AuditAction.PRESET_NODE_ADD,
     )
     return EditResult(
         version=result.version, node_id=result.ids.get(found["node"].identifier), warnings=found["warnings"]
@@ -165,7 +166,7 @@ def node_duplicate(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: f"duplicated “{found['copy'].name.removesuffix(' (copy)')}”",
-        action="preset.node.duplicate",
+        action=AuditAction.PRESET_NODE_DUPLICATE,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version, node_id=result.ids.get(found["copy"].identifier))
@@ -189,7 +190,7 @@ def node_delete(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: f"deleted “{found['node'].name}”",
-        action="preset.node.delete",
+        action=AuditAction.PRESET_NODE_DELETE,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version)
@@ -219,7 +220,7 @@ def node_move(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: f"moved “{found['node'].name}” {'up' if steps < 0 else 'down'}",
-        action="preset.nodes.move",
+        action=AuditAction.PRESET_NODES_MOVE,
         touches=_touches_order,
     )
     return EditResult(version=result.version, node_id=node_id)
@@ -237,7 +238,7 @@ def nodes_reorder(
         actor_label=actor_label,
         kind="edit",
         reason=lambda: "reordered nodes",
-        action="preset.nodes.reorder",
+        action=AuditAction.PRESET_NODES_REORDER,
         touches=_touches_order,
     )
     return EditResult(version=result.version)
@@ -261,7 +262,7 @@ def preset_rollback(
         actor_label=actor_label,
         kind="rollback",
         reason=lambda: f"rolled back to version {to}",
-        action="preset.rollback",
+        action=AuditAction.PRESET_ROLLBACK,
         settings=state.settings,
     )
     return EditResult(version=result.version)
@@ -285,7 +286,7 @@ def _edit(
     actor_label: str,
     kind: str,
     reason: Callable[[], str],
-    action: str,
+    action: AuditAction,
     settings: Mapping[str, Any] | None = None,
     touches: Callable[[VersionDiff, Entries], bool] | None = None,
 ) -> _Applied:

@@ -14,6 +14,7 @@ from engine.sampling import (
     SamplingValueError,
     parse_server_value,
 )
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.users import User
 from servers.writes import server_write
@@ -69,7 +70,7 @@ def sampling_set(
             server=server,
             actor=by,
             actor_label=actor_label,
-            action="sampling.set",
+            action=AuditAction.SAMPLING_SET,
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
     return sampling_selectors.sampling_choice(server.pk)
