@@ -22,7 +22,7 @@ from .examples import example_items
 from .formats import Formats, render_formats
 from .generation import closing_items, with_send_if_empty, without_replaced_reply
 from .groups import Group, group_document, group_nudge, without_node_text
-from .injection import STYLES, place_injections, tail_injections
+from .injection import place_injections, tail_injections
 from .macros import (
     MacroEnv,
     RenderOutput,
@@ -56,7 +56,7 @@ from .parts import (
     native_source,
     setting_source,
 )
-from .providers import PROVIDERS, shape
+from .providers import shape
 from .rearrange import (
     PERSONA_TAG,
     SCENARIO_TAG,
@@ -81,6 +81,7 @@ from .tokens import (
     TokenReportJson,
     count_text,
 )
+from .vocabulary import PROVIDERS, STYLES
 from .worldinfo import CARD_DEPTH_INDEX, EntryRewrite, WorldInfoContribution, WorldInfoInput, contribute
 
 _TAG = attrgetter("tag")

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from .errors import EngineError
 from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
 from .stm import StmContext
+from .vocabulary import GENERATION_TYPES, ROLES
 
 SCHEMA_VERSION = 1
 
@@ -41,7 +42,6 @@ TAGS = (
     "DIALOGUE_SAMPLE",
     "DIALOGUE_HISTORY",
 )
-ROLES = ("system", "user", "assistant")
 HISTORY_ROLES = ("user", "assistant")
 # A group chat's history also holds narrator lines: role system, with the narrator's name.
 GROUP_HISTORY_ROLES = (*HISTORY_ROLES, "system")
@@ -295,9 +295,6 @@ def parse_buckets(data: Any) -> BucketDocument:
     )
 
 
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
-
-
 def _generation_type(value: Any) -> str:
     if value is None:
         return "normal"
@@ -503,7 +500,7 @@ def _authors_note(value: Any) -> AuthorsNote:
         text=_text(entry, "text", "authors_note.text"),
         position=position,
         depth=depth,
-        role=_role(entry, "authors_note", ("system", "user", "assistant")) if "role" in entry else "system",
+        role=_role(entry, "authors_note", ROLES) if "role" in entry else "system",
         interval=interval,
     )
 

@@ -16,7 +16,6 @@ from ..errors import EngineError
 
 # The generation types SillyTavern offers for a prompt's trigger
 # (docs/assembly.md#generation-types-and-prefill).
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 EDITABLE_FIELDS = (
     "name",
     "content",

@@ -10,8 +10,6 @@ from typing import Any
 
 from ..errors import EngineError
 
-ROLES = ("system", "user", "assistant")
-
 
 class ImportRefused(EngineError):
     """The upload is not an importable preset; `message` is one sentence to show the user as is."""

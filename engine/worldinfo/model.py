@@ -21,8 +21,6 @@ POSITIONS = {
     6: "example messages bottom",
     7: "outlet",
 }
-ROLES = ("system", "user", "assistant")  # SillyTavern's role numbers 0, 1, 2
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 
 
 class LorebookRefused(EngineError):
