@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from characters import selectors as card_selectors
+from core.actors import Actor, user_of
 from core.errors import UserError
 from core.names import clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
 from servers.audit_actions import AuditAction
 from servers.imports import NameClash
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as group_cache
@@ -49,8 +49,7 @@ def group_save(
     strategy: str = "natural",
     allow_self_responses: bool = False,
     replace: bool = False,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> GroupRow:
     """Create the group `name` (or, with `replace`, change the one of that name: its channels stay
     with it) with `members` (the server's card names, in order). Raises GroupError, naming what is
@@ -91,7 +90,7 @@ def group_save(
             row = GroupRow.objects.create(
                 server=server,
                 name=name,
-                created_by=by if getattr(by, "is_authenticated", False) else None,
+                created_by=user_of(by),
                 **settings,
             )
         else:
@@ -104,7 +103,6 @@ def group_save(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
             action=AuditAction.GROUP_REPLACE if replaced else AuditAction.GROUP_CREATE,
             target=row,
             detail={"members": wanted, "muted": sorted(muted_names), **settings},
@@ -112,13 +110,12 @@ def group_save(
     return row
 
 
-def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> None:
+def group_delete(*, group: GroupRow, by: Actor) -> None:
     """Delete a group; the channels that used it go back to the server's character."""
     with server_write(server_id=group.server_id, stamps=(group_cache.STAMP,)):
         AuditEvent.record(
             server=group.server_id,
             actor=by,
-            actor_label=actor_label,
             action=AuditAction.GROUP_DELETE,
             target=group,
             detail={"name": group.name},
@@ -126,9 +123,7 @@ def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> 
         group.delete()
 
 
-def channel_group_set(
-    *, server: Server, channel_id: int, group: GroupRow | None, by: User | None, actor_label: str = ""
-) -> bool:
+def channel_group_set(*, server: Server, channel_id: int, group: GroupRow | None, by: Actor) -> bool:
     """Make `channel_id` use `group` instead of the server's character, or clear it with None.
     Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
@@ -148,12 +143,10 @@ def channel_group_set(
             ChannelGroup.objects.update_or_create(
                 server=server,
                 channel_id=channel_id,
-                defaults={"group": group, "set_by": by if getattr(by, "is_authenticated", False) else None},
+                defaults={"group": group, "set_by": user_of(by)},
             )
             action, detail = AuditAction.GROUP_CHANNEL_SET, {"channel": str(channel_id), "group": group.name}
-        AuditEvent.record(
-            server=server, actor=by, actor_label=actor_label, action=action, target=group, detail=detail
-        )
+        AuditEvent.record(server=server, actor=by, action=action, target=group, detail=detail)
         write.touch(group_cache.STAMP)  # a channel left as it was bumps nothing
     return True
 
@@ -165,8 +158,7 @@ def member_note_set(
     channel_id: int,
     member: str | int,
     text: str,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> tuple[int, str]:
     """Keep `text` as the private note of `member` (a member's name or id) of the group in one
     channel (empty text removes it). Returns the member's (id, name). Raises GroupError."""
@@ -189,7 +181,6 @@ def member_note_set(
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
             action=AuditAction.GROUP_NOTE if text.strip() else AuditAction.GROUP_NOTE_CLEAR,
             target=None,
             detail={
@@ -243,9 +234,7 @@ def _muted_names(muted: Sequence[str], members: list[str]) -> set[str]:
     return names
 
 
-def member_trigger_record(
-    *, server_id: int, group_name: str, member: str, message: str, by: User | None, actor_label: str = ""
-) -> None:
+def member_trigger_record(*, server_id: int, group_name: str, member: str, message: str, by: Actor) -> None:
     """Audit one trigger_group_member call: a member asked another to answer next."""
     if len(message) > TRIGGER_MESSAGE_MAX_LENGTH:
         raise GroupError(f"A trigger message has at most {TRIGGER_MESSAGE_MAX_LENGTH} characters.")
@@ -253,7 +242,6 @@ def member_trigger_record(
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
             action=AuditAction.GROUP_TRIGGER,
             detail={"group": group_name, "member": member, "chars": len(message)},
         )

@@ -21,6 +21,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.actors import Agent
 from core.errors import UserError
 from core.fairness import ServerBusy, busy_json, claim_share
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
@@ -171,3 +172,9 @@ def json_response(data: Any, *, status: int = 200) -> HttpResponse:
     except orjson.JSONEncodeError:
         body = json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).encode()
     return HttpResponse(body, status=status, content_type="application/json")
+
+
+def token_agent(request: HttpRequest) -> Agent:
+    """The bot as the audit log names it: 'api token <prefix>' (the token's stored prefix, never the rest)."""
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return Agent(f"api token {token[:10]}")

@@ -7,11 +7,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.actors import Actor
 from core.errors import UserError
 from engine.macros import MacroEnv, extract_ops, to_text
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
-from servers.users import User
 
 from ..models import SampleConversation, Swipe
 from ..selectors import conversation_variables, stored_ops
@@ -52,7 +52,7 @@ _ABSENT = object()
 def audit_change(
     *,
     conversation: SampleConversation,
-    by: User | None,
+    by: Actor,
     action: AuditAction,
     before: dict[str, Any],
     detail: dict[str, Any],

@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from core.actors import Actor
 from engine.macros import apply_ops
 from servers.audit_actions import AuditAction
-from servers.users import User
 
 from ..models import ConversationMessage, MessageRole, SampleConversation, Swipe
 from ..selectors import conversation_variables, state_before, stored_ops
@@ -31,7 +31,7 @@ def message_add(
     conversation: SampleConversation,
     role: str,
     text: str,
-    by: User | None,
+    by: Actor,
     speaker: str = "",
     timestamp: datetime | None = None,
 ) -> tuple[ConversationMessage, list[str]]:
@@ -78,7 +78,7 @@ def message_edit(
     *,
     message: ConversationMessage,
     text: str,
-    by: User | None,
+    by: Actor,
     speaker: str | None = None,
     timestamp: datetime | None = None,
 ) -> None:
@@ -108,7 +108,7 @@ def message_edit(
         )
 
 
-def message_continue(*, message: ConversationMessage, text: str, by: User | None) -> list[str]:
+def message_continue(*, message: ConversationMessage, text: str, by: Actor) -> list[str]:
     """Append `text` to the current swipe, extracting its write macros after the ops already there.
 
     Returns the extraction's warnings.
@@ -133,7 +133,7 @@ def message_continue(*, message: ConversationMessage, text: str, by: User | None
     return warnings
 
 
-def message_delete(*, message: ConversationMessage, by: User | None) -> None:
+def message_delete(*, message: ConversationMessage, by: Actor) -> None:
     """Delete the message and its swipes; the state becomes the replay of what survives."""
     with transaction.atomic():
         conversation = lock(message.conversation_id)

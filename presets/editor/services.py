@@ -19,13 +19,13 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from core.actors import Actor
 from engine import editing
 from engine.st_format import ImportSummary, resummarize
 from engine.st_format import PresetNode as StNode
 from engine.versions import VersionDiff
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
-from servers.users import User
 from servers.writes import server_write
 
 from .. import cache as preset_cache
@@ -84,8 +84,7 @@ def node_update(
     node_id: int,
     values: Mapping[str, Any],
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Change one node's editable fields (engine.editing.EDITABLE_FIELDS) as the admin wrote them."""
     found: dict[str, Any] = {}
@@ -101,7 +100,6 @@ def node_update(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"edited “{found['name']}”",
         action=AuditAction.PRESET_NODE_EDIT,
@@ -116,8 +114,7 @@ def node_add(
     values: Mapping[str, Any],
     after_id: int | None,
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Add a content node after the node `after_id` (at the end when None), enabled."""
     found: dict[str, Any] = {}
@@ -138,7 +135,6 @@ def node_add(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"added “{found['node'].name}”",
         action=AuditAction.PRESET_NODE_ADD,
@@ -148,9 +144,7 @@ def node_add(
     )
 
 
-def node_duplicate(
-    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def node_duplicate(*, preset: Preset, node_id: int, base_version: int | None, by: Actor) -> EditResult:
     """Copy a node right after itself (a new identifier; markers cannot be duplicated)."""
     found: dict[str, StNode] = {}
 
@@ -163,7 +157,6 @@ def node_duplicate(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"duplicated “{found['copy'].name.removesuffix(' (copy)')}”",
         action=AuditAction.PRESET_NODE_DUPLICATE,
@@ -172,9 +165,7 @@ def node_duplicate(
     return EditResult(version=result.version, node_id=result.ids.get(found["copy"].identifier))
 
 
-def node_delete(
-    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def node_delete(*, preset: Preset, node_id: int, base_version: int | None, by: Actor) -> EditResult:
     """Delete a node (not the chat history)."""
     found: dict[str, StNode] = {}
 
@@ -187,7 +178,6 @@ def node_delete(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"deleted “{found['node'].name}”",
         action=AuditAction.PRESET_NODE_DELETE,
@@ -202,8 +192,7 @@ def node_move(
     node_id: int,
     steps: int,
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Move a node `steps` places (negative: towards the top)."""
     found: dict[str, StNode] = {}
@@ -217,7 +206,6 @@ def node_move(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"moved “{found['node'].name}” {'up' if steps < 0 else 'down'}",
         action=AuditAction.PRESET_NODES_MOVE,
@@ -226,16 +214,13 @@ def node_move(
     return EditResult(version=result.version, node_id=node_id)
 
 
-def nodes_reorder(
-    *, preset: Preset, order: list[int], base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def nodes_reorder(*, preset: Preset, order: list[int], base_version: int | None, by: Actor) -> EditResult:
     """Put the nodes in the order of `order` (every node id exactly once)."""
     result = _edit(
         preset,
         lambda entries: editing.reorder(entries, order),
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: "reordered nodes",
         action=AuditAction.PRESET_NODES_REORDER,
@@ -244,9 +229,7 @@ def nodes_reorder(
     return EditResult(version=result.version)
 
 
-def preset_rollback(
-    *, preset: Preset, to: int, base_version: int | None = None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def preset_rollback(*, preset: Preset, to: int, base_version: int | None = None, by: Actor) -> EditResult:
     """Make version `to`'s nodes and settings current again, as a new version. Raises VersionNotFound."""
     state = versions.version_state(preset, to)
 
@@ -259,7 +242,6 @@ def preset_rollback(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="rollback",
         reason=lambda: f"rolled back to version {to}",
         action=AuditAction.PRESET_ROLLBACK,
@@ -282,8 +264,7 @@ def _edit(
     change: Callable[[Entries], Entries],
     *,
     base_version: int | None,
-    by: User | None,
-    actor_label: str,
+    by: Actor,
     kind: str,
     reason: Callable[[], str],
     action: AuditAction,
@@ -311,12 +292,11 @@ def _edit(
             for name, value in fields.items():
                 setattr(preset, name, value)
             version = version_services.record_version(
-                preset=preset, kind=kind, reason=reason(), by=by, actor_label=actor_label, nodes=nodes
+                preset=preset, kind=kind, reason=reason(), by=by, nodes=nodes
             )
             AuditEvent.record(
                 server=preset.server_id,
                 actor=by,
-                actor_label=actor_label,
                 action=action,
                 target=preset,
                 detail={"version": version.number, "reason": version.reason},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from core.actors import SYSTEM, Actor, user_of
 from core.errors import UserError
 from engine.sampling import (
     MODES,
@@ -16,7 +17,6 @@ from engine.sampling import (
 )
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from ..models import ServerSampling
@@ -36,8 +36,7 @@ def sampling_set(
     set_values: Mapping[str, str] | None = None,
     unset: Sequence[str] = (),
     replace_values: bool = False,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> SamplingChoice:
     """Change the server's choice: the mode, the provider, and its own values (`set_values` as typed,
     checked against SillyTavern's ranges; `unset` removes values; `replace_values` starts from none).
@@ -64,12 +63,11 @@ def sampling_set(
         row.mode = mode or row.mode
         row.provider = provider or row.provider
         row.values = {name: values[name] for name in SETTING_NAMES if name in values}
-        row.updated_by = by if getattr(by, "is_authenticated", False) else None
+        row.updated_by = user_of(by)
         row.save()
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
             action=AuditAction.SAMPLING_SET,
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
