@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.actors import DEMO
 from servers.models import Server
 
 from . import selectors, services
@@ -20,8 +21,7 @@ def populate(server: Server) -> None:
         server=server,
         name=selectors.DEFAULT_SAMPLE_NAME,
         document=demo_document(),
-        by=None,
-        actor_label="demo data",
+        by=DEMO,
     )
 
 

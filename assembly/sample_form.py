@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from core.errors import UserError
 from engine import AUTHORS_NOTE_POSITIONS, GENERATION_TYPES
 
 PREFIX = "b-"
@@ -136,12 +137,8 @@ class FormData(Protocol):
     def __contains__(self, key: object) -> bool: ...
 
 
-class SampleFormError(ValueError):
+class SampleFormError(UserError, ValueError):
     """A field could not be read; `message` is one sentence naming it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

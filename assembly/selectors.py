@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from characters import cache as card_cache
+from core.errors import UserError
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
 from engine.groups import ChatLine, Group, GroupTurn, next_speakers, with_group_tools
@@ -27,6 +28,7 @@ from presets import cache as preset_cache
 from presets import selectors as preset_selectors
 from presets.channels import cache as channel_cache
 from presets.sampling import cache as sampling_cache
+from presets.selectors import PresetNotFound
 from regex_scripts.selectors import script_set
 from servers.selectors import tokenizer_for
 
@@ -36,13 +38,9 @@ DEFAULT_BUCKETS_PATH = Path(__file__).with_name("default_buckets.json")
 DEFAULT_SAMPLE_NAME = "Default sample"
 
 
-class GroupRefused(ValueError):
+class GroupRefused(UserError, ValueError):
     """The document's `group` names no group of the server, or a speaker who is not a member;
     `message` is one sentence naming it (the API answers 400, the command exits 2)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +56,6 @@ class GroupPreview:
     members: tuple[tuple[str, bool], ...]  # (name, muted) in order
     next_speakers: tuple[str, ...]
     note: str
-
-
-class PresetNotFound(LookupError):
-    """The named preset does not exist on the server; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @cache

@@ -19,6 +19,8 @@ import time
 import zlib
 from pathlib import Path
 
+from core.actors import Agent
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -92,13 +94,12 @@ def main() -> None:
                     node_id=node_id,
                     values={"content": node.content + f"\nEdit {preset.version}: keep it short."},
                     base_version=preset.version,
-                    by=None,
-                    actor_label="bench",
+                    by=Agent("bench"),
                 )
                 kind = "edit"
             elif step in (5, 6):
                 node = PresetNode.objects.get(pk=node_id)
-                services.node_set_enabled(node=node, enabled=not node.enabled, by=None, actor_label="bench")
+                services.node_set_enabled(node=node, enabled=not node.enabled, by=Agent("bench"))
                 kind = "toggle"
             elif step in (7, 8):
                 edit_services.node_move(
@@ -106,9 +107,7 @@ def main() -> None:
                 )
                 kind = "move"
             else:
-                edit_services.preset_rollback(
-                    preset=preset, to=preset.version - 4, by=None, actor_label="bench"
-                )
+                edit_services.preset_rollback(preset=preset, to=preset.version - 4, by=Agent("bench"))
                 kind = "rollback"
             timings[kind].append(time.perf_counter() - started)
             preset.refresh_from_db()

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.names import UserError, clean_name
+from core.actors import SYSTEM, Actor, user_of
+from core.errors import UserError
+from core.names import clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as card_cache
@@ -48,8 +50,7 @@ def card_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> CardImportResult:
     """Read and store a card. Raises ImportRefused (not a card / too large) or CardNameClash; nothing is
     written on any error. A replacement keeps the replaced card's row (its id, its places in groups)
@@ -98,21 +99,20 @@ def card_import(
             row = CardRow.objects.create(
                 server=server,
                 name=wanted,
-                created_by=by if getattr(by, "is_authenticated", False) else None,
+                created_by=user_of(by),
                 **values,
             )
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="card.replace" if replaced else "card.import",
+            action=AuditAction.CARD_REPLACE if replaced else AuditAction.CARD_IMPORT,
             target=row,
             detail={"spec": read.card.spec, "active": is_active},
         )
     return CardImportResult(row=row, read=read, replaced=replaced, lorebook_entries=book_entries)
 
 
-def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+def card_activate(*, card: CardRow, by: Actor) -> None:
     """Make `card` the server's only active character."""
     with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,), lock=True):
         CardRow.objects.filter(server_id=card.server_id, is_active=True).exclude(pk=card.pk).update(
@@ -120,27 +120,32 @@ def card_activate(*, card: CardRow, by: User | None, actor_label: str = "") -> N
         )
         CardRow.objects.filter(pk=card.pk).update(is_active=True, updated_at=timezone.now())
         AuditEvent.record(
-            server=card.server_id, actor=by, actor_label=actor_label, action="card.activate", target=card
+            server=card.server_id,
+            actor=by,
+            action=AuditAction.CARD_ACTIVATE,
+            target=card,
         )
     card.is_active = True
 
 
-def card_deactivate(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+def card_deactivate(*, card: CardRow, by: Actor) -> None:
     with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,)):
         CardRow.objects.filter(pk=card.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
-            server=card.server_id, actor=by, actor_label=actor_label, action="card.deactivate", target=card
+            server=card.server_id,
+            actor=by,
+            action=AuditAction.CARD_DEACTIVATE,
+            target=card,
         )
     card.is_active = False
 
 
-def card_delete(*, card: CardRow, by: User | None, actor_label: str = "") -> None:
+def card_delete(*, card: CardRow, by: Actor) -> None:
     with server_write(server_id=card.server_id, stamps=(card_cache.STAMP,)):
         AuditEvent.record(
             server=card.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="card.delete",
+            action=AuditAction.CARD_DELETE,
             target=card,
             detail={"name": card.name},
         )

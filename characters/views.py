@@ -49,7 +49,7 @@ FEEDS = {
 @vary_on_headers("HX-Request")
 @require_GET
 def card_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_CARDS)
     return _list(request, server)
 
 
@@ -57,7 +57,7 @@ def card_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse
 @login_required
 @require_POST
 def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
     upload = request.FILES.get("file")
     if upload is None:
         return _list(request, server, error="Choose a character card (.json or .png) to upload.", status=400)
@@ -91,7 +91,7 @@ def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
 @login_required
 @require_GET
 def card_detail(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_CARDS)
     row = _card_or_404(server, card_id)
     card = selectors.card_data(row)
     fields = [
@@ -105,7 +105,7 @@ def card_detail(request: AuthenticatedHttpRequest, server_id: int, card_id: int)
         "card": card,
         "fields": fields,
         "book_entries": len((card.character_book or {}).get("entries") or []),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_CARDS),
     }
     return render(request, "characters/detail.html", context)
 
@@ -114,7 +114,7 @@ def card_detail(request: AuthenticatedHttpRequest, server_id: int, card_id: int)
 @vary_on_headers("HX-Request")
 @require_POST
 def card_activate(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
     row = _card_or_404(server, card_id)
     services.card_activate(card=row, by=request.user)
     return _after_action(request, server, row=row)
@@ -124,7 +124,7 @@ def card_activate(request: AuthenticatedHttpRequest, server_id: int, card_id: in
 @vary_on_headers("HX-Request")
 @require_POST
 def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
     row = _card_or_404(server, card_id)
     services.card_deactivate(card=row, by=request.user)
     return _after_action(request, server, row=row)
@@ -134,7 +134,7 @@ def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: 
 @vary_on_headers("HX-Request")
 @require_POST
 def card_delete(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
     services.card_delete(card=_card_or_404(server, card_id), by=request.user)
     return _after_action(request, server)
 
@@ -142,7 +142,7 @@ def card_delete(request: AuthenticatedHttpRequest, server_id: int, card_id: int)
 @login_required
 @require_GET
 def card_download(request: AuthenticatedHttpRequest, server_id: int, card_id: int, kind: str) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_CARDS)
     if kind not in ("json", "png"):
         raise Http404("Cards download as .json or .png.")
     row = _card_or_404(server, card_id)
@@ -162,7 +162,7 @@ def card_download(request: AuthenticatedHttpRequest, server_id: int, card_id: in
 @login_required
 @require_GET
 def card_avatar(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_CARDS)
     row = _card_or_404(server, card_id)
     if not row.avatar:
         raise Http404("This card came without an image.")
@@ -184,7 +184,7 @@ def _list(
     context = {
         "server": server,
         "cards": selectors.cards_for(server),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_CARDS),
         "error": error,
     }
     if request.htmx and error is None:

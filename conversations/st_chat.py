@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from core.errors import UserError
 from engine.macros import Op, OpError, op_from_dict
 
 MAX_CHAT_BYTES = 8 * 1024 * 1024
 _DATE_FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d@%Hh%Mm%Ss")
 
 
-class ChatFileError(ValueError):
+class ChatFileError(UserError, ValueError):
     """A chat file that cannot be read; the message is one sentence for the user."""
 
 

@@ -17,6 +17,8 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from core.actors import CLI
+
 EXIT_REFUSED = 2
 
 
@@ -110,7 +112,7 @@ def import_file(
     report: Callable[[Any], Any],
 ) -> Any:
     """Read the `import` subcommand's file (never more than `max_bytes` plus one byte: the importer
-    refuses it) and import it for the server, as the command line (`actor_label="cli"`). The server
+    refuses it) and import it for the server, as the command line (`by=CLI`). The server
     is made once the file is read, by `ensure_server` (the caller's `servers.services.server_ensure`:
     this package sits below the apps)."""
     path = Path(options["file"])
@@ -124,7 +126,6 @@ def import_file(
         name=options.get("name"),
         on_clash=on_clash,
         activate=not options["no_activate"],
-        by=None,
-        actor_label="cli",
+        by=CLI,
     )
     return report(result)

@@ -6,14 +6,6 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 
-class UserError(Exception):
-    """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 def clean_name(name: str | None, *, max_length: int) -> str:
     """A name as stored: whitespace trimmed, cut to the column's length."""
     return (name or "").strip()[:max_length].strip()

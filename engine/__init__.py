@@ -11,7 +11,6 @@ Callers outside the engine import from this package or from a sub-package's own 
 from .assemble import SAMPLE_NOTE, Assembly, AssemblyJson, StoredStm, assemble
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
-    GENERATION_TYPES,
     UNSTORABLE_ESCAPE,
     BucketDocument,
     BucketError,
@@ -21,9 +20,9 @@ from .buckets import (
     refuse_unstorable_text,
 )
 from .compiled import CompiledNode, CompiledPreset, compile_preset
-from .injection import STYLES
+from .errors import EngineError
 from .parts import Item, Message, Part, Source, native_source
-from .providers import CONVERSATION_START, PROVIDERS, shape
+from .providers import CONVERSATION_START, shape
 from .stm import (
     CUT_BY_CAP,
     EMPTY,
@@ -43,6 +42,7 @@ from .stm import (
     contribute,
 )
 from .tokens import DEFAULT_ENCODING, ENCODINGS, count_text, load_tables
+from .vocabulary import GENERATION_TYPES, PROVIDERS, ROLES, STYLES
 
 __all__ = [
     "AUTHORS_NOTE_POSITIONS",
@@ -57,6 +57,7 @@ __all__ = [
     "HIDDEN_PRIVATE_CHANNEL",
     "HIDDEN_PRIVATE_PARENT",
     "PROVIDERS",
+    "ROLES",
     "SAME_CHANNEL",
     "SAMPLE_NOTE",
     "SHOWN",
@@ -70,6 +71,7 @@ __all__ = [
     "CompiledNode",
     "CompiledPreset",
     "Contribution",
+    "EngineError",
     "EntrySnapshot",
     "Item",
     "Message",

@@ -16,8 +16,10 @@ from datetime import UTC, datetime
 from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .errors import EngineError
 from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
 from .stm import StmContext
+from .vocabulary import GENERATION_TYPES, ROLES
 
 SCHEMA_VERSION = 1
 
@@ -42,19 +44,14 @@ TAGS = (
 )
 TAG_ORDER = {tag: index for index, tag in enumerate(TAGS)}
 SAMPLE_HEADER = "<START>"  # a sample dialogue's first line in `{{mesExamples}}`
-ROLES = ("system", "user", "assistant")
 HISTORY_ROLES = ("user", "assistant")
 # A group chat's history also holds narrator lines: role system, with the narrator's name.
 GROUP_HISTORY_ROLES = (*HISTORY_ROLES, "system")
 MAX_HISTORY = 5000
 
 
-class BucketError(ValueError):
+class BucketError(EngineError, ValueError):
     """The document is not a valid bucket document; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(
@@ -300,9 +297,6 @@ def parse_buckets(data: Any) -> BucketDocument:
     )
 
 
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
-
-
 def _generation_type(value: Any) -> str:
     if value is None:
         return "normal"
@@ -508,7 +502,7 @@ def _authors_note(value: Any) -> AuthorsNote:
         text=_text(entry, "text", "authors_note.text"),
         position=position,
         depth=depth,
-        role=_role(entry, "authors_note", ("system", "user", "assistant")) if "role" in entry else "system",
+        role=_role(entry, "authors_note", ROLES) if "role" in entry else "system",
         interval=interval,
     )
 

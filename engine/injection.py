@@ -15,7 +15,6 @@ from .parts import Injection, Item, Part, assembler_source
 from .rearrange import Arrangement
 from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 
-STYLES = ("merge", "standalone")
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
 TAIL_INDEX = 1 << 31  # beyond any 32-bit injection_order: tail directives are lower priority
 

@@ -17,7 +17,6 @@ from .parts import Message
 
 EXAMPLE_USER, EXAMPLE_ASSISTANT = "example_user", "example_assistant"
 
-PROVIDERS = ("openai", "anthropic", "gemini")
 CONVERSATION_START = "(conversation start)"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from core.actors import Agent
 from engine.groups import ChatLine, next_speakers
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
 from servers.snowflakes import read_snowflake, snowflake_or_none, snowflake_text
@@ -102,8 +103,7 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
                 group_name=loaded.group.name,
                 member=member,
                 message=message,
-                by=None,
-                actor_label="api",
+                by=Agent("api"),
             )
         except services.GroupError as exc:
             raise ApiError(exc.message) from None
@@ -131,8 +131,7 @@ def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpRe
             channel_id=channel,
             member=_member_ref(body.get("member")),
             text=text,
-            by=None,
-            actor_label="api",
+            by=Agent("api"),
         )
     except services.GroupError as exc:
         raise ApiError(exc.message) from None

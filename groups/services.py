@@ -10,11 +10,13 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from characters import selectors as card_selectors
-from core.names import UserError, clean_name
+from core.actors import Actor, user_of
+from core.errors import UserError
+from core.names import clean_name
 from engine.groups import GENERATION_MODES, MAX_MEMBERS, STRATEGIES
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as group_cache
@@ -47,8 +49,7 @@ def group_save(
     strategy: str = "natural",
     allow_self_responses: bool = False,
     replace: bool = False,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> GroupRow:
     """Create the group `name` (or, with `replace`, change the one of that name: its channels stay
     with it) with `members` (the server's card names, in order). Raises GroupError, naming what is
@@ -89,7 +90,7 @@ def group_save(
             row = GroupRow.objects.create(
                 server=server,
                 name=name,
-                created_by=by if getattr(by, "is_authenticated", False) else None,
+                created_by=user_of(by),
                 **settings,
             )
         else:
@@ -102,31 +103,27 @@ def group_save(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="group.replace" if replaced else "group.create",
+            action=AuditAction.GROUP_REPLACE if replaced else AuditAction.GROUP_CREATE,
             target=row,
             detail={"members": wanted, "muted": sorted(muted_names), **settings},
         )
     return row
 
 
-def group_delete(*, group: GroupRow, by: User | None, actor_label: str = "") -> None:
+def group_delete(*, group: GroupRow, by: Actor) -> None:
     """Delete a group; the channels that used it go back to the server's character."""
     with server_write(server_id=group.server_id, stamps=(group_cache.STAMP,)):
         AuditEvent.record(
             server=group.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="group.delete",
+            action=AuditAction.GROUP_DELETE,
             target=group,
             detail={"name": group.name},
         )
         group.delete()
 
 
-def channel_group_set(
-    *, server: Server, channel_id: int, group: GroupRow | None, by: User | None, actor_label: str = ""
-) -> bool:
+def channel_group_set(*, server: Server, channel_id: int, group: GroupRow | None, by: Actor) -> bool:
     """Make `channel_id` use `group` instead of the server's character, or clear it with None.
     Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
@@ -139,19 +136,17 @@ def channel_group_set(
             if current is None:
                 return False
             current.delete()
-            action, detail = "group.channel.clear", {"channel": str(channel_id)}
+            action, detail = AuditAction.GROUP_CHANNEL_CLEAR, {"channel": str(channel_id)}
         else:
             if current is not None and current.group_id == group.pk:
                 return False
             ChannelGroup.objects.update_or_create(
                 server=server,
                 channel_id=channel_id,
-                defaults={"group": group, "set_by": by if getattr(by, "is_authenticated", False) else None},
+                defaults={"group": group, "set_by": user_of(by)},
             )
-            action, detail = "group.channel.set", {"channel": str(channel_id), "group": group.name}
-        AuditEvent.record(
-            server=server, actor=by, actor_label=actor_label, action=action, target=group, detail=detail
-        )
+            action, detail = AuditAction.GROUP_CHANNEL_SET, {"channel": str(channel_id), "group": group.name}
+        AuditEvent.record(server=server, actor=by, action=action, target=group, detail=detail)
         write.touch(group_cache.STAMP)  # a channel left as it was bumps nothing
     return True
 
@@ -163,8 +158,7 @@ def member_note_set(
     channel_id: int,
     member: str | int,
     text: str,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> tuple[int, str]:
     """Keep `text` as the private note of `member` (a member's name or id) of the group in one
     channel (empty text removes it). Returns the member's (id, name). Raises GroupError."""
@@ -187,8 +181,7 @@ def member_note_set(
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="group.note" if text.strip() else "group.note.clear",
+            action=AuditAction.GROUP_NOTE if text.strip() else AuditAction.GROUP_NOTE_CLEAR,
             target=None,
             detail={
                 "group": group_name,
@@ -241,9 +234,7 @@ def _muted_names(muted: Sequence[str], members: list[str]) -> set[str]:
     return names
 
 
-def member_trigger_record(
-    *, server_id: int, group_name: str, member: str, message: str, by: User | None, actor_label: str = ""
-) -> None:
+def member_trigger_record(*, server_id: int, group_name: str, member: str, message: str, by: Actor) -> None:
     """Audit one trigger_group_member call: a member asked another to answer next."""
     if len(message) > TRIGGER_MESSAGE_MAX_LENGTH:
         raise GroupError(f"A trigger message has at most {TRIGGER_MESSAGE_MAX_LENGTH} characters.")
@@ -251,7 +242,6 @@ def member_trigger_record(
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="group.trigger",
+            action=AuditAction.GROUP_TRIGGER,
             detail={"group": group_name, "member": member, "chars": len(message)},
         )

@@ -1,5 +1,5 @@
 """The Groups page (docs/groups.md): every role reads the server's groups; admins create, edit and
-delete them and choose a group per channel (Action.MANAGE_PRESETS, as for cards). Every form works
+delete them and choose a group per channel (Action.MANAGE_GROUPS, admins only, as for cards). Every form works
 without JavaScript (POST, then redirect)."""
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from .models import Group as GroupRow
 @login_required
 @require_GET
 def group_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_GROUPS)
     context: dict[str, Any] = {
         "server": server,
         "groups": selectors.groups_page(server),
         "avatars": card_selectors.card_ids_with_avatar(server.pk),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_GROUPS),
         "known_channels": channel_selectors.known_channels(server),
         "notes": selectors.notes_for(server),
     }
@@ -41,7 +41,7 @@ def group_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespons
 @login_required
 @require_http_methods(["GET", "POST"])
 def group_new(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
     cards, avatars = card_selectors.cards_for(server), card_selectors.card_ids_with_avatar(server.pk)
     if request.method == "GET":
         return _edit_page(request, server, forms.blank_form(cards, avatars), group=None)
@@ -51,7 +51,7 @@ def group_new(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse
 @login_required
 @require_http_methods(["GET", "POST"])
 def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
     group = _group_or_404(server, group_id)
     cards, avatars = card_selectors.cards_for(server), card_selectors.card_ids_with_avatar(server.pk)
     if request.method == "GET":
@@ -65,7 +65,7 @@ def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int)
 @login_required
 @require_POST
 def group_delete(request: AuthenticatedHttpRequest, server_id: int, group_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
     group = _group_or_404(server, group_id)
     services.group_delete(group=group, by=request.user)
     messages.success(request, f"Deleted the group “{group.name}”.")
@@ -75,7 +75,7 @@ def group_delete(request: AuthenticatedHttpRequest, server_id: int, group_id: in
 @login_required
 @require_POST
 def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
     typed = str(request.POST.get("channel", "")).strip()
     group_id = str(request.POST.get("group", "")).strip()
     try:

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from core.uploads import body_limit, declared_size
 from engine.worldinfo import LorebookRefused
-from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
+from servers.api_auth import ApiError, api_view, refuse_unstorable_upload, token_agent
 from servers.models import Server
 
 from . import selectors, services
@@ -50,8 +50,7 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
             name=options.get("name") or None,
             on_clash="replace" if replace else "keep_both" if keep_both else "ask",
             activate=options.get("activate", "true").strip().lower() in TRUE_WORDS,
-            by=None,
-            actor_label=_actor_label(request),
+            by=token_agent(request),
         )
     except LorebookRefused as exc:
         raise ApiError(exc.message, exc.status) from None
@@ -86,8 +85,3 @@ def _read_upload(request: HttpRequest) -> tuple[bytes, str, dict[str, str]]:
 
 def _flag(options: dict[str, str], key: str) -> bool:
     return options.get(key, "").strip().lower() in TRUE_WORDS
-
-
-def _actor_label(request: HttpRequest) -> str:
-    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
-    return f"api token {token[:10]}"

@@ -1,7 +1,7 @@
 """Writes for lorebooks. Each runs in one transaction (servers.writes.server_write), leaves an audit
 entry and bumps the server's World Info cache stamp inside that transaction, before it commits.
 
-`by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
+`by` is who acts: a dashboard user, or an agent (`core.actors`: "api token tk_…", "cli").
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from core.names import UserError, clean_name
+from core.actors import SYSTEM, Actor, user_of
+from core.errors import UserError
+from core.names import clean_name
 from engine.worldinfo import (
     STRATEGIES,
     Entry,
@@ -25,9 +27,9 @@ from engine.worldinfo import (
     parse_lorebook,
     paused_gc,
 )
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as wi_cache
@@ -71,8 +73,7 @@ def lorebook_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: Any = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> ImportResult:
     """Parse and store an upload. Raises LorebookRefused (not a lorebook / too large) or LorebookNameClash.
 
@@ -102,7 +103,7 @@ def lorebook_import(
         if placement.replaces is not None:
             is_active = placement.replaces.is_active
             placement.replaces.delete()
-        user = by if getattr(by, "is_authenticated", False) else None
+        user = user_of(by)
         lorebook = Lorebook.objects.create(
             server=server,
             name=wanted,
@@ -120,8 +121,7 @@ def lorebook_import(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="lorebook.replace" if replaced else "lorebook.import",
+            action=AuditAction.LOREBOOK_REPLACE if replaced else AuditAction.LOREBOOK_IMPORT,
             target=lorebook,
             detail={"entries": len(parsed.entries), "active": is_active},
         )
@@ -172,9 +172,7 @@ def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
     )
 
 
-def lorebook_set_active(
-    *, lorebook: Lorebook, active: bool, by: User | None = None, actor_label: str = ""
-) -> None:
+def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Actor = SYSTEM) -> None:
     """Switch a lorebook on or off for the server's assemblies."""
     with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
         Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
@@ -182,21 +180,19 @@ def lorebook_set_active(
         AuditEvent.record(
             server=lorebook.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="lorebook.activate" if active else "lorebook.deactivate",
+            action=AuditAction.LOREBOOK_ACTIVATE if active else AuditAction.LOREBOOK_DEACTIVATE,
             target=lorebook,
         )
 
 
-def lorebook_delete(*, lorebook: Lorebook, by: User | None = None, actor_label: str = "") -> None:
+def lorebook_delete(*, lorebook: Lorebook, by: Actor = SYSTEM) -> None:
     """Delete a lorebook and its entries."""
     server_id = lorebook.server_id
     with server_write(server_id=server_id, stamps=(wi_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="lorebook.delete",
+            action=AuditAction.LOREBOOK_DELETE,
             target=lorebook,
             detail={"name": lorebook.name},
         )
@@ -208,8 +204,7 @@ def entries_set_enabled(
     lorebook: Lorebook,
     entry_ids: Iterable[int],
     enabled: bool,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> int:
     """Enable or disable entries of a lorebook (one or many); returns how many changed."""
     with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
@@ -229,8 +224,9 @@ def entries_set_enabled(
             AuditEvent.record(
                 server=lorebook.server_id,
                 actor=by,
-                actor_label=actor_label,
-                action="lorebook.entries_enable" if enabled else "lorebook.entries_disable",
+                action=AuditAction.LOREBOOK_ENTRIES_ENABLE
+                if enabled
+                else AuditAction.LOREBOOK_ENTRIES_DISABLE,
                 target=lorebook,
                 detail={"entries": [uid for _, uid, _ in rows]},
             )
@@ -262,9 +258,7 @@ def _recount(lorebook: Lorebook) -> dict[str, Any]:
     return summary
 
 
-def settings_update(
-    *, server: Server, changes: dict[str, Any], by: User | None = None, actor_label: str = ""
-) -> WorldInfoSettings:
+def settings_update(*, server: Server, changes: dict[str, Any], by: Actor = SYSTEM) -> WorldInfoSettings:
     """Change some of the server's World Info settings; raises LorebookError on a bad value."""
     clean = _clean_settings(changes)
     with server_write(server_id=server.pk, stamps=(wi_cache.STAMP,)):
@@ -276,8 +270,7 @@ def settings_update(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="lorebook.settings",
+            action=AuditAction.LOREBOOK_SETTINGS,
             detail={"before": before, "after": clean},
         )
     return row.as_settings()

@@ -62,7 +62,7 @@ def body_too_large(request: HttpRequest) -> bool:
 @vary_on_headers("HX-Request")
 @require_GET
 def lorebook_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_LOREBOOKS)
     context = _list_context(request, server)
     if request.htmx:
         return render(request, "lorebooks/list.html#lorebook-table", context)
@@ -74,7 +74,7 @@ def lorebook_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     form = {"name": "", "activate": True, "on_clash": "ask"}
     if request.method == "GET":
         return render(request, "lorebooks/upload.html", _upload_context(server, form))
@@ -121,7 +121,7 @@ def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
 @vary_on_headers("HX-Request")
 @require_GET
 def lorebook_detail(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     context = _detail_context(request, server, lorebook, _filters(request.GET))
     if request.htmx and request.GET.get("partial") == "entries":
@@ -132,7 +132,7 @@ def lorebook_detail(request: AuthenticatedHttpRequest, server_id: int, lorebook_
 def _set_active(
     request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, active: bool
 ) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_set_active(lorebook=lorebook, active=active, by=request.user)
     if request.htmx:
@@ -161,7 +161,7 @@ def lorebook_deactivate(request: AuthenticatedHttpRequest, server_id: int, loreb
 @vary_on_headers("HX-Request")
 @require_POST
 def lorebook_delete(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     services.lorebook_delete(lorebook=lorebook, by=request.user)
     if request.htmx:
@@ -174,7 +174,7 @@ def lorebook_delete(request: AuthenticatedHttpRequest, server_id: int, lorebook_
 @require_GET
 def lorebook_download(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     """The upload as it came (`?as=original`, the default) or a SillyTavern World Info export (`?as=export`)."""
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = server.lorebooks.filter(pk=lorebook_id).first()
     if lorebook is None:
         raise Http404("No such lorebook.")
@@ -196,7 +196,7 @@ def lorebook_download(request: AuthenticatedHttpRequest, server_id: int, loreboo
 def entry_toggle(
     request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int, entry_id: int
 ) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     entry = LorebookEntry.objects.filter(lorebook=lorebook, pk=entry_id).first()
     if entry is None:
@@ -214,7 +214,7 @@ def entry_toggle(
 @vary_on_headers("HX-Request")
 @require_POST
 def entries_bulk(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
     filters = _filters(request.POST)
     matching = selectors.entries_for(lorebook, query=filters["q"], show=filters["show"])
@@ -238,7 +238,7 @@ def entries_bulk(request: AuthenticatedHttpRequest, server_id: int, lorebook_id:
 @login_required
 @require_POST
 def settings_update(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     changes: dict[str, Any] = {}
     try:
         for name, label, kind in SETTING_FORM:
@@ -287,7 +287,7 @@ def _list_context(request: AuthenticatedHttpRequest, server: Server) -> dict[str
     return {
         "server": server,
         "lorebooks": selectors.lorebooks_for(server),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_LOREBOOKS),
         "setting_rows": [(name, label, kind, current[name]) for name, label, kind in SETTING_FORM],
         "strategy": current["strategy"],
         "strategies": STRATEGIES,
@@ -313,7 +313,7 @@ def _detail_context(
         "page": page,
         "page_query": f"{query}&" if query else "",
         "just_imported": request.GET.get("imported") == "1",
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_LOREBOOKS),
         "entry_filters": selectors.ENTRY_FILTER_LABELS,
         "filtered": bool(filters["q"] or filters["show"]),
         **filters,

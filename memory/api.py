@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from core.actors import Agent
 from servers import selectors as server_selectors
 from servers.api_auth import ApiError, api_view, read_json_body, refuse_unknown_fields
 from servers.directory import read_directory
@@ -161,7 +162,7 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     if not 0 < user_id <= SNOWFLAKE_MAX:
         raise ApiError("The user id is not a Discord id.")
     consent = services.user_set_opt_in(
-        user_id=user_id, opt_in=body["opt_in"], server=server_id, actor_label="api token"
+        user_id=user_id, opt_in=body["opt_in"], server=server_id, by=Agent("api token")
     )
     return _json(
         {"user": snowflake_text(user_id), "server": snowflake_text(server_id), "cross_server_opt_in": consent}

@@ -12,10 +12,12 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from core.actors import SYSTEM, Actor, Agent
+from core.errors import UserError
 from servers import services as server_services
+from servers.audit_actions import AuditAction
 from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import AuditEvent, Server
-from servers.users import User
 
 from .models import (
     MAX_MESSAGES,
@@ -32,7 +34,7 @@ MESSAGE_ROLES = frozenset({"user", "assistant", "system"})
 MESSAGE_MAX_CHARS = 8000
 
 
-class StmError(ValueError):
+class StmError(UserError, ValueError):
     """Bad input to a memory write; the message is one sentence for the user."""
 
 
@@ -257,9 +259,7 @@ def stm_update_summary(
     )
 
 
-def channel_set_private(
-    *, server: Server, channel: Channel, private: bool, by: User | None, actor_label: str = ""
-) -> None:
+def channel_set_private(*, server: Server, channel: Channel, private: bool, by: Actor) -> None:
     """Mark one of the server's channels private or not, audited."""
     if channel.server_id != server.pk:
         raise StmError(f"Channel {channel.discord_id} is not a channel of this server.")
@@ -269,8 +269,7 @@ def channel_set_private(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="stm.channel_private" if private else "stm.channel_public",
+            action=AuditAction.STM_CHANNEL_PRIVATE if private else AuditAction.STM_CHANNEL_PUBLIC,
             target=channel,
             detail={"channel": channel.discord_id, "private": private},
         )
@@ -286,7 +285,7 @@ def directory_push(
     skipped: list[int] = []
     with transaction.atomic():
         server_services.directory_replace(
-            server_id=server_id, channels=list(channels), members=list(members), actor_label="api token"
+            server_id=server_id, channels=list(channels), members=list(members), by=Agent("api token")
         )
         for channel in channels:
             try:
@@ -302,9 +301,7 @@ def directory_push(
     return skipped
 
 
-def server_set_privacy_bypass(
-    *, server: Server, bypass: bool, by: User | None, actor_label: str = ""
-) -> None:
+def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Actor) -> None:
     """Turn the server's STM privacy bypass on or off, audited."""
     with transaction.atomic():
         Server.objects.filter(pk=server.pk).update(stm_privacy_bypass=bypass)
@@ -312,8 +309,7 @@ def server_set_privacy_bypass(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="stm.bypass_on" if bypass else "stm.bypass_off",
+            action=AuditAction.STM_BYPASS_ON if bypass else AuditAction.STM_BYPASS_OFF,
             detail={"stm_privacy_bypass": bypass},
         )
 
@@ -323,8 +319,7 @@ def user_set_opt_in(
     user_id: int,
     opt_in: bool,
     server: Server | int,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> bool:
     """Record or withdraw the user's consent relayed by `server`'s bot, audited; return it.
 
@@ -341,8 +336,7 @@ def user_set_opt_in(
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="stm.opt_in" if opt_in else "stm.opt_out",
+            action=AuditAction.STM_OPT_IN if opt_in else AuditAction.STM_OPT_OUT,
             target=user,
             detail={"user": user_id, "cross_server_opt_in": opt_in},
         )

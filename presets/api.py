@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from engine.st_format import ImportRefused
-from servers.api_auth import ApiError, api_view, refuse_unstorable_upload
+from servers.api_auth import ApiError, api_view, refuse_unstorable_upload, token_agent
 from servers.models import Server
 
 from . import cache as preset_cache
@@ -55,8 +55,7 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
             name=upload.options.name or None,
             on_clash=upload.options.on_clash,
             activate=upload.options.activate,
-            by=None,
-            actor_label=actor_label(request),
+            by=token_agent(request),
         )
     except ImportRefused as exc:
         raise ApiError(exc.message, exc.status) from None
@@ -65,9 +64,3 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
             exc.message + " Send replace=true to replace it or keep_both=true to keep both.", 409
         ) from None
     return _json(import_report(result), status=201)
-
-
-def actor_label(request: HttpRequest) -> str:
-    """'api token <prefix>' for the audit trail (the prefix is stored with the token, never the rest)."""
-    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
-    return f"api token {token[:10]}"

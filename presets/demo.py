@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.actors import DEMO
 from servers.models import Server
 
 from . import services
@@ -22,6 +23,5 @@ def populate(server: Server) -> None:
         filename=DEMO_FILE.name,
         name=DEMO_NAME,
         activate=True,
-        by=None,
-        actor_label="demo data",
+        by=DEMO,
     )

@@ -13,6 +13,7 @@ from django import forms
 from django.conf import settings
 from django.http import HttpRequest
 
+from core.errors import UserError
 from core.uploads import declared_size, too_large, upload_body_bytes
 from servers.imports import OnClash, on_clash_from
 
@@ -28,13 +29,12 @@ def too_large_message(size: int | None = None) -> str:
     return too_large(size, limit=settings.PRESET_MAX_BYTES, what="preset")
 
 
-class UploadRefused(ValueError):
+class UploadRefused(UserError, ValueError):
     """The upload cannot be read; `message` is one sentence, `status` the HTTP status to answer,
     `options` the options read before the refusal (None when the body was never read)."""
 
     def __init__(self, message: str, status: int = 400, *, options: UploadOptions | None = None) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
         self.options = options
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from core.errors import UserError
 from engine.regex import PresetScripts, scripts_of_preset
 from engine.st_format import PresetNode as StNode
 from engine.st_format import PromptSettings
@@ -11,6 +12,11 @@ from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
 from .regex_source import regex_source_of_text
+
+
+class PresetNotFound(UserError, LookupError):
+    """A preset named (or given by id) that the server does not have; `message` is one sentence."""
+
 
 # Shapes whose nodes the importer made from text (docs/import.md#story-strings), not a Prompt Manager order.
 CONVERTED_SHAPES = ("text_completion", "system_prompt")

@@ -1,7 +1,7 @@
 """Writes for presets. Each runs in one transaction (servers.writes.server_write), leaves an audit
 entry and bumps the presets' cache stamp inside that transaction, before it commits.
 
-`by` is the acting user, or None for the bot/CLI; then `actor_label` says who ("api token tk_…", "cli").
+`by` is who acts: a dashboard user, or an agent (`core.actors`: "api token tk_…", "cli").
 Activation and imports lock the server row first, so two admins clicking at once are serialised;
 the partial unique constraint (one active preset per server) is the guarantee behind it.
 """
@@ -16,12 +16,13 @@ from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from core import names
-from core.names import UserError
+from core.actors import SYSTEM, Actor, user_of
+from core.errors import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
+from servers.audit_actions import AuditAction
 from servers.imports import NameClash, OnClash, place_import
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as preset_cache
@@ -61,8 +62,7 @@ def preset_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> ImportResult:
     """Parse and store an upload. Raises ImportRefused (not a preset / too large) or PresetNameClash.
 
@@ -115,15 +115,13 @@ def preset_import(
             kind="replace" if replaced else "import",
             reason=f"{'replaced by' if replaced else 'uploaded'} {filename}",
             by=by,
-            actor_label=actor_label,
             nodes=nodes,
             source_text=parsed.stored_text,
         )
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="preset.replace" if replaced else "preset.import",
+            action=AuditAction.PRESET_REPLACE if replaced else AuditAction.PRESET_IMPORT,
             target=preset,
             detail={"shape": parsed.shape, "nodes": len(nodes), "active": is_active},
         )
@@ -164,9 +162,9 @@ def _store(
     summary: ImportSummary,
     is_active: bool,
     carried_over: int | None,
-    by: User | None,
+    by: Actor,
 ) -> Preset:
-    user = by if getattr(by, "is_authenticated", False) else None
+    user = user_of(by)
     preset = Preset.objects.create(
         server=server,
         name=name,
@@ -224,7 +222,7 @@ def _insert_nodes(preset: Preset, nodes: tuple[StNode, ...]) -> None:
             copy.write_row((*row[:11], json.dumps(row[11], ensure_ascii=False), *row[12:]))
 
 
-def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
+def preset_activate(*, preset: Preset, by: Actor) -> None:
     """Make `preset` the server's only active preset."""
     with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,), lock=True):
         Preset.objects.filter(server_id=preset.server_id, is_active=True).exclude(pk=preset.pk).update(
@@ -234,28 +232,26 @@ def preset_activate(*, preset: Preset, by: User | None, actor_label: str = "") -
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.activate",
+            action=AuditAction.PRESET_ACTIVATE,
             target=preset,
         )
     preset.is_active = True
 
 
-def preset_deactivate(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
+def preset_deactivate(*, preset: Preset, by: Actor) -> None:
     """Switch `preset` off: the server goes back to native assembly."""
     with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
         Preset.objects.filter(pk=preset.pk).update(is_active=False, updated_at=timezone.now())
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.deactivate",
+            action=AuditAction.PRESET_DEACTIVATE,
             target=preset,
         )
     preset.is_active = False
 
 
-def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: str = "") -> None:
+def preset_rename(*, preset: Preset, name: str, by: Actor) -> None:
     """Rename `preset`; raises PresetError for an empty name and PresetNameClash for a taken one."""
     new_name = clean_name(name)
     if not new_name:
@@ -272,8 +268,7 @@ def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: st
             AuditEvent.record(
                 server=preset.server_id,
                 actor=by,
-                actor_label=actor_label,
-                action="preset.rename",
+                action=AuditAction.PRESET_RENAME,
                 target=preset,
                 detail={"from": old_name, "to": new_name},
             )
@@ -282,22 +277,21 @@ def preset_rename(*, preset: Preset, name: str, by: User | None, actor_label: st
         raise PresetNameClash(new_name) from None
 
 
-def preset_delete(*, preset: Preset, by: User | None, actor_label: str = "") -> None:
+def preset_delete(*, preset: Preset, by: Actor) -> None:
     """Delete `preset` and its nodes. Deleting the active preset reverts the server to native assembly."""
     server_id = preset.server_id
     with server_write(server_id=server_id, stamps=(preset_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.delete",
+            action=AuditAction.PRESET_DELETE,
             target=preset,
             detail={"was_active": preset.is_active},
         )
         preset.delete()
 
 
-def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, actor_label: str = "") -> None:
+def preset_set_injection_style(*, preset: Preset, style: str, by: Actor) -> None:
     """Choose how the preset's depth injections are placed ("merge" or "standalone")."""
     if style not in InjectionStyle.values:
         raise PresetError("The depth-injection style must be “merge” or “standalone”.")
@@ -309,19 +303,17 @@ def preset_set_injection_style(*, preset: Preset, style: str, by: User | None, a
             kind="settings",
             reason=f"depth injections: {style}",
             by=by,
-            actor_label=actor_label,
         )
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.style",
+            action=AuditAction.PRESET_STYLE,
             target=preset,
             detail={"style": style},
         )
 
 
-def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_label: str = "") -> None:
+def node_set_enabled(*, node: PresetNode, enabled: bool, by: Actor) -> None:
     """Switch one node on or off; raises PresetError for comments."""
     if not node.switchable:
         raise PresetError("Comments cannot be switched on or off.")
@@ -341,21 +333,17 @@ def node_set_enabled(*, node: PresetNode, enabled: bool, by: User | None, actor_
             kind="toggle",
             reason=f"switched “{node.name[:80]}” {'on' if enabled else 'off'}",
             by=by,
-            actor_label=actor_label,
         )
         AuditEvent.record(
             server=node.preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.node.enable" if enabled else "preset.node.disable",
+            action=AuditAction.PRESET_NODE_ENABLE if enabled else AuditAction.PRESET_NODE_DISABLE,
             target=node.preset,
             detail={"identifier": node.identifier, "name": node.name[:100]},
         )
 
 
-def nodes_set_enabled(
-    *, preset: Preset, node_ids: list[int], enabled: bool, by: User | None, actor_label: str = ""
-) -> int:
+def nodes_set_enabled(*, preset: Preset, node_ids: list[int], enabled: bool, by: Actor) -> int:
     """Switch many nodes of `preset` on or off at once (comments and chatHistory are left alone).
 
     Returns how many nodes changed.
@@ -376,13 +364,11 @@ def nodes_set_enabled(
                 kind="toggle",
                 reason=f"switched {changed} node{'s' * (changed != 1)} {'on' if enabled else 'off'}",
                 by=by,
-                actor_label=actor_label,
             )
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="preset.nodes.enable" if enabled else "preset.nodes.disable",
+            action=AuditAction.PRESET_NODES_ENABLE if enabled else AuditAction.PRESET_NODES_DISABLE,
             target=preset,
             detail={"changed": changed},
         )

@@ -29,6 +29,7 @@ from engine.regex import (
 )
 from presets import cache as preset_cache
 from presets import selectors as preset_selectors
+from presets.selectors import PresetNotFound
 
 from .cache import server_regex
 from .models import PresetScriptSwitch, ServerScript
@@ -168,14 +169,6 @@ def preset_script_rows(preset: CompiledPreset) -> list[ScriptRow]:
 
 def server_script(server_id: int, script_id: int) -> ServerScript | None:
     return ServerScript.objects.filter(server_id=server_id, pk=script_id).first()
-
-
-class PresetNotFound(LookupError):
-    """The named preset does not exist on the server; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def preset_named(server_id: int, name: str | None) -> CompiledPreset | None:

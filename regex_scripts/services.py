@@ -2,7 +2,7 @@
 
 Each runs in one transaction (servers.writes.server_write), leaves an audit entry and bumps the
 scripts' cache stamp inside it, so every process reloads the server's scripts once it commits.
-`by` is the acting user, or None for the CLI/bot (then `actor_label` says who).
+`by` is who acts: a dashboard user, or an agent (`core.actors`) for the CLI and the bot.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Literal
 
 from django.db.models import Max
 
+from core.actors import SYSTEM, Actor
+from core.errors import UserError
 from engine.regex import CompiledScript, RegexScript, compile_scripts
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from . import cache as regex_cache
@@ -36,20 +38,15 @@ def refused_sentence(refused: int) -> str:
     )
 
 
-class RegexScriptError(Exception):
+class RegexScriptError(UserError):
     """A write that cannot be done as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def scripts_import(
     *,
     server: Server,
     scripts: Sequence[RegexScript],
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
     source: str = "",
 ) -> tuple[list[ServerScript], tuple[CompiledScript, ...]]:
     """Append `scripts` to the server's list, in order; returns the rows and their compile status.
@@ -79,8 +76,7 @@ def scripts_import(
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="regex.import",
+            action=AuditAction.REGEX_IMPORT,
             detail={
                 "scripts": len(scripts),
                 "refused": offered - len(scripts),
@@ -91,9 +87,7 @@ def scripts_import(
     return rows, compiled
 
 
-def script_update(
-    *, row: ServerScript, script: RegexScript, by: User | None = None, actor_label: str = ""
-) -> None:
+def script_update(*, row: ServerScript, script: RegexScript, by: Actor = SYSTEM) -> None:
     """Replace one script of the server's list with the edited one (same place in the list)."""
     with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         row.data = script.to_json()
@@ -101,32 +95,26 @@ def script_update(
         AuditEvent.record(
             server=row.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="regex.edit",
+            action=AuditAction.REGEX_EDIT,
             target=row,
             detail={"script": script.label},
         )
 
 
-def script_set_enabled(
-    *, row: ServerScript, enabled: bool, by: User | None = None, actor_label: str = ""
-) -> None:
+def script_set_enabled(*, row: ServerScript, enabled: bool, by: Actor = SYSTEM) -> None:
     with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         ServerScript.objects.filter(pk=row.pk).update(enabled=enabled)
         row.enabled = enabled
         AuditEvent.record(
             server=row.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="regex.enable" if enabled else "regex.disable",
+            action=AuditAction.REGEX_ENABLE if enabled else AuditAction.REGEX_DISABLE,
             target=row,
             detail={"script": str(row)},
         )
 
 
-def script_move(
-    *, row: ServerScript, direction: Literal["up", "down"], by: User | None = None, actor_label: str = ""
-) -> None:
+def script_move(*, row: ServerScript, direction: Literal["up", "down"], by: Actor = SYSTEM) -> None:
     """Swap the script with its neighbour above or below (nothing happens at either end)."""
     with server_write(server_id=row.server_id, lock=True) as write:
         ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
@@ -142,29 +130,25 @@ def script_move(
         AuditEvent.record(
             server=row.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="regex.move",
+            action=AuditAction.REGEX_MOVE,
             target=row,
             detail={"script": str(row), "direction": direction},
         )
 
 
-def script_delete(*, row: ServerScript, by: User | None = None, actor_label: str = "") -> None:
+def script_delete(*, row: ServerScript, by: Actor = SYSTEM) -> None:
     server_id = row.server_id
     with server_write(server_id=server_id, stamps=(regex_cache.STAMP,)):
         AuditEvent.record(
             server=server_id,
             actor=by,
-            actor_label=actor_label,
-            action="regex.delete",
+            action=AuditAction.REGEX_DELETE,
             detail={"script": str(row), "script_json": row.data},
         )
         row.delete()
 
 
-def preset_script_switch(
-    *, preset: Preset, script_key: str, enabled: bool, by: User | None = None, actor_label: str = ""
-) -> None:
+def preset_script_switch(*, preset: Preset, script_key: str, enabled: bool, by: Actor = SYSTEM) -> None:
     """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
     with server_write(server_id=preset.server_id, stamps=(regex_cache.STAMP,)):
         PresetScriptSwitch.objects.update_or_create(
@@ -175,8 +159,7 @@ def preset_script_switch(
         AuditEvent.record(
             server=preset.server_id,
             actor=by,
-            actor_label=actor_label,
-            action="regex.preset.enable" if enabled else "regex.preset.disable",
+            action=AuditAction.REGEX_PRESET_ENABLE if enabled else AuditAction.REGEX_PRESET_DISABLE,
             target=preset,
             detail={"script": script_key},
         )

@@ -1,7 +1,7 @@
 """Regex script pages: the server's own list (upload, add, edit, reorder, switch, delete), a preset's
 scripts with this server's switches, and the reply-cleaning tester.
 
-Every view asks `get_server_for` first: members read (READ_PRESETS), admins write (MANAGE_PRESETS).
+Every view asks `get_server_for` first: members read (READ_REGEX), admins write (MANAGE_REGEX).
 Writes are POST forms that redirect without JavaScript and answer with the list partial under htmx.
 """
 
@@ -37,7 +37,7 @@ def _list_context(request: AuthenticatedHttpRequest, server: Server, **extra: An
         "server": server,
         "rows": selectors.server_script_rows(server.pk),
         "active": active,
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_REGEX),
         "upload_form": UploadForm(),
         "form": ScriptForm(initial={"placement": [2]}),
         **extra,
@@ -56,7 +56,7 @@ def _render_list(
 @vary_on_headers("HX-Request")
 @require_GET
 def script_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_REGEX)
     return _render_list(request, server)
 
 
@@ -64,7 +64,7 @@ def script_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
 @vary_on_headers("HX-Request")
 @require_POST
 def script_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_list(request, server, 400, upload_error="Choose a regex export file to upload.")
@@ -89,7 +89,7 @@ def script_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
 @vary_on_headers("HX-Request")
 @require_POST
 def script_add(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
     form = ScriptForm(request.POST)
     if not form.is_valid():
         return _render_list(request, server, 400, form=form)
@@ -112,7 +112,7 @@ def _row_or_404(server: Server, script_id: int) -> ServerScript:
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def script_edit(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
     row = _row_or_404(server, script_id)
     current = next(r for r in selectors.server_script_rows(server.pk) if r.row and r.row.pk == row.pk)
     if request.method == "POST":
@@ -135,7 +135,7 @@ def script_edit(request: AuthenticatedHttpRequest, server_id: int, script_id: in
 def _row_action(
     request: AuthenticatedHttpRequest, server_id: int, script_id: int, action: Any
 ) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
     action(_row_or_404(server, script_id))
     if request.htmx:
         return _render_list(request, server)
@@ -190,7 +190,7 @@ def _preset_context(request: AuthenticatedHttpRequest, server: Server, preset: P
         "server": server,
         "preset": preset,
         "rows": selectors.preset_script_rows(compiled),
-        "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
+        "can_manage": user_can(request.user, server, Action.MANAGE_REGEX),
     }
 
 
@@ -198,7 +198,7 @@ def _preset_context(request: AuthenticatedHttpRequest, server: Server, preset: P
 @vary_on_headers("HX-Request")
 @require_GET
 def preset_scripts(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_REGEX)
     preset = _preset_or_404(server, preset_id)
     return render(request, "regex_scripts/preset.html", _preset_context(request, server, preset))
 
@@ -207,7 +207,7 @@ def preset_scripts(request: AuthenticatedHttpRequest, server_id: int, preset_id:
 @vary_on_headers("HX-Request")
 @require_POST
 def preset_script_toggle(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
     preset = _preset_or_404(server, preset_id)
     key = request.POST.get("key", "")
     context = _preset_context(request, server, preset)

@@ -21,6 +21,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.actors import Agent
+from core.errors import UserError
 from core.fairness import ServerBusy, busy_json, claim_share
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
@@ -30,12 +32,11 @@ from .models import ApiToken, token_digest
 _REVOKED = 0
 
 
-class ApiError(Exception):
+class ApiError(UserError):
     """An error the API answers with `{"error": message}` and the given status."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
 
 
@@ -171,3 +172,9 @@ def json_response(data: Any, *, status: int = 200) -> HttpResponse:
     except orjson.JSONEncodeError:
         body = json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).encode()
     return HttpResponse(body, status=status, content_type="application/json")
+
+
+def token_agent(request: HttpRequest) -> Agent:
+    """The bot as the audit log names it: 'api token <prefix>' (the token's stored prefix, never the rest)."""
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return Agent(f"api token {token[:10]}")

@@ -15,7 +15,8 @@ from typing import Generic, Literal, TypeVar
 
 from django.db.models import Model, QuerySet
 
-from core.names import UserError, free_name
+from core.errors import UserError
+from core.names import free_name
 
 from .models import Server
 

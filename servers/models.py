@@ -9,6 +9,10 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from core.actors import Actor, label_of, user_of
+
+from .audit_actions import AuditAction
+
 
 class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
@@ -91,7 +95,7 @@ class AuditEvent(models.Model):
     actor_label = models.CharField(
         max_length=150, blank=True, help_text="'api token …', 'cli', or the username."
     )
-    action = models.CharField(max_length=64)
+    action = models.CharField(max_length=64, choices=AuditAction.choices)
     target_type = models.CharField(max_length=64, blank=True)
     target_id = models.CharField(max_length=64, blank=True)
     target_label = models.CharField(max_length=200, blank=True)
@@ -110,20 +114,18 @@ class AuditEvent(models.Model):
         cls,
         *,
         server: Server | int | None,
-        actor: Any = None,
-        action: str,
+        actor: Actor,
+        action: AuditAction,
         target: models.Model | None = None,
         detail: dict[str, Any] | None = None,
-        actor_label: str = "",
     ) -> AuditEvent:
-        """Store one audit entry. `actor` is a user, or None for the bot/CLI (then say who in actor_label)."""
-        user = actor if getattr(actor, "is_authenticated", False) else None
-        label = actor_label or (user.get_username() if user else "system")
+        """Store one audit entry: the user behind `actor` (none for an agent) and the label naming it."""
+        action = AuditAction(action)  # a code that is not a member is refused (ValueError), never stored
         server_id = server.pk if isinstance(server, Server) else server
         return cls.objects.create(
             server_id=server_id,
-            actor=user,
-            actor_label=label[:150],
+            actor=user_of(actor),
+            actor_label=label_of(actor),
             action=action,
             target_type=target._meta.model_name if target is not None else "",
             target_id=str(target.pk) if target is not None else "",

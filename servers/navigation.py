@@ -32,11 +32,11 @@ class NavLink:
 
 SERVER_NAV: tuple[NavItem, ...] = (
     NavItem("Presets", "presets:list", Action.READ_PRESETS),
-    NavItem("Sampling", "presets:sampling", Action.READ_PRESETS),
-    NavItem("Characters", "characters:list", Action.READ_PRESETS),
-    NavItem("Groups", "groups:list", Action.READ_PRESETS),
-    NavItem("Regex", "regex_scripts:list", Action.READ_PRESETS),
-    NavItem("Lorebooks", "lorebooks:list", Action.READ_PRESETS),
+    NavItem("Sampling", "presets:sampling", Action.READ_SAMPLING),
+    NavItem("Characters", "characters:list", Action.READ_CARDS),
+    NavItem("Groups", "groups:list", Action.READ_GROUPS),
+    NavItem("Regex", "regex_scripts:list", Action.READ_REGEX),
+    NavItem("Lorebooks", "lorebooks:list", Action.READ_LOREBOOKS),
     NavItem("Preview", "assembly:preview", Action.VIEW_PREVIEW),
     NavItem("Conversations", "conversations:conversations", Action.VIEW_PREVIEW),
     NavItem("Memory", "memory:review", Action.REVIEW_STM),

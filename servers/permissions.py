@@ -20,34 +20,57 @@ from .users import User
 
 
 class Action(StrEnum):
+    READ_SERVER = "read_server"  # the server's home page
     READ_PRESETS = "read_presets"  # presets, nodes, import summaries
-    READ_AUDIT = "read_audit"
-    MANAGE_PRESETS = (
-        "manage_presets"  # upload, replace, (de)activate, rename, delete, toggle, style, download
+    MANAGE_PRESETS = "manage_presets"  # upload, replace, (de)activate, rename, delete, toggle, style, download, channel presets
+    READ_CARDS = "read_cards"  # character cards, their avatars and downloads
+    MANAGE_CARDS = "manage_cards"  # upload, replace, (de)activate, delete
+    READ_LOREBOOKS = "read_lorebooks"  # lorebooks and their entries
+    MANAGE_LOREBOOKS = (
+        "manage_lorebooks"  # upload, replace, (de)activate, delete, download, entries, settings
     )
+    READ_REGEX = "read_regex"  # the server's regex scripts and a preset's own
+    MANAGE_REGEX = (
+        "manage_regex"  # import, add, edit, toggle, move, delete; a preset's own switched on or off
+    )
+    READ_GROUPS = "read_groups"  # groups and their members
+    MANAGE_GROUPS = "manage_groups"  # create, edit, delete, the group of a channel
+    READ_SAMPLING = "read_sampling"  # the sampling panel
+    MANAGE_SAMPLING = (
+        "manage_sampling"  # the server's sampling choice (mode, provider, own values), tokenizer
+    )
+    READ_AUDIT = "read_audit"
     MANAGE_TOKENS = "manage_tokens"
     REVIEW_STM = "review_stm"
     MANAGE_PRIVACY = "manage_privacy"  # private channels, privacy bypass
     SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
     VIEW_PREVIEW = "view_preview"  # preview, sample buckets and conversations (read)
     EDIT_SAMPLES = "edit_samples"  # sample buckets and sample conversations (edit)
-    MANAGE_SAMPLING = (
-        "manage_sampling"  # the server's sampling choice (mode, provider, own values), tokenizer
-    )
 
 
 _ALL = frozenset(Role)
+_ADMIN = frozenset({Role.ADMIN})
 ROLE_TABLE: dict[Action, frozenset[Role]] = {
+    Action.READ_SERVER: _ALL,
     Action.READ_PRESETS: _ALL,
+    Action.MANAGE_PRESETS: _ADMIN,
+    Action.READ_CARDS: _ALL,
+    Action.MANAGE_CARDS: _ADMIN,
+    Action.READ_LOREBOOKS: _ALL,
+    Action.MANAGE_LOREBOOKS: _ADMIN,
+    Action.READ_REGEX: _ALL,
+    Action.MANAGE_REGEX: _ADMIN,
+    Action.READ_GROUPS: _ALL,
+    Action.MANAGE_GROUPS: _ADMIN,
+    Action.READ_SAMPLING: _ALL,
+    Action.MANAGE_SAMPLING: _ADMIN,
     Action.READ_AUDIT: _ALL,
-    Action.MANAGE_PRESETS: frozenset({Role.ADMIN}),
-    Action.MANAGE_TOKENS: frozenset({Role.ADMIN}),
+    Action.MANAGE_TOKENS: _ADMIN,
     Action.REVIEW_STM: _ALL,
     Action.MANAGE_PRIVACY: frozenset({Role.ADMIN, Role.MODERATOR}),
     Action.SEE_OPT_IN: _ALL,
     Action.VIEW_PREVIEW: _ALL,
     Action.EDIT_SAMPLES: frozenset({Role.ADMIN, Role.SUPPORT}),
-    Action.MANAGE_SAMPLING: frozenset({Role.ADMIN}),
 }
 
 

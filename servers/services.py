@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from core.actors import SYSTEM, Actor, user_of
+
 from .api_auth import TOKENS_STAMP
+from .audit_actions import AuditAction
 from .directory import DirectoryChannel, DirectoryMember
 from .models import ApiToken, AuditEvent, Membership, Role, Server, ServerDirectory, token_digest
 from .selectors import DIRECTORY_STAMP, TOKENIZER_STAMP
@@ -12,9 +15,7 @@ from .users import User
 from .writes import server_write
 
 
-def api_token_create(
-    *, server: Server, name: str, by: User | None, actor_label: str = ""
-) -> tuple[ApiToken, str]:
+def api_token_create(*, server: Server, name: str, by: Actor) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the plain token, which is never stored and shown only once."""
     plain = ApiToken.generate()
     with server_write(server_id=server.pk, stamps=(TOKENS_STAMP,)):
@@ -23,31 +24,33 @@ def api_token_create(
             name=name.strip()[:100] or "bot",
             digest=token_digest(plain),
             prefix=plain[:10],
-            created_by=by,
+            created_by=user_of(by),
         )
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="token.create",
+            action=AuditAction.TOKEN_CREATE,
             target=token,
             detail={"name": token.name},
         )
     return token, plain
 
 
-def api_token_revoke(*, token: ApiToken, by: User | None, actor_label: str = "") -> None:
+def api_token_revoke(*, token: ApiToken, by: Actor) -> None:
     with server_write(server_id=token.server_id, stamps=(TOKENS_STAMP,)):
         updated = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
         if updated:
             AuditEvent.record(
-                server=token.server_id, actor=by, actor_label=actor_label, action="token.revoke", target=token
+                server=token.server_id,
+                actor=by,
+                action=AuditAction.TOKEN_REVOKE,
+                target=token,
             )
 
 
-def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> None:
+def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
     """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); ValueError for an unknown
     one."""
     if encoding not in dict(Server._meta.get_field("token_encoding").flatchoices):
@@ -59,7 +62,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: User | None) -> N
         AuditEvent.record(
             server=server,
             actor=by,
-            action="server.tokenizer",
+            action=AuditAction.SERVER_TOKENIZER,
             target=server,
             detail={"before": before, "after": encoding},
         )
@@ -71,16 +74,16 @@ def server_ensure(*, server_id: int, name: str | None = None) -> Server:
         pk=server_id, defaults={"name": name or f"Server {server_id}"}
     )
     if created:
-        AuditEvent.record(server=server, action="server.create", target=server, actor_label="system")
+        AuditEvent.record(server=server, action=AuditAction.SERVER_CREATE, target=server, actor=SYSTEM)
     return server
 
 
-def membership_set(*, server: Server, user: User, role: Role, by: User | None = None) -> Membership:
+def membership_set(*, server: Server, user: User, role: Role, by: Actor = SYSTEM) -> Membership:
     membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
     AuditEvent.record(
         server=server,
         actor=by,
-        action="membership.set",
+        action=AuditAction.MEMBERSHIP_SET,
         target=membership,
         detail={"user": user.get_username(), "role": role},
     )
@@ -88,7 +91,7 @@ def membership_set(*, server: Server, user: User, role: Role, by: User | None = 
 
 
 def directory_replace(
-    *, server_id: int, channels: list[DirectoryChannel], members: list[DirectoryMember], actor_label: str
+    *, server_id: int, channels: list[DirectoryChannel], members: list[DirectoryMember], by: Actor
 ) -> ServerDirectory:
     """Store the server's pushed directory in place of the previous one, audited with its counts."""
     with server_write(server_id=server_id, stamps=(DIRECTORY_STAMP,)):
@@ -103,8 +106,8 @@ def directory_replace(
         )
         AuditEvent.record(
             server=server_id,
-            actor_label=actor_label,
-            action="server.directory",
+            actor=by,
+            action=AuditAction.SERVER_DIRECTORY,
             detail={"channels": len(channels), "members": len(members)},
         )
     return directory

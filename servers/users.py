@@ -1,7 +1,7 @@
 """The user types views and services are written against.
 
-`AuthenticatedHttpRequest` is what a `login_required` view receives; `by: User | None` in a service is
-the acting dashboard user, or None for the bot and the command line (their `actor_label` says who).
+`AuthenticatedHttpRequest` is what a `login_required` view receives; a service's `by` is an
+`core.actors.Actor`: this user, or an agent (the bot's token, the command line) that is not one.
 """
 
 from __future__ import annotations

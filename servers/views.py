@@ -52,7 +52,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @login_required
 def server_home(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    server = get_server_for(request.user, server_id, needs=Action.READ_PRESETS)
+    server = get_server_for(request.user, server_id, needs=Action.READ_SERVER)
     can = {action.value: user_can(request.user, server, action) for action in Action}
     context = {
         "server": server,

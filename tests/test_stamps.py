@@ -13,6 +13,7 @@ from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import reverse
 
+from core.actors import Agent
 from core.resilient_cache import cache_get
 from presets import cache as preset_cache
 from presets import services as preset_services
@@ -140,7 +141,7 @@ def test_the_bot_pushes_a_channel_name_and_the_pages_show_it_at_once(lantern):
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=CHANNEL, name="tavern-hall", parent=None, private=False)],
         members=[],
-        actor_label="api token",
+        by=Agent("api token"),
     )
     assert directory_names(lantern.pk).channel(CHANNEL) == "tavern-hall"
     another_process()

@@ -7,9 +7,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.actors import Actor
+from core.errors import UserError
 from engine.macros import MacroEnv, extract_ops, to_text
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
-from servers.users import User
 
 from ..models import SampleConversation, Swipe
 from ..selectors import conversation_variables, stored_ops
@@ -22,7 +24,7 @@ MAX_OPS = 500
 _AUDIT_KEYS = 20
 
 
-class ConversationError(ValueError):
+class ConversationError(UserError, ValueError):
     """A change that cannot be made; the message is one sentence for the user."""
 
 
@@ -50,8 +52,8 @@ _ABSENT = object()
 def audit_change(
     *,
     conversation: SampleConversation,
-    by: User | None,
-    action: str,
+    by: Actor,
+    action: AuditAction,
     before: dict[str, Any],
     detail: dict[str, Any],
 ) -> None:

@@ -7,9 +7,10 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.actors import Actor, user_of
 from engine.macros import MacroEnv, apply_ops, extract_ops
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
-from servers.users import User
 
 from ..models import ConversationMessage, SampleConversation, Swipe
 from ..st_chat import ChatFileError, read_st_chat
@@ -25,19 +26,21 @@ def _clean_name(name: str) -> str:
     return name
 
 
-def conversation_create(*, server: Server, name: str, by: User | None) -> SampleConversation:
+def conversation_create(*, server: Server, name: str, by: Actor) -> SampleConversation:
     """Create an empty sample conversation; raise ConversationError when the name is empty or taken."""
     name = _clean_name(name)
     try:
         with transaction.atomic():
-            conversation = SampleConversation.objects.create(server=server, name=name, created_by=by)
-            AuditEvent.record(server=server, actor=by, action="conversation.create", target=conversation)
+            conversation = SampleConversation.objects.create(server=server, name=name, created_by=user_of(by))
+            AuditEvent.record(
+                server=server, actor=by, action=AuditAction.CONVERSATION_CREATE, target=conversation
+            )
     except IntegrityError:
         raise ConversationError(f"This server already has a conversation named {name!r}.") from None
     return conversation
 
 
-def conversation_rename(*, conversation: SampleConversation, name: str, by: User | None) -> None:
+def conversation_rename(*, conversation: SampleConversation, name: str, by: Actor) -> None:
     """Rename the conversation; raise ConversationError when the name is empty or taken."""
     name = _clean_name(name)
     old = conversation.name
@@ -50,7 +53,7 @@ def conversation_rename(*, conversation: SampleConversation, name: str, by: User
             AuditEvent.record(
                 server=conversation.server_id,
                 actor=by,
-                action="conversation.rename",
+                action=AuditAction.CONVERSATION_RENAME,
                 target=conversation,
                 detail={"from": old, "to": name},
             )
@@ -59,13 +62,13 @@ def conversation_rename(*, conversation: SampleConversation, name: str, by: User
         raise ConversationError(f"This server already has a conversation named {name!r}.") from None
 
 
-def conversation_delete(*, conversation: SampleConversation, by: User | None) -> None:
+def conversation_delete(*, conversation: SampleConversation, by: Actor) -> None:
     """Delete the conversation with all its messages."""
     with transaction.atomic():
         AuditEvent.record(
             server=conversation.server_id,
             actor=by,
-            action="conversation.delete",
+            action=AuditAction.CONVERSATION_DELETE,
             target=conversation,
             detail={"name": conversation.name},
         )
@@ -73,7 +76,7 @@ def conversation_delete(*, conversation: SampleConversation, by: User | None) ->
 
 
 def conversation_import(
-    *, server: Server, name: str, data: bytes | str, by: User | None
+    *, server: Server, name: str, data: bytes | str, by: Actor
 ) -> tuple[SampleConversation, list[str]]:
     """Create a conversation from a SillyTavern chat file, extracting every swipe as if it were saved.
 
@@ -89,7 +92,7 @@ def conversation_import(
     warnings = list(chat.warnings)
     try:
         with transaction.atomic():
-            conversation = SampleConversation.objects.create(server=server, name=name, created_by=by)
+            conversation = SampleConversation.objects.create(server=server, name=name, created_by=user_of(by))
             state: dict[str, Any] = {}
             for position, entry in enumerate(chat.messages, start=1):
                 message = ConversationMessage.objects.create(
@@ -127,7 +130,7 @@ def conversation_import(
             AuditEvent.record(
                 server=server,
                 actor=by,
-                action="conversation.import",
+                action=AuditAction.CONVERSATION_IMPORT,
                 target=conversation,
                 detail={"messages": len(chat.messages), "variables": len(state)},
             )

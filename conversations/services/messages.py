@@ -9,8 +9,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from core.actors import Actor
 from engine.macros import apply_ops
-from servers.users import User
+from servers.audit_actions import AuditAction
 
 from ..models import ConversationMessage, MessageRole, SampleConversation, Swipe
 from ..selectors import conversation_variables, state_before, stored_ops
@@ -30,7 +31,7 @@ def message_add(
     conversation: SampleConversation,
     role: str,
     text: str,
-    by: User | None,
+    by: Actor,
     speaker: str = "",
     timestamp: datetime | None = None,
 ) -> tuple[ConversationMessage, list[str]]:
@@ -59,7 +60,7 @@ def message_add(
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_add",
+            action=AuditAction.CONVERSATION_MESSAGE_ADD,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops)},
         )
@@ -77,7 +78,7 @@ def message_edit(
     *,
     message: ConversationMessage,
     text: str,
-    by: User | None,
+    by: Actor,
     speaker: str | None = None,
     timestamp: datetime | None = None,
 ) -> None:
@@ -101,13 +102,13 @@ def message_edit(
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_edit",
+            action=AuditAction.CONVERSATION_MESSAGE_EDIT,
             before=before,
             detail={"message": message.position},
         )
 
 
-def message_continue(*, message: ConversationMessage, text: str, by: User | None) -> list[str]:
+def message_continue(*, message: ConversationMessage, text: str, by: Actor) -> list[str]:
     """Append `text` to the current swipe, extracting its write macros after the ops already there.
 
     Returns the extraction's warnings.
@@ -125,14 +126,14 @@ def message_continue(*, message: ConversationMessage, text: str, by: User | None
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_continue",
+            action=AuditAction.CONVERSATION_MESSAGE_CONTINUE,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops) - len(existing)},
         )
     return warnings
 
 
-def message_delete(*, message: ConversationMessage, by: User | None) -> None:
+def message_delete(*, message: ConversationMessage, by: Actor) -> None:
     """Delete the message and its swipes; the state becomes the replay of what survives."""
     with transaction.atomic():
         conversation = lock(message.conversation_id)
@@ -142,7 +143,7 @@ def message_delete(*, message: ConversationMessage, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.message_delete",
+            action=AuditAction.CONVERSATION_MESSAGE_DELETE,
             before=before,
             detail={"message": position},
         )

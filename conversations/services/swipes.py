@@ -6,15 +6,16 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
+from core.actors import Actor
 from engine.macros import Op
-from servers.users import User
+from servers.audit_actions import AuditAction
 
 from ..models import ConversationMessage, Swipe
 from ..selectors import conversation_variables, state_before
 from .changes import MAX_OPS, MAX_SWIPES, ConversationError, audit_change, check_text, extract_into, lock
 
 
-def swipe_add(*, message: ConversationMessage, text: str, by: User | None) -> tuple[Swipe, list[str]]:
+def swipe_add(*, message: ConversationMessage, text: str, by: Actor) -> tuple[Swipe, list[str]]:
     """Add an alternative reply, make it current and extract its ops against the earlier messages.
 
     Returns the swipe and the extraction's warnings.
@@ -31,14 +32,14 @@ def swipe_add(*, message: ConversationMessage, text: str, by: User | None) -> tu
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_add",
+            action=AuditAction.CONVERSATION_SWIPE_ADD,
             before=before,
             detail={"message": message.position, "ops": len(swipe.ops)},
         )
     return swipe, warnings
 
 
-def swipe_select(*, swipe: Swipe, by: User | None) -> None:
+def swipe_select(*, swipe: Swipe, by: Actor) -> None:
     """Make `swipe` its message's current one (its ops are the ones replayed from now on)."""
     message = swipe.message
     with transaction.atomic():
@@ -50,7 +51,7 @@ def swipe_select(*, swipe: Swipe, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_select",
+            action=AuditAction.CONVERSATION_SWIPE_SELECT,
             before=before,
             detail={"message": message.position, "swipe": _swipe_number(swipe)},
         )
@@ -60,7 +61,7 @@ def _swipe_number(swipe: Swipe) -> int:
     return swipe.message.swipes.filter(pk__lt=swipe.pk).count() + 1
 
 
-def swipe_delete(*, swipe: Swipe, by: User | None) -> None:
+def swipe_delete(*, swipe: Swipe, by: Actor) -> None:
     """Delete a swipe (never a message's only one); when it was current, the previous one takes over."""
     message = swipe.message
     with transaction.atomic():
@@ -82,13 +83,13 @@ def swipe_delete(*, swipe: Swipe, by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.swipe_delete",
+            action=AuditAction.CONVERSATION_SWIPE_DELETE,
             before=before,
             detail={"message": message.position, "swipe": number},
         )
 
 
-def swipe_set_ops(*, swipe: Swipe, ops: Sequence[Op], by: User | None) -> None:
+def swipe_set_ops(*, swipe: Swipe, ops: Sequence[Op], by: Actor) -> None:
     """Replace the swipe's recorded ops with `ops` (the op panel's save); the state replays."""
     if len(ops) > MAX_OPS:
         raise ConversationError(f"A message may record at most {MAX_OPS} ops.")
@@ -102,7 +103,7 @@ def swipe_set_ops(*, swipe: Swipe, ops: Sequence[Op], by: User | None) -> None:
         audit_change(
             conversation=conversation,
             by=by,
-            action="conversation.ops_edit",
+            action=AuditAction.CONVERSATION_OPS_EDIT,
             before=before,
             detail={"message": message.position, "ops_before": old, "ops_after": len(ops)},
         )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..parts import Item, Part, Source, setting_source
+from ..vocabulary import ROLES
 
 if TYPE_CHECKING:
     from ..compiled import CompiledPreset
@@ -48,7 +49,7 @@ def group_nudge(
         return None, None
     at = nudge_node_at(preset, plan)
     node = preset.nodes[at].node if at is not None else None
-    role = node.role if node is not None and node.role in ("system", "user", "assistant") else "system"
+    role = node.role if node is not None and node.role in ROLES else "system"
     source = setting_source("group_nudge_prompt")
     item = Item("", role, (Part(text, (source,), True),), squash=False)
     if node is None or node.injection_position != IN_CHAT:

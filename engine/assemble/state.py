@@ -15,16 +15,15 @@ from ..cards import Card, DepthPrompt, card_env
 from ..compiled import CompiledPreset
 from ..formats import Formats
 from ..groups import Group
-from ..injection import STYLES
 from ..macros import MacroEnv
 from ..native import NAMES_DEFAULT, doc_reuse, macro_env
 from ..parts import Item, Message, Notes, Source, Transform
-from ..providers import PROVIDERS
 from ..rearrange import Arrangement, plan_reuse
 from ..regex import CompiledScript, RegexBudget
 from ..reuse import Reuse
 from ..sampling import GenerationSettings
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenReport
+from ..vocabulary import PROVIDERS, STYLES
 from ..worldinfo import WorldInfoContribution, WorldInfoInput
 from .result import StoredStm
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import struct
 import zlib
 
+from ..errors import EngineError
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_CHUNKS = 10_000
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # an inflated text chunk never grows past this
@@ -18,12 +20,8 @@ MAX_TEXT_BYTES = 8 * 1024 * 1024  # an inflated text chunk never grows past this
 MAX_INFLATED_BYTES = 16 * 1024 * 1024
 
 
-class PngError(ValueError):
+class PngError(EngineError, ValueError):
     """The bytes are not a readable PNG; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def is_png(raw: bytes) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 from engine.st_format import ImportRefused
 from engine.st_format.decode import decode_text, load_json, strip_nul
 
+from ..vocabulary import ROLES
 from .card import TEXT_FIELDS, Card, DepthPrompt
 from .png import PngError, is_png, text_chunks, with_text_chunks
 
@@ -200,7 +201,7 @@ def _depth_prompt(value: Any, warnings: list[str]) -> DepthPrompt | None:
         warnings.append("The card's depth prompt has no usable depth; depth 4 is used.")
         depth = 4
     role = value.get("role", "system")
-    if role not in ("system", "user", "assistant"):
+    if role not in ROLES:
         warnings.append(f"The card's depth prompt has an unknown role {role!r}; system is used.")
         role = "system"
     return DepthPrompt(prompt=prompt, depth=min(depth, 10_000), role=role)

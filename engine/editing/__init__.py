@@ -1,7 +1,7 @@
 """Editing a preset's nodes: one edited node normalised as an import would, and the list changes the
 editor makes (move, reorder, replace, add, duplicate, delete). Pure; callers import from here."""
 
-from .node_form import EDITABLE_FIELDS, GENERATION_TYPES, EditRefused, NormalisedNode, normalise_node
+from .node_form import EDITABLE_FIELDS, EditRefused, NormalisedNode, normalise_node
 from .operations import (
     Entry,
     delete,
@@ -15,7 +15,6 @@ from .operations import (
 
 __all__ = [
     "EDITABLE_FIELDS",
-    "GENERATION_TYPES",
     "EditRefused",
     "Entry",
     "NormalisedNode",

@@ -12,9 +12,10 @@ from typing import Any
 
 from engine.st_format import ImportRefused, PresetNode, node_warnings, parse_preset
 
+from ..errors import EngineError
+
 # The generation types SillyTavern offers for a prompt's trigger
 # (docs/assembly.md#generation-types-and-prefill).
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 EDITABLE_FIELDS = (
     "name",
     "content",
@@ -27,12 +28,8 @@ EDITABLE_FIELDS = (
 )
 
 
-class EditRefused(Exception):
+class EditRefused(EngineError):
     """An edit that cannot be made as asked; `message` is one sentence for the admin."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import EngineError
 from .values import JsonCollection, js_number
 
 FORBIDDEN_SEGMENTS = frozenset({"__proto__", "constructor", "prototype"})
 _MISSING = object()
 
 
-class PathError(ValueError):
+class PathError(EngineError, ValueError):
     """A path that cannot be used; the message is a sentence for the user."""
 
 

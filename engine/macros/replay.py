@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import EngineError
 from .paths import PathError, append_path, delete_path, get_path, increment_path, set_path, split_path
 from .values import JsonCollection, added, as_collection, number_of, stepped
 
@@ -30,7 +31,7 @@ MAX_KEY_CHARS = 200
 MAX_VALUE_CHARS = 100_000
 
 
-class OpError(ValueError):
+class OpError(EngineError, ValueError):
     """An op that cannot be recorded; the message is one sentence for the user."""
 
 

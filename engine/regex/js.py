@@ -17,6 +17,7 @@ from typing import Any
 
 import quickjs
 
+from ..errors import EngineError
 from .budget import RegexBudget
 from .literals import leads_with_wildcard, literal_prefix, required_literals
 
@@ -26,12 +27,8 @@ _MAX_HANDLES = 20_000
 _SOURCE = (Path(__file__).with_name("runtime.js")).read_text(encoding="utf-8")
 
 
-class RegexError(Exception):
+class RegexError(EngineError):
     """Base of the regex engine's errors; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class RegexCompileError(RegexError):

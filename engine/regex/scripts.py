@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.macros import has_angle_form
 
+from ..errors import EngineError
 from .find import parse_find_regex
 from .js import JsRegex, RegexCompileError, Replacement, compile_js_regex
 from .replacement import compile_replacement
@@ -34,12 +35,8 @@ class SubstituteRegex(IntEnum):
 MAX_SCRIPT_TEXT = 100_000  # characters per field: a bound on what one upload can make us compile
 
 
-class ScriptError(ValueError):
+class ScriptError(EngineError, ValueError):
     """A script object that cannot be read; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,9 @@
 Pure (no Django). Callers import from here, never from the modules inside.
 """
 
+from ..vocabulary import PROVIDERS
 from .mapping import Dropped, GenerationSettings, generation_settings, with_generation_settings
-from .rules import PROVIDER_LABELS, PROVIDERS
+from .rules import PROVIDER_LABELS
 from .settings import (
     MODE_LABELS,
     MODES,

@@ -13,6 +13,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from ..vocabulary import PROVIDERS
 from .rules import (
     ANTHROPIC_BUDGET_SHARES,
     ANTHROPIC_MIN_BUDGET,
@@ -20,7 +21,6 @@ from .rules import (
     OPENAI_EFFORTS,
     PROVIDER_LABELS,
     PROVIDER_NAMES,
-    PROVIDERS,
     RULES,
     Rule,
 )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PROVIDERS = ("openai", "anthropic", "gemini")
 PROVIDER_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini"}
 PROVIDER_LABELS = {
     "openai": "OpenAI chat completions",

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from ..errors import EngineError
+
 # The chat-completion names SillyTavern writes into a preset, in the order the table shows them.
 SETTING_NAMES = (
     "temperature",
@@ -62,12 +64,8 @@ _INT_MINIMUMS = {"top_k": 0, "openai_max_tokens": 1, "seed": -1}
 _INT_MAXIMUM = 2**53  # beyond this a JSON number is no longer a whole number anyone meant
 
 
-class SamplingValueError(ValueError):
+class SamplingValueError(EngineError, ValueError):
     """A server value that cannot be stored; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

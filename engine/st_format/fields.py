@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.st_format.model import ROLES
+from engine.vocabulary import ROLES
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1

@@ -8,15 +8,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-ROLES = ("system", "user", "assistant")
+from ..errors import EngineError
 
 
-class ImportRefused(Exception):
+class ImportRefused(EngineError):
     """The upload is not an importable preset; `message` is one sentence to show the user as is."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
 
 

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.vocabulary import ROLES
 from engine.worldinfo.compiled import CompiledBook, CompiledEntry, Key
-from engine.worldinfo.model import POSITIONS, ROLES
+from engine.worldinfo.model import POSITIONS
 from engine.worldinfo.plan import plan_for
 from engine.worldinfo.scan import Scanner, ScanTexts, Text
 from engine.worldinfo.settings import WorldInfoSettings

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.st_format.fields import whole_number
-from engine.worldinfo.model import GENERATION_TYPES, CharacterFilter, Entry
+from engine.vocabulary import GENERATION_TYPES
+from engine.worldinfo.model import CharacterFilter, Entry
 
 # SillyTavern's entry fields that `Entry` reads; anything else is kept in `extra` for the export.
 KNOWN_FIELDS = frozenset(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from ..errors import EngineError
+
 POSITIONS = {
     0: "before char",
     1: "after char",
@@ -19,16 +21,13 @@ POSITIONS = {
     6: "example messages bottom",
     7: "outlet",
 }
-ROLES = ("system", "user", "assistant")  # SillyTavern's role numbers 0, 1, 2
-GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
 
 
-class LorebookRefused(Exception):
+class LorebookRefused(EngineError):
     """The upload is not an importable lorebook; `message` is one sentence to show as is."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
 
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from engine.parts import Transform
+from engine.vocabulary import ROLES
 from engine.worldinfo.activate import Activated
-from engine.worldinfo.model import ROLES
 
 AUTHORS_NOTE_DEPTH = 4  # SillyTavern's default Author's Note depth
 # @depth entries rank after every Author's Note entry with a slot between them: at one depth and role

@@ -7,8 +7,9 @@ stamp inside their transaction (servers.writes.server_write; presets.channels.ca
 
 from __future__ import annotations
 
+from core.actors import Actor, user_of
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from .. import cache as preset_cache
@@ -17,9 +18,7 @@ from ..models import ChannelPreset, Preset
 MAX_CHANNEL_ID = 2**63 - 1
 
 
-def channel_preset_set(
-    *, server: Server, channel_id: int, preset: Preset | None, by: User | None, actor_label: str = ""
-) -> bool:
+def channel_preset_set(*, server: Server, channel_id: int, preset: Preset | None, by: Actor) -> bool:
     """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
         raise ValueError("A channel id is a positive Discord snowflake.")
@@ -29,18 +28,19 @@ def channel_preset_set(
             if current is None:
                 return False
             current.delete()
-            action, detail = "preset.channel.clear", {"channel": str(channel_id)}
+            action, detail = AuditAction.PRESET_CHANNEL_CLEAR, {"channel": str(channel_id)}
         else:
             if current is not None and current.preset_id == preset.pk:
                 return False
             ChannelPreset.objects.update_or_create(
                 server=server,
                 channel_id=channel_id,
-                defaults={"preset": preset, "set_by": by if getattr(by, "is_authenticated", False) else None},
+                defaults={"preset": preset, "set_by": user_of(by)},
             )
-            action, detail = "preset.channel.set", {"channel": str(channel_id), "preset": preset.name}
-        AuditEvent.record(
-            server=server, actor=by, actor_label=actor_label, action=action, target=preset, detail=detail
-        )
+            action, detail = (
+                AuditAction.PRESET_CHANNEL_SET,
+                {"channel": str(channel_id), "preset": preset.name},
+            )
+        AuditEvent.record(server=server, actor=by, action=action, target=preset, detail=detail)
         write.touch(preset_cache.STAMP)  # a channel left as it was bumps nothing
     return True

@@ -19,12 +19,13 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from core.actors import Actor
 from engine import editing
 from engine.st_format import ImportSummary, resummarize
 from engine.st_format import PresetNode as StNode
 from engine.versions import VersionDiff
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
-from servers.users import User
 from servers.writes import server_write
 
 from .. import cache as preset_cache
@@ -83,8 +84,7 @@ def node_update(
     node_id: int,
     values: Mapping[str, Any],
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Change one node's editable fields (engine.editing.EDITABLE_FIELDS) as the admin wrote them."""
     found: dict[str, Any] = {}
@@ -100,10 +100,9 @@ def node_update(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"edited “{found['name']}”",
-        action="preset.node.edit",
+        action=AuditAction.PRESET_NODE_EDIT,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version, node_id=node_id, warnings=found["warnings"])
@@ -115,8 +114,7 @@ def node_add(
     values: Mapping[str, Any],
     after_id: int | None,
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Add a content node after the node `after_id` (at the end when None), enabled."""
     found: dict[str, Any] = {}
@@ -137,19 +135,16 @@ def node_add(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"added “{found['node'].name}”",
-        action="preset.node.add",
+        action=AuditAction.PRESET_NODE_ADD,
     )
     return EditResult(
         version=result.version, node_id=result.ids.get(found["node"].identifier), warnings=found["warnings"]
     )
 
 
-def node_duplicate(
-    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def node_duplicate(*, preset: Preset, node_id: int, base_version: int | None, by: Actor) -> EditResult:
     """Copy a node right after itself (a new identifier; markers cannot be duplicated)."""
     found: dict[str, StNode] = {}
 
@@ -162,18 +157,15 @@ def node_duplicate(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"duplicated “{found['copy'].name.removesuffix(' (copy)')}”",
-        action="preset.node.duplicate",
+        action=AuditAction.PRESET_NODE_DUPLICATE,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version, node_id=result.ids.get(found["copy"].identifier))
 
 
-def node_delete(
-    *, preset: Preset, node_id: int, base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def node_delete(*, preset: Preset, node_id: int, base_version: int | None, by: Actor) -> EditResult:
     """Delete a node (not the chat history)."""
     found: dict[str, StNode] = {}
 
@@ -186,10 +178,9 @@ def node_delete(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"deleted “{found['node'].name}”",
-        action="preset.node.delete",
+        action=AuditAction.PRESET_NODE_DELETE,
         touches=_touches_node(node_id),
     )
     return EditResult(version=result.version)
@@ -201,8 +192,7 @@ def node_move(
     node_id: int,
     steps: int,
     base_version: int | None,
-    by: User | None,
-    actor_label: str = "",
+    by: Actor,
 ) -> EditResult:
     """Move a node `steps` places (negative: towards the top)."""
     found: dict[str, StNode] = {}
@@ -216,36 +206,30 @@ def node_move(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: f"moved “{found['node'].name}” {'up' if steps < 0 else 'down'}",
-        action="preset.nodes.move",
+        action=AuditAction.PRESET_NODES_MOVE,
         touches=_touches_order,
     )
     return EditResult(version=result.version, node_id=node_id)
 
 
-def nodes_reorder(
-    *, preset: Preset, order: list[int], base_version: int | None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def nodes_reorder(*, preset: Preset, order: list[int], base_version: int | None, by: Actor) -> EditResult:
     """Put the nodes in the order of `order` (every node id exactly once)."""
     result = _edit(
         preset,
         lambda entries: editing.reorder(entries, order),
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="edit",
         reason=lambda: "reordered nodes",
-        action="preset.nodes.reorder",
+        action=AuditAction.PRESET_NODES_REORDER,
         touches=_touches_order,
     )
     return EditResult(version=result.version)
 
 
-def preset_rollback(
-    *, preset: Preset, to: int, base_version: int | None = None, by: User | None, actor_label: str = ""
-) -> EditResult:
+def preset_rollback(*, preset: Preset, to: int, base_version: int | None = None, by: Actor) -> EditResult:
     """Make version `to`'s nodes and settings current again, as a new version. Raises VersionNotFound."""
     state = versions.version_state(preset, to)
 
@@ -258,10 +242,9 @@ def preset_rollback(
         change,
         base_version=base_version,
         by=by,
-        actor_label=actor_label,
         kind="rollback",
         reason=lambda: f"rolled back to version {to}",
-        action="preset.rollback",
+        action=AuditAction.PRESET_ROLLBACK,
         settings=state.settings,
     )
     return EditResult(version=result.version)
@@ -281,11 +264,10 @@ def _edit(
     change: Callable[[Entries], Entries],
     *,
     base_version: int | None,
-    by: User | None,
-    actor_label: str,
+    by: Actor,
     kind: str,
     reason: Callable[[], str],
-    action: str,
+    action: AuditAction,
     settings: Mapping[str, Any] | None = None,
     touches: Callable[[VersionDiff, Entries], bool] | None = None,
 ) -> _Applied:
@@ -310,12 +292,11 @@ def _edit(
             for name, value in fields.items():
                 setattr(preset, name, value)
             version = version_services.record_version(
-                preset=preset, kind=kind, reason=reason(), by=by, actor_label=actor_label, nodes=nodes
+                preset=preset, kind=kind, reason=reason(), by=by, nodes=nodes
             )
             AuditEvent.record(
                 server=preset.server_id,
                 actor=by,
-                actor_label=actor_label,
                 action=action,
                 target=preset,
                 detail={"version": version.number, "reason": version.reason},

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine import editing
+from engine import GENERATION_TYPES, ROLES, editing
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -32,7 +32,6 @@ from ..versions.display import diff_view
 from ..views import detail_context
 from . import services as edit_services
 
-ROLES = ("system", "user", "assistant")
 NODE_ROW = "presets/_node_row.html"
 NODE_OPEN = "presets/_node_open.html"
 
@@ -265,7 +264,7 @@ def _posted_values(data: Any, *, marker: bool) -> dict[str, Any]:
         injection_position=data.get("injection_position", "0"),
         injection_depth=data.get("injection_depth", ""),
         injection_order=data.get("injection_order", ""),
-        injection_trigger=[t for t in data.getlist("injection_trigger") if t in editing.GENERATION_TYPES],
+        injection_trigger=[t for t in data.getlist("injection_trigger") if t in GENERATION_TYPES],
         forbid_overrides=data.get("forbid_overrides") in ("1", "on", "true"),
     )
     return values
@@ -292,7 +291,7 @@ def _node_form(
         "error": error,
         "after": after,
         "roles": ROLES,
-        "generation_types": editing.GENERATION_TYPES,
+        "generation_types": GENERATION_TYPES,
         "conflict": conflict,
         "diff": diff_view(conflict.diff) if conflict is not None else None,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRESETS),
@@ -413,7 +412,7 @@ def _open_context(
         "label": (node.name or node.identifier) if node is not None else "New prompt",
         "values": values,
         "roles": ROLES,
-        "generation_types": editing.GENERATION_TYPES,
+        "generation_types": GENERATION_TYPES,
         "error": error,
         "conflict": conflict,
         "diff": diff_view(conflict.diff) if conflict is not None else None,

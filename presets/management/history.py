@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.actors import CLI
+from core.errors import UserError
 from presets.channels import services as channel_services
 from presets.editor import services as edit_services
 from presets.models import Preset
@@ -11,12 +13,8 @@ from presets.versions import selectors as versions
 from servers.models import Server
 
 
-class Refused(Exception):
+class Refused(UserError):
     """A request the command cannot carry out; `message` is one sentence."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def run(options: dict[str, Any]) -> Any:
@@ -33,9 +31,7 @@ def run(options: dict[str, Any]) -> Any:
             return [versions.version_listing(row) for row in reversed(versions.versions_of(preset))]
         if action == "diff":
             return versions.diff(preset, options["from_version"], options["to_version"]).to_dict()
-        result = edit_services.preset_rollback(
-            preset=preset, to=options["to_version"], by=None, actor_label="cli"
-        )
+        result = edit_services.preset_rollback(preset=preset, to=options["to_version"], by=CLI)
     except versions.VersionNotFound as exc:
         raise Refused(exc.message) from None
     return {
@@ -55,7 +51,7 @@ def _channel(server: Server, options: dict[str, Any]) -> dict[str, Any]:
     preset = None if options["clear"] else _preset(server, options["preset"])
     try:
         changed = channel_services.channel_preset_set(
-            server=server, channel_id=options["channel"], preset=preset, by=None, actor_label="cli"
+            server=server, channel_id=options["channel"], preset=preset, by=CLI
         )
     except ValueError as exc:
         raise Refused(str(exc)) from None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from core.actors import SYSTEM, Actor, user_of
+from core.errors import UserError
 from engine.sampling import (
     MODES,
     PROVIDERS,
@@ -13,8 +15,8 @@ from engine.sampling import (
     SamplingValueError,
     parse_server_value,
 )
+from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
-from servers.users import User
 from servers.writes import server_write
 
 from ..models import ServerSampling
@@ -22,12 +24,8 @@ from . import cache as sampling_cache
 from . import selectors as sampling_selectors
 
 
-class SamplingError(Exception):
+class SamplingError(UserError):
     """A choice that cannot be stored as asked; `message` is one sentence for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def sampling_set(
@@ -38,8 +36,7 @@ def sampling_set(
     set_values: Mapping[str, str] | None = None,
     unset: Sequence[str] = (),
     replace_values: bool = False,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
 ) -> SamplingChoice:
     """Change the server's choice: the mode, the provider, and its own values (`set_values` as typed,
     checked against SillyTavern's ranges; `unset` removes values; `replace_values` starts from none).
@@ -66,13 +63,12 @@ def sampling_set(
         row.mode = mode or row.mode
         row.provider = provider or row.provider
         row.values = {name: values[name] for name in SETTING_NAMES if name in values}
-        row.updated_by = by if getattr(by, "is_authenticated", False) else None
+        row.updated_by = user_of(by)
         row.save()
         AuditEvent.record(
             server=server,
             actor=by,
-            actor_label=actor_label,
-            action="sampling.set",
+            action=AuditAction.SAMPLING_SET,
             detail={"mode": row.mode, "provider": row.provider, "values": row.values},
         )
     return sampling_selectors.sampling_choice(server.pk)

@@ -1,6 +1,6 @@
 """The server's sampling choice: shown on the preset page (and on its own page), changed by admins.
 
-GET is for every member (READ_PRESETS); POST needs MANAGE_SAMPLING. The form works without
+GET is for every member (READ_SAMPLING); POST needs MANAGE_SAMPLING. The form works without
 JavaScript (POST, then redirect back); under htmx the panel is swapped in place.
 """
 
@@ -34,7 +34,7 @@ PANEL = "presets/sampling.html#sampling-panel"
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def sampling(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
-    needs = Action.MANAGE_SAMPLING if request.method == "POST" else Action.READ_PRESETS
+    needs = Action.MANAGE_SAMPLING if request.method == "POST" else Action.READ_SAMPLING
     server = get_server_for(request.user, server_id, needs=needs)
     preset = _preset(server, request.POST if request.method == "POST" else request.GET)
     if request.method == "GET":

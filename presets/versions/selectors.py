@@ -10,18 +10,18 @@ from typing import Any
 
 from django.db.models import Q
 
+from core.errors import UserError
 from engine.st_format import PresetNode as StNode
 from engine.versions import Manifest, VersionDiff, diff_versions, export_preset, node_from_blob
 
 from ..models import Preset, PresetNodeBlob, PresetVersion
 
 
-class VersionNotFound(LookupError):
+class VersionNotFound(UserError, LookupError):
     """The preset has no version with that number; `message` is one sentence."""
 
     def __init__(self, number: int) -> None:
-        self.message = f"This preset has no version {number}."
-        super().__init__(self.message)
+        super().__init__(f"This preset has no version {number}.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.actors import SYSTEM, Actor, label_of, user_of
 from engine.st_format import PresetNode as StNode
 from engine.versions import Manifest, blob_digest, compress, enabled_count, node_blob
-from servers.users import User
 
 from .. import selectors
 from ..models import ChannelPreset, Preset, PresetNodeBlob, PresetVersion
@@ -35,8 +35,7 @@ def record_version(
     preset: Preset,
     kind: str,
     reason: str,
-    by: User | None = None,
-    actor_label: str = "",
+    by: Actor = SYSTEM,
     nodes: Sequence[StNode] | None = None,
     source_text: str | None = None,
 ) -> PresetVersion:
@@ -49,15 +48,13 @@ def record_version(
     if nodes is None:
         nodes = selectors.st_nodes(preset.pk)
     entries = _store_blobs(preset.pk, nodes)
-    user = by if getattr(by, "is_authenticated", False) else None
-    label = actor_label or (user.get_username() if user else "system")
     version = PresetVersion.objects.create(
         preset=preset,
         number=current + 1,
         kind=kind,
         reason=reason[:REASON_MAX_LENGTH],
-        created_by=user,
-        actor_label=label[:150],
+        created_by=user_of(by),
+        actor_label=label_of(by),
         manifest=Manifest(
             entries=tuple(zip(entries, (n.enabled for n in nodes), strict=True)),
             settings=snapshot_settings(preset),

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from core.actors import Agent
 from tests.factories import DEFAULT_BUCKETS, XSS_PRESET
 
 
@@ -80,6 +81,5 @@ def stored_preset(lantern):
         server=lantern,
         raw=json.dumps(XSS_PRESET).encode(),
         filename="tiny-xss.json",
-        by=None,
-        actor_label="test",
+        by=Agent("test"),
     ).preset

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from assembly.management.commands.assemble import Command
+from core.actors import Agent
 
 DEFAULT = "assembly/default_buckets.json"
 
@@ -167,8 +168,7 @@ def test_the_generation_type_and_the_anthropic_prefill_apply_from_the_command_li
         server=lantern,
         raw=json.dumps(PREFILL_PRESET).encode(),
         filename="prefill.json",
-        by=None,
-        actor_label="test",
+        by=Agent("test"),
     )
     doc = {
         "names": {"user": "Ann", "char": "Lantern"},

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from assembly.warmup import warm_process
+from core.actors import Agent
 from presets.cache import clear_local
 
 
@@ -47,7 +48,7 @@ def test_after_the_warm_up_carol_previews_the_active_and_another_preset_without_
         raw=json.dumps(XSS_PRESET).encode(),
         filename="second.json",
         activate=False,
-        actor_label="test",
+        by=Agent("test"),
     ).preset
     clear_local()
     warm_process(close_connections=False)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from core.actors import Agent
 from tests.factories import XSS_PRESET
 
 from .conftest import sign_in, wait_for_htmx
@@ -45,9 +46,7 @@ def test_carol_edits_the_last_user_message_and_sees_the_preview_change(page, car
 def test_a_preset_node_with_script_and_img_onerror_shows_as_text_and_runs_nothing(page, carol, lantern):
     from presets.services import preset_import
 
-    preset_import(
-        server=lantern, raw=json.dumps(XSS_PRESET).encode(), filename="xss.json", actor_label="test"
-    )
+    preset_import(server=lantern, raw=json.dumps(XSS_PRESET).encode(), filename="xss.json", by=Agent("test"))
     sign_in(page, "carol")
     page.goto("/servers/1001/preview/")
     wait_for_htmx(page)

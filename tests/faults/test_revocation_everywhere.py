@@ -41,9 +41,10 @@ def revoke_in_another_process(token_name: str) -> None:
         f"@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
     )
     code = (
+        "from core.actors import Agent\n"
         "from servers.models import ApiToken\n"
         "from servers.services import api_token_revoke\n"
-        f"api_token_revoke(token=ApiToken.objects.get(name={token_name!r}), by=None, actor_label='other')\n"
+        f"api_token_revoke(token=ApiToken.objects.get(name={token_name!r}), by=Agent('other'))\n"
     )
     env = {**os.environ, "DATABASE_URL": url, "CACHE_KEY_PREFIX": f"elsewhere-{os.getpid()}"}
     env.pop("TEST_DATABASE_NAME", None)

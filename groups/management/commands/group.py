@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from core.actors import CLI
 from core.json_command import JsonCommand, RefusingParser, add_json, add_server
 from engine.groups import GENERATION_MODES, STRATEGIES
 from groups import selectors, services
@@ -89,8 +90,7 @@ class Command(JsonCommand):
                 strategy=options["strategy"],
                 allow_self_responses=options["allow_self_responses"],
                 replace=options["replace"],
-                by=None,
-                actor_label="cli",
+                by=CLI,
             )
             return self._shown(server_id, row.name)
         if action == "channel":
@@ -99,7 +99,7 @@ class Command(JsonCommand):
         if found is None:
             raise services.GroupError(f"This server has no group named “{options['name'].strip()}”.")
         if action == "delete":
-            services.group_delete(group=found, by=None, actor_label="cli")
+            services.group_delete(group=found, by=CLI)
             return {"deleted": found.name}
         return self._shown(server_id, found.name)
 
@@ -115,9 +115,7 @@ class Command(JsonCommand):
             group = selectors.group_named(server.pk, options["name"].strip())
             if group is None:
                 raise services.GroupError(f"This server has no group named “{options['name'].strip()}”.")
-        services.channel_group_set(
-            server=server, channel_id=options["channel"], group=group, by=None, actor_label="cli"
-        )
+        services.channel_group_set(server=server, channel_id=options["channel"], group=group, by=CLI)
         return {"channel": str(options["channel"]), "group": None if group is None else group.name}
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
+from core.actors import CLI
 from core.json_command import (
     JsonCommand,
     RefusingParser,
@@ -104,7 +105,7 @@ class Command(JsonCommand):
                 continue
             changes[_SETTING_NAMES.get(flag, flag)] = value == "on" if kind == "on_off" else value
         current = (
-            services.settings_update(server=server, changes=changes, by=None, actor_label="cli")
+            services.settings_update(server=server, changes=changes, by=CLI)
             if changes
             else selectors.world_info_settings(server)
         )

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
+from core.actors import CLI
 from engine import StmContext
 from memory import services
 from memory.models import MAX_MESSAGES
@@ -181,14 +182,12 @@ class Command(BaseCommand):
         if options["opt_in"] is not None and options["user"] is None:
             raise UsageError("--opt-in needs --user")
         if options["bypass"] is not None:
-            services.server_set_privacy_bypass(
-                server=server, bypass=options["bypass"], by=None, actor_label="cli"
-            )
+            services.server_set_privacy_bypass(server=server, bypass=options["bypass"], by=CLI)
         result: dict[str, Any] = {"server": server.pk, "stm_privacy_bypass": server.stm_privacy_bypass}
         if options["user"] is not None:
             if options["opt_in"] is not None:
                 services.user_set_opt_in(
-                    user_id=options["user"], opt_in=options["opt_in"], server=server, actor_label="cli"
+                    user_id=options["user"], opt_in=options["opt_in"], server=server, by=CLI
                 )
             else:
                 services.user_ensure(user_id=options["user"])

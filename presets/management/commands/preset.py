@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
+from core.actors import CLI
 from core.json_command import (
     JsonCommand,
     RefusingParser,
@@ -110,8 +111,7 @@ class Command(JsonCommand):
             provider=options["provider"],
             set_values=pairs,
             unset=options["unset"],
-            by=None,
-            actor_label="cli",
+            by=CLI,
         )
         return sampling_selectors.settings_per_provider(choice, sampling_selectors.active_preset(server))
 

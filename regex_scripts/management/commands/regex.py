@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from core.actors import CLI
 from core.json_command import JsonCommand, RefusingParser, add_json, add_server
 from engine.regex import MAX_EXPORT_BYTES, CleanedJson, ScriptError, read_export
 from regex_scripts import selectors, services
@@ -95,9 +96,7 @@ class Command(JsonCommand):
             raw = handle.read(MAX_EXPORT_BYTES + 1)
         scripts = read_export(raw)
         server = server_ensure(server_id=options["server"])
-        _, compiled = services.scripts_import(
-            server=server, scripts=scripts, actor_label="cli", source=path.name
-        )
+        _, compiled = services.scripts_import(server=server, scripts=scripts, by=CLI, source=path.name)
         result: dict[str, Any] = {
             "scripts": len(compiled),
             "inactive": [

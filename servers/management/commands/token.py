@@ -15,10 +15,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.actors import CLI
 from servers.models import ApiToken, Server
 from servers.services import api_token_create, api_token_revoke
-
-ACTOR = "cli"
 
 
 class Command(BaseCommand):
@@ -40,7 +39,7 @@ class Command(BaseCommand):
         if not name:
             raise CommandError("--name must not be blank.")
         if options["action"] == "create":
-            token, plain = api_token_create(server=server, name=name, by=None, actor_label=ACTOR)
+            token, plain = api_token_create(server=server, name=name, by=CLI)
             result: dict[str, Any] = {"token": plain, "name": token.name}
             text = f"Token {token.name!r} for server {server.pk} (shown once): {plain}"
         else:
@@ -48,7 +47,7 @@ class Command(BaseCommand):
             if not live:
                 raise CommandError(f"Server {server.pk} has no live token named {name!r}.")
             for token in live:
-                api_token_revoke(token=token, by=None, actor_label=ACTOR)
+                api_token_revoke(token=token, by=CLI)
             result = {"name": name, "revoked": len(live)}
             text = f"Revoked {len(live)} token{'s' if len(live) != 1 else ''} named {name!r} on server {server.pk}."
         self.stdout.write(json.dumps(result) if options["json"] else text)
