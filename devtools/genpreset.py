@@ -1,4 +1,5 @@
-"""A generated Prompt Manager preset of a chosen size and node count, for the import benchmarks.
+"""A generated Prompt Manager preset of a chosen size and node count, for the import benchmarks
+and the tests of big presets.
 
 `make_big_preset()` is deterministic: the same arguments always give the same bytes.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 MARKERS = (
     "worldInfoBefore",
@@ -47,11 +49,11 @@ def _content(rng: random.Random, length: int, unknown: bool = False) -> str:
     return "".join(parts)
 
 
-def _preset(nodes: int, content_bytes: int, seed: int) -> dict:
+def _preset(nodes: int, content_bytes: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     content_nodes = max(0, nodes - len(MARKERS) - 1)
     per_node = content_bytes // max(1, content_nodes + 1)
-    prompts = [
+    prompts: list[dict[str, Any]] = [
         {"identifier": "main", "name": "Main Prompt", "role": "system", "content": _content(rng, per_node)}
     ]
     prompts += [{"identifier": m, "name": m, "marker": True, "system_prompt": True} for m in MARKERS]

@@ -1,8 +1,7 @@
 """The project's web server (`python -m config.serve`) on a loopback port: the one way the load
 benchmarks, the screenshots and the two-instance tests (tests/scaling) start, wait for and stop it.
 
-Imports nothing from the project, so a test can import it as `bench.web_process` and a bench
-script beside it as `web_process`.
+Imports nothing from the project: the server runs in its own process.
 """
 
 from __future__ import annotations

@@ -374,3 +374,70 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
                             break
                     components.append(sorted(component))
     return components
+
+
+# The tests and the benchmarks share what both need through devtools/ (docs/architecture.md#tests-and-benchmarks):
+# neither reaches into the other, and devtools into neither.
+CROSSINGS_FORBIDDEN = {"tests": ("bench",), "bench": ("tests",), "devtools": ("tests", "bench")}
+
+
+def _reaches(path: Path) -> list[tuple[str, int, str]]:
+    """(top-level name, line, how) for every absolute import at any depth, and for a string joined into
+    a path or handed to a call ("bench", "tests/browser": what `sys.path.insert` and
+    `spec_from_file_location` get), read as a folder of the repository's root."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: list[tuple[str, int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend(
+                (alias.name.split(".")[0], node.lineno, f"import {alias.name}") for alias in node.names
+            )
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append((node.module.split(".")[0], node.lineno, f"from {node.module} import"))
+        elif isinstance(node, ast.BinOp | ast.Call):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+            out.extend(
+                (operand.value.split("/")[0], operand.lineno, f"the path {operand.value!r}")
+                for operand in operands
+                if isinstance(operand, ast.Constant) and isinstance(operand.value, str)
+            )
+    return out
+
+
+def crossings(root: Path, forbidden: dict[str, tuple[str, ...]]) -> list[str]:
+    """Every reach from one of `forbidden`'s folders into a folder it must leave alone."""
+    return [
+        f"{path.relative_to(root)}:{line} {side} → {target}: {how}"
+        for side, others in forbidden.items()
+        for path in sorted((root / side).rglob("*.py"))
+        for target, line, how in _reaches(path)
+        if target in others
+    ]
+
+
+def test_tests_and_bench_do_not_import_each_other():
+    found = crossings(ROOT, CROSSINGS_FORBIDDEN)
+    assert found == [], "move what both need into devtools/:\n" + "\n".join(found)
+
+
+def test_the_crossing_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
+    planted = {
+        "tests/test_load.py": "def test_it():\n    from bench.web_process import free_port\n",
+        "tests/factories.py": '"""Like bench/genpreset.py."""\nfrom devtools.genpreset import make_big_preset\n',
+        "bench/editor.py": "import sys\nsys.path.insert(0, str(ROOT / 'tests' / 'browser'))\n",
+        "bench/cache_hits.py": "import tests.factories\n",
+        "bench/fuzz.py": "from devtools.fuzz.strategies import macro_text\nLABEL = 'tests passed'\n",
+        "devtools/worker.py": "from tests import corpus\n",
+    }
+    for relative, text in planted.items():
+        (tmp_path / relative).parent.mkdir(exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+
+    found = crossings(tmp_path, CROSSINGS_FORBIDDEN)
+
+    assert [line.split(":")[0] for line in found] == [
+        "tests/test_load.py",
+        "bench/cache_hits.py",
+        "bench/editor.py",
+        "devtools/worker.py",
+    ]

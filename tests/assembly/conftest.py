@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.factories import DEFAULT_BUCKETS, XSS_PRESET
+from devtools.factories import DEFAULT_BUCKETS, XSS_PRESET
 
 
 def _is_loopback(address: Any) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine import BucketError, assemble, parse_buckets
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Good evening."},

@@ -9,7 +9,7 @@ import pytest
 
 from engine import assemble
 from engine.buckets import BucketError, parse_buckets
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Where is the lantern?"},

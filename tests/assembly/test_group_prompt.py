@@ -12,7 +12,7 @@ from engine import assemble, parse_buckets
 from engine.buckets import BucketError
 from engine.cards import Card, DepthPrompt
 from engine.groups import Group, GroupMember
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 TOM = Card(
     spec="chara_card_v2",

@@ -4,7 +4,7 @@ choice."""
 from __future__ import annotations
 
 from engine import assemble, parse_buckets
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 HISTORY = [
     {"role": "user", "name": "Mira", "content": "h1"},

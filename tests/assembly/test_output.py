@@ -15,7 +15,7 @@ from engine import (
     parse_buckets,
     shape,
 )
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 
 def msg(role: str, content: str) -> Message:

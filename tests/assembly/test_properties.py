@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import assemble, parse_buckets
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab {}:/|<>\\n#xyzUSER")) | st.characters(), max_size=40)
 MESSAGE = st.fixed_dictionaries(

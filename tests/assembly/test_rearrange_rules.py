@@ -4,7 +4,7 @@ presets."""
 from __future__ import annotations
 
 from engine import SAMPLE_NOTE, assemble, parse_buckets
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 SMALL = {
     "names": {"user": "Mira", "char": "Tomori"},

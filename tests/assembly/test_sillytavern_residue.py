@@ -10,7 +10,7 @@ from __future__ import annotations
 from engine import assemble, parse_buckets
 from engine.cards import Card, read_card
 from engine.worldinfo import WorldInfoInput, compile_book, convert_character_book
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Is the lamp lit?"},

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine import assemble, parse_buckets
 from engine.cards import Card, DepthPrompt
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Hello."},

@@ -4,7 +4,7 @@ rearranged by the example preset's node order, come out in the documented order.
 from __future__ import annotations
 
 from engine import assemble
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 EXAMPLE_PRESET = [
     marker("main"),

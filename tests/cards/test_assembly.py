@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import assemble, parse_buckets
 from engine.cards import Card, DepthPrompt
-from tests.factories import build_preset, depth, make_node, marker
+from tests.engine.factories import build_preset, depth, make_node, marker
 
 CARD = Card(
     spec="chara_card_v3",

@@ -7,8 +7,14 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from .strategies import assembly_inputs, bucket_documents, json_values, macro_text, preset_uploads
-from .targets import assembly_target, bucket_target, import_target, macro_target
+from devtools.fuzz.strategies import (
+    assembly_inputs,
+    bucket_documents,
+    json_values,
+    macro_text,
+    preset_uploads,
+)
+from devtools.fuzz.targets import assembly_target, bucket_target, import_target, macro_target
 
 CI = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 

@@ -12,7 +12,7 @@ from engine import assemble, compile_preset, parse_buckets
 from engine.macros import MacroEnv, Segment, compile_text, render_segments, static_text
 from engine.macros.render import MAX_EVALUATIONS
 from engine.st_format import PromptSettings
-from tests.factories import make_node, marker
+from tests.engine.factories import make_node, marker
 
 NAMES_AND_COMMENTS = [
     "Write {{char}}'s next reply to {{user}}.",

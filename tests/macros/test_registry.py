@@ -7,7 +7,7 @@ import pytest
 
 from engine import assemble, parse_buckets
 from engine.macros import MacroEnv, find_unsupported_macros
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 from .conftest import render
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine import assemble, parse_buckets
 from engine.worldinfo import WorldInfoInput, WorldInfoSettings
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 from .conftest import book
 

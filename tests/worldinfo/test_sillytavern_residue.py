@@ -11,7 +11,7 @@ import json
 from engine import assemble, parse_buckets
 from engine.cards import Card, DepthPrompt
 from engine.worldinfo import WorldInfoInput, compile_book, parse_lorebook
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 from .conftest import book, history, run, uids
 
