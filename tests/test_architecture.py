@@ -441,3 +441,77 @@ def test_the_crossing_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
         "bench/editor.py",
         "devtools/worker.py",
     ]
+
+
+# The engine's tests need what the engine needs, so `pytest tests/engine` runs without a database
+# (docs/architecture.md#tests-and-benchmarks).
+ENGINE_TESTS_MAY_IMPORT = ("engine", "pytest", "hypothesis")
+TEST_HELPERS = ("tests", "devtools")
+
+
+def engine_test_reaches(root: Path) -> list[str]:
+    """Every import under tests/engine of anything beyond the engine, the standard library, pytest and
+    Hypothesis. A helper module of tests/ or devtools/ that an engine test imports is walked the same
+    way, so a helper cannot bring Django in for it."""
+    found: list[str] = []
+    todo = sorted((root / "tests" / "engine").rglob("*.py"))
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = path.parents[node.level - 1]
+                todo.extend(_helper_files(base, node.module, node.names))
+                continue
+            if isinstance(node, ast.Import):
+                named = [(alias.name, []) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                named = [(node.module, node.names)]
+            else:
+                continue
+            for module, names in named:
+                top = module.split(".")[0]
+                if top in sys.stdlib_module_names or top in ENGINE_TESTS_MAY_IMPORT:
+                    continue
+                helpers = _helper_files(root, module, names) if top in TEST_HELPERS else []
+                if helpers:
+                    todo.extend(helpers)
+                else:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {module}")
+    return found
+
+
+def _helper_files(base: Path, module: str | None, names: list[ast.alias]) -> list[Path]:
+    """The files `from module import names` (or `import module`) reads, below `base`."""
+    folder = base.joinpath(*module.split(".")) if module else base
+    candidates = [folder.with_suffix(".py"), folder / "__init__.py"]
+    candidates += [folder / f"{alias.name}.py" for alias in names]
+    return [path for path in candidates if path.is_file()]
+
+
+def test_the_engine_tests_import_only_the_engine_the_standard_library_pytest_and_hypothesis():
+    found = engine_test_reaches(ROOT)
+    assert found == [], "an engine test (or its helper) reaches past the engine:\n" + "\n".join(found)
+
+
+def test_the_engine_test_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
+    planted = {
+        "tests/engine/macros/conftest.py": "from engine.macros import render_text\n",
+        "tests/engine/macros/test_render.py": "import json\nfrom .conftest import render_text\n"
+        "from hypothesis import given\n\n\ndef test_it(settings):\n    from django.conf import settings\n",
+        "tests/engine/test_fuzz.py": "from devtools.fuzz.targets import macro_target\n",
+        "devtools/fuzz/targets.py": "from engine import assemble\n",
+        "tests/engine/factories.py": "from tests.helpers import stored\n",
+        "tests/helpers.py": "from presets.models import Preset\n",
+    }
+    for relative, text in planted.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+
+    assert sorted(engine_test_reaches(tmp_path)) == [
+        "tests/engine/macros/test_render.py:7 django.conf",
+        "tests/helpers.py:1 presets.models",
+    ]

@@ -20,8 +20,7 @@ from engine.st_format import ImportRefused
 from servers.models import AuditEvent
 from servers.services import api_token_create
 from tests.corpus import CORPUS, needs_corpus
-
-from .test_reader import V2
+from tests.engine.cards.test_reader import V2
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db

@@ -37,8 +37,8 @@ from regex_scripts import services as regex_services
 from regex_scripts.models import ServerScript
 from servers import generational_cache
 from servers.writes import server_write
-from tests.cards.test_reader import V2
-from tests.regex.conftest import script
+from tests.engine.cards.test_reader import V2
+from tests.regex_scripts.conftest import script
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

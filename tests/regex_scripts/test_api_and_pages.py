@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from regex_scripts.models import PresetScriptSwitch, ServerScript
 from servers.models import AuditEvent
-from tests.regex.conftest import run_cli, script
+from tests.regex_scripts.conftest import run_cli, script
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.regex.conftest import script
+from tests.regex_scripts.conftest import script
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 
 from regex_scripts.models import ServerScript
 from servers.models import AuditEvent
-from tests.regex.conftest import run_cli, script
+from tests.regex_scripts.conftest import run_cli, script
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ For each preset: every node enabled ("all") and the preset's own toggles ("own")
 style, three seeds, one 200-message conversation (the benchmark's). A behaviour change updates the
 hashes in a commit of its own that says why:
 
-    .venv/bin/python -m tests.assembly.corpus_hashes --update
+    .venv/bin/python -m tests.engine.assemble.corpus_hashes --update
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from engine.st_format import ImportRefused, parse_preset
 from tests.corpus import CORPUS
 
 HASHES = Path(__file__).with_name("corpus_hashes.json")
-DEFAULT_BUCKETS = Path(__file__).resolve().parents[2] / "assembly" / "default_buckets.json"
+DEFAULT_BUCKETS = Path(__file__).resolve().parents[3] / "assembly" / "default_buckets.json"
 TOGGLES = ("all", "own")
 STYLES = ("merge", "standalone")
 SEEDS = (1, 42, 2_000_000_011)
@@ -92,7 +92,7 @@ def hashes_for(path: Path, doc: BucketDocument) -> dict[str, str]:
 
 def main(argv: list[str]) -> None:
     if argv != ["--update"]:
-        sys.exit("usage: python -m tests.assembly.corpus_hashes --update")
+        sys.exit("usage: python -m tests.engine.assemble.corpus_hashes --update")
     doc = long_document()
     table = {path.relative_to(CORPUS).as_posix(): hashes_for(path, doc) for path in corpus_files()}
     HASHES.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")

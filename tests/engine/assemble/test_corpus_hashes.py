@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from tests.assembly.corpus_hashes import HASHES, corpus_files, hashes_for, long_document
 from tests.corpus import CORPUS
+from tests.engine.assemble.corpus_hashes import HASHES, corpus_files, hashes_for, long_document
 
 RECORDED: dict[str, dict[str, str]] = json.loads(HASHES.read_text(encoding="utf-8"))
 

@@ -11,7 +11,7 @@ import pytest
 from engine.macros import MacroEnv, Segment, compile_text, render_segments
 from tests.corpus import CORPUS, needs_corpus
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "macros.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "macros.md"
 PRESETS = sorted((CORPUS / "pm").glob("*.json"))
 
 

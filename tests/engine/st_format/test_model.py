@@ -66,6 +66,6 @@ def test_the_importer_and_compiled_preset_import_no_django() -> None:
         "print(bad); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True
+        [sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr

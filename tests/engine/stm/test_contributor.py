@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine import StmContext, StmMessage, StmPolicy, StmSettings, contribute
-
-from .conftest import HARBOR, LANTERN, MIRA, NOW
+from tests.engine.stm.conftest import HARBOR, LANTERN, MIRA, NOW
 
 HERE = 500  # the channel the turn happens in
 

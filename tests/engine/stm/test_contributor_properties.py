@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import VERDICTS, EntrySnapshot, StmContext, StmPolicy, StmSettings, contribute
-
-from .conftest import HARBOR, LANTERN, NOW
+from tests.engine.stm.conftest import HARBOR, LANTERN, NOW
 
 entry_fields = st.tuples(
     st.sampled_from([LANTERN, HARBOR, None]),

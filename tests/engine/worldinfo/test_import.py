@@ -12,7 +12,7 @@ import pytest
 from engine.st_format import ImportRefused, parse_preset
 from engine.worldinfo import LorebookRefused, convert_character_book, export_world_info, parse_lorebook
 from tests.corpus import CORPUS
-from tests.importer.conftest import is_one_sentence
+from tests.engine.st_format.conftest import is_one_sentence
 
 WORLD_INFO_FILES = sorted((CORPUS / "worldinfo").glob("*.json"))
 PRESET_FILES = sorted((CORPUS / "pm").glob("*.json")) + sorted((CORPUS / "legacy").glob("*.json"))

@@ -11,8 +11,8 @@ from django.urls import reverse
 from presets import services
 from presets.channels import services as channel_services
 from presets.models import Preset
-from tests.editor.conftest import assembled_text
 from tests.presets.conftest import make_preset
+from tests.presets.editor.conftest import assembled_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,7 @@ import pytest
 
 from presets import services
 from presets.editor import services as edit_services
-from tests.editor.conftest import node
+from tests.presets.editor.conftest import node
 from tests.presets.test_cli import run
 
 pytestmark = pytest.mark.django_db

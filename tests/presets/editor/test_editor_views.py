@@ -9,7 +9,7 @@ from django.urls import reverse
 from presets.models import PresetNode
 from servers.models import Role
 from servers.services import membership_set
-from tests.editor.conftest import node, order
+from tests.presets.editor.conftest import node, order
 
 pytestmark = pytest.mark.django_db
 

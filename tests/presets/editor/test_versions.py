@@ -11,8 +11,8 @@ from presets.editor import services as edit_services
 from presets.models import Preset, PresetVersion
 from presets.versions import selectors as versions
 from tests.corpus import needs_corpus
-from tests.editor.conftest import CORPUS, assembled_text, node, order
 from tests.presets.conftest import make_preset
+from tests.presets.editor.conftest import CORPUS, assembled_text, node, order
 
 pytestmark = pytest.mark.django_db
 
