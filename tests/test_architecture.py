@@ -14,6 +14,7 @@ import sys
 from collections.abc import Collection
 from pathlib import Path
 
+import pytest_django.fixtures
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -377,8 +378,13 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 # The tests and the benchmarks share what both need through devtools/ (docs/architecture.md#tests-and-benchmarks):
-# neither reaches into the other, and devtools into neither.
-CROSSINGS_FORBIDDEN = {"tests": ("bench",), "bench": ("tests",), "devtools": ("tests", "bench")}
+# neither reaches into the other, devtools into neither, and the product into none of the three.
+CROSSINGS_FORBIDDEN = {
+    "tests": ("bench",),
+    "bench": ("tests",),
+    "devtools": ("tests", "bench"),
+    **{package: ("tests", "bench", "devtools") for package in APPS},
+}
 
 
 def _reaches(path: Path) -> list[tuple[str, int, str]]:
@@ -428,6 +434,7 @@ def test_the_crossing_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
         "bench/cache_hits.py": "import tests.factories\n",
         "bench/fuzz.py": "from devtools.fuzz.strategies import macro_text\nLABEL = 'tests passed'\n",
         "devtools/worker.py": "from tests import corpus\n",
+        "presets/demo.py": "from devtools.factories import make_preset\n",
     }
     for relative, text in planted.items():
         (tmp_path / relative).parent.mkdir(exist_ok=True)
@@ -440,6 +447,7 @@ def test_the_crossing_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
         "bench/cache_hits.py",
         "bench/editor.py",
         "devtools/worker.py",
+        "presets/demo.py",
     ]
 
 
@@ -451,8 +459,10 @@ TEST_HELPERS = ("tests", "devtools")
 
 def engine_test_reaches(root: Path) -> list[str]:
     """Every import under tests/engine of anything beyond the engine, the standard library, pytest and
-    Hypothesis. A helper module of tests/ or devtools/ that an engine test imports is walked the same
-    way, so a helper cannot bring Django in for it."""
+    Hypothesis, and every function there asking for a fixture of pytest-django's or of tests/conftest.py
+    (the database, the settings, the personas). A helper module of tests/ or devtools/ that an engine
+    test imports is walked the same way, so a helper cannot bring Django in for it."""
+    django_fixtures = _django_fixtures(root)
     found: list[str] = []
     todo = sorted((root / "tests" / "engine").rglob("*.py"))
     seen: set[Path] = set()
@@ -462,6 +472,9 @@ def engine_test_reaches(root: Path) -> list[str]:
             continue
         seen.add(path)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and _asks_for_fixtures(node):
+                asked = [arg.arg for arg in node.args.args if arg.arg in django_fixtures]
+                found.extend(f"{path.relative_to(root)}:{node.lineno} the fixture {name}" for name in asked)
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = path.parents[node.level - 1]
                 todo.extend(_helper_files(base, node.module, node.names))
@@ -482,6 +495,26 @@ def engine_test_reaches(root: Path) -> list[str]:
                 else:
                     found.append(f"{path.relative_to(root)}:{node.lineno} {module}")
     return found
+
+
+def _asks_for_fixtures(function: ast.FunctionDef) -> bool:
+    """A test or a fixture: what pytest calls with fixtures (a plain helper's arguments are its own)."""
+    return function.name.startswith("test") or any(
+        "fixture" in ast.unparse(decorator) for decorator in function.decorator_list
+    )
+
+
+def _django_fixtures(root: Path) -> set[str]:
+    names = {*pytest_django.fixtures.__all__, "django_db_blocker", "mailoutbox"}
+    conftest = root / "tests" / "conftest.py"
+    if conftest.is_file():
+        names |= {
+            node.name
+            for node in ast.parse(conftest.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef)
+            and any("fixture" in ast.unparse(d) for d in node.decorator_list)
+        }
+    return names
 
 
 def _helper_files(base: Path, module: str | None, names: list[ast.alias]) -> list[Path]:
@@ -506,12 +539,16 @@ def test_the_engine_test_check_catches_what_alice_plants_in_a_small_tree(tmp_pat
         "devtools/fuzz/targets.py": "from engine import assemble\n",
         "tests/engine/factories.py": "from tests.helpers import stored\n",
         "tests/helpers.py": "from presets.models import Preset\n",
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef lantern(db):\n    return 1001\n",
+        "tests/engine/test_memo.py": "def test_one(tmp_path, monkeypatch):\n    pass\n\n\ndef test_two(lantern):\n    pass\n",
     }
     for relative, text in planted.items():
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text(text, encoding="utf-8")
 
     assert sorted(engine_test_reaches(tmp_path)) == [
+        "tests/engine/macros/test_render.py:6 the fixture settings",
         "tests/engine/macros/test_render.py:7 django.conf",
+        "tests/engine/test_memo.py:5 the fixture lantern",
         "tests/helpers.py:1 presets.models",
     ]
