@@ -33,11 +33,11 @@ django.setup()
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
 from characters import cache as card_cache  # noqa: E402
+from devtools.factories import make_preset  # noqa: E402
 from presets import cache as preset_cache  # noqa: E402
 from presets import services  # noqa: E402
 from presets.sampling import cache as sampling_cache  # noqa: E402
 from servers.services import server_ensure  # noqa: E402
-from tests.factories import make_preset  # noqa: E402
 
 READS, ROUNDS, SERVER_ID = 5000, 7, 4242
 

@@ -87,8 +87,7 @@ def with_chromium(preset, node, runs: int) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from conftest import CHROMIUM, CHROMIUM_ARGS  # type: ignore[import-not-found]
+    from devtools.chromium import CHROMIUM, CHROMIUM_ARGS
 
     port = free_port()
     server = start_server(port, workers=1, env=dict(os.environ))

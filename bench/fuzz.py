@@ -24,14 +24,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.fuzz.strategies import (  # noqa: E402
+from devtools.fuzz.strategies import (  # noqa: E402
     assembly_inputs,
     bucket_documents,
     json_values,
     macro_text,
     preset_uploads,
 )
-from tests.fuzz.targets import assembly_target, bucket_target, import_target, macro_target  # noqa: E402
+from devtools.fuzz.targets import assembly_target, bucket_target, import_target, macro_target  # noqa: E402
 
 
 class Tally:

@@ -31,8 +31,10 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
 from corpus_path import CORPUS
-from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
+
+from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 SERVER_ID = 777001
 SETUP = """

@@ -26,10 +26,12 @@ import time
 import urllib.parse
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_assemble import run
-from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
+
+from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 A, B = 881001, 882002
 PASSWORD = "neighbours bench password"

@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_path import CORPUS
-from genpreset import make_big_preset
 
+from devtools.genpreset import make_big_preset
 from engine.st_format import parse_preset
 
 CORPUS = CORPUS / "pm"
@@ -56,7 +56,7 @@ def main() -> None:
     ms, nodes = median_ms(raw, "generated.json")
     verdict = "ok" if ms <= TARGET_BIG_MS else "OVER TARGET"
     print(
-        f"  {'generated (bench/genpreset.py)':45} {len(raw) / 1e6:5.2f} MB  {nodes:4d} nodes  {ms:7.1f} ms  {verdict}"
+        f"  {'generated (devtools/genpreset.py)':45} {len(raw) / 1e6:5.2f} MB  {nodes:4d} nodes  {ms:7.1f} ms  {verdict}"
     )
 
 

@@ -31,9 +31,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
 from corpus_path import CORPUS
 from load_assemble import SERVER_ID, SETUP, group_cpu_seconds, request, run
-from web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
+
+from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 
 def ask(port: int, token: str, body: bytes) -> tuple[int, float]:

@@ -23,8 +23,8 @@ ROOT = BENCH.parent
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/tavernkeep_bench"
 BENCH_REDIS_URL = "redis://127.0.0.1:6379/11"
-# This runner, and modules the others import (a preset generator, the corpus path, the web server's start).
-NOT_BENCHMARKS = {"run_all.py", "genpreset.py", "corpus_path.py", "web_process.py"}
+# This runner, and the corpus path the others import (what bench shares with tests is in devtools/).
+NOT_BENCHMARKS = {"run_all.py", "corpus_path.py"}
 NEEDS_POSTGRES = {"store.py", "stm_expiry.py", "load_mixed.py"}
 QUICK_ARGS = {
     "fuzz.py": ["--examples", "500"],

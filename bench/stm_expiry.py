@@ -139,10 +139,10 @@ def drain_with_workers(counts: list[int], *, rows: int, batch: int) -> None:
     from django.db import connection
     from django.utils import timezone
 
+    from devtools.celery_worker import start_worker, stop_worker, wait_until_ready
     from memory.models import StmEntry
     from memory.selectors import expired_q
     from memory.tasks import expire_stm_entries
-    from tests.celery_worker import start_worker, stop_worker, wait_until_ready
 
     walls: list[float] = []
     for count in counts:

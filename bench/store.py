@@ -33,8 +33,8 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from genpreset import make_big_preset  # noqa: E402
 
+from devtools.genpreset import make_big_preset  # noqa: E402
 from engine.st_format import parse_preset  # noqa: E402
 from presets import cache as preset_cache  # noqa: E402
 from presets import services  # noqa: E402

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Collection
 from pathlib import Path
 
+import pytest_django.fixtures
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -433,4 +434,181 @@ def test_the_assembler_check_sees_what_bob_plants_in_world_info_and_groups(tmp_p
     assert assembler_reaches(modules) == [
         "engine.groups.nudge → engine.assemble.state",
         "engine.worldinfo.placement → engine.rearrange",
+    ]
+
+
+# The tests and the benchmarks share what both need through devtools/ (docs/architecture.md#tests-and-benchmarks):
+# neither reaches into the other, devtools into neither, and the product into none of the three.
+CROSSINGS_FORBIDDEN = {
+    "tests": ("bench",),
+    "bench": ("tests",),
+    "devtools": ("tests", "bench"),
+    **{package: ("tests", "bench", "devtools") for package in APPS},
+}
+
+
+def _reaches(path: Path) -> list[tuple[str, int, str]]:
+    """(top-level name, line, how) for every absolute import at any depth, and for a string joined into
+    a path or handed to a call ("bench", "tests/browser": what `sys.path.insert` and
+    `spec_from_file_location` get), read as a folder of the repository's root."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: list[tuple[str, int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend(
+                (alias.name.split(".")[0], node.lineno, f"import {alias.name}") for alias in node.names
+            )
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append((node.module.split(".")[0], node.lineno, f"from {node.module} import"))
+        elif isinstance(node, ast.BinOp | ast.Call):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+            out.extend(
+                (operand.value.split("/")[0], operand.lineno, f"the path {operand.value!r}")
+                for operand in operands
+                if isinstance(operand, ast.Constant) and isinstance(operand.value, str)
+            )
+    return out
+
+
+def crossings(root: Path, forbidden: dict[str, tuple[str, ...]]) -> list[str]:
+    """Every reach from one of `forbidden`'s folders into a folder it must leave alone."""
+    return [
+        f"{path.relative_to(root)}:{line} {side} → {target}: {how}"
+        for side, others in forbidden.items()
+        for path in sorted((root / side).rglob("*.py"))
+        for target, line, how in _reaches(path)
+        if target in others
+    ]
+
+
+def test_tests_and_bench_do_not_import_each_other():
+    found = crossings(ROOT, CROSSINGS_FORBIDDEN)
+    assert found == [], "move what both need into devtools/:\n" + "\n".join(found)
+
+
+def test_the_crossing_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
+    planted = {
+        "tests/test_load.py": "def test_it():\n    from bench.web_process import free_port\n",
+        "tests/factories.py": '"""Like bench/genpreset.py."""\nfrom devtools.genpreset import make_big_preset\n',
+        "bench/editor.py": "import sys\nsys.path.insert(0, str(ROOT / 'tests' / 'browser'))\n",
+        "bench/cache_hits.py": "import tests.factories\n",
+        "bench/fuzz.py": "from devtools.fuzz.strategies import macro_text\nLABEL = 'tests passed'\n",
+        "devtools/worker.py": "from tests import corpus\n",
+        "presets/demo.py": "from devtools.factories import make_preset\n",
+    }
+    for relative, text in planted.items():
+        (tmp_path / relative).parent.mkdir(exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+
+    found = crossings(tmp_path, CROSSINGS_FORBIDDEN)
+
+    assert [line.split(":")[0] for line in found] == [
+        "tests/test_load.py",
+        "bench/cache_hits.py",
+        "bench/editor.py",
+        "devtools/worker.py",
+        "presets/demo.py",
+    ]
+
+
+# The engine's tests need what the engine needs, so `pytest tests/engine` runs without a database
+# (docs/architecture.md#tests-and-benchmarks).
+ENGINE_TESTS_MAY_IMPORT = ("engine", "pytest", "hypothesis")
+TEST_HELPERS = ("tests", "devtools")
+
+
+def engine_test_reaches(root: Path) -> list[str]:
+    """Every import under tests/engine of anything beyond the engine, the standard library, pytest and
+    Hypothesis, and every function there asking for a fixture of pytest-django's or of tests/conftest.py
+    (the database, the settings, the personas). A helper module of tests/ or devtools/ that an engine
+    test imports is walked the same way, so a helper cannot bring Django in for it."""
+    django_fixtures = _django_fixtures(root)
+    found: list[str] = []
+    todo = sorted((root / "tests" / "engine").rglob("*.py"))
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and _asks_for_fixtures(node):
+                asked = [arg.arg for arg in node.args.args if arg.arg in django_fixtures]
+                found.extend(f"{path.relative_to(root)}:{node.lineno} the fixture {name}" for name in asked)
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = path.parents[node.level - 1]
+                todo.extend(_helper_files(base, node.module, node.names))
+                continue
+            if isinstance(node, ast.Import):
+                named = [(alias.name, []) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                named = [(node.module, node.names)]
+            else:
+                continue
+            for module, names in named:
+                top = module.split(".")[0]
+                if top in sys.stdlib_module_names or top in ENGINE_TESTS_MAY_IMPORT:
+                    continue
+                helpers = _helper_files(root, module, names) if top in TEST_HELPERS else []
+                if helpers:
+                    todo.extend(helpers)
+                else:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {module}")
+    return found
+
+
+def _asks_for_fixtures(function: ast.FunctionDef) -> bool:
+    """A test or a fixture: what pytest calls with fixtures (a plain helper's arguments are its own)."""
+    return function.name.startswith("test") or any(
+        "fixture" in ast.unparse(decorator) for decorator in function.decorator_list
+    )
+
+
+def _django_fixtures(root: Path) -> set[str]:
+    names = {*pytest_django.fixtures.__all__, "django_db_blocker", "mailoutbox"}
+    conftest = root / "tests" / "conftest.py"
+    if conftest.is_file():
+        names |= {
+            node.name
+            for node in ast.parse(conftest.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef)
+            and any("fixture" in ast.unparse(d) for d in node.decorator_list)
+        }
+    return names
+
+
+def _helper_files(base: Path, module: str | None, names: list[ast.alias]) -> list[Path]:
+    """The files `from module import names` (or `import module`) reads, below `base`."""
+    folder = base.joinpath(*module.split(".")) if module else base
+    candidates = [folder.with_suffix(".py"), folder / "__init__.py"]
+    candidates += [folder / f"{alias.name}.py" for alias in names]
+    return [path for path in candidates if path.is_file()]
+
+
+def test_the_engine_tests_import_only_the_engine_the_standard_library_pytest_and_hypothesis():
+    found = engine_test_reaches(ROOT)
+    assert found == [], "an engine test (or its helper) reaches past the engine:\n" + "\n".join(found)
+
+
+def test_the_engine_test_check_catches_what_alice_plants_in_a_small_tree(tmp_path):
+    planted = {
+        "tests/engine/macros/conftest.py": "from engine.macros import render_text\n",
+        "tests/engine/macros/test_render.py": "import json\nfrom .conftest import render_text\n"
+        "from hypothesis import given\n\n\ndef test_it(settings):\n    from django.conf import settings\n",
+        "tests/engine/test_fuzz.py": "from devtools.fuzz.targets import macro_target\n",
+        "devtools/fuzz/targets.py": "from engine import assemble\n",
+        "tests/engine/factories.py": "from tests.helpers import stored\n",
+        "tests/helpers.py": "from presets.models import Preset\n",
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef lantern(db):\n    return 1001\n",
+        "tests/engine/test_memo.py": "def test_one(tmp_path, monkeypatch):\n    pass\n\n\ndef test_two(lantern):\n    pass\n",
+    }
+    for relative, text in planted.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+
+    assert sorted(engine_test_reaches(tmp_path)) == [
+        "tests/engine/macros/test_render.py:6 the fixture settings",
+        "tests/engine/macros/test_render.py:7 django.conf",
+        "tests/engine/test_memo.py:5 the fixture lantern",
+        "tests/helpers.py:1 presets.models",
     ]

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from core.actors import Agent
 from core.resilient_cache import cache_get
+from devtools.factories import make_preset
 from presets import cache as preset_cache
 from presets import services as preset_services
 from servers import generational_cache
@@ -24,7 +25,6 @@ from servers.models import ApiToken, AuditEvent, CacheStamp
 from servers.selectors import directory_names, tokenizer_for
 from servers.services import api_token_create, api_token_revoke, directory_replace, server_tokenizer_set
 from servers.writes import server_write
-from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

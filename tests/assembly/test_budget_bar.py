@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assembly.preview import budget_shares, preview_rows
 from engine import assemble
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 
 def test_a_squashed_system_message_splits_its_tokens_between_server_prompts_and_preset_text(doc_with):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from assembly.selectors import assemble_for_server
 from engine import parse_buckets
-from tests.factories import build_preset, make_node, marker
+from tests.engine.factories import build_preset, make_node, marker
 
 
 def store(lantern):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.actors import Agent
-from tests.factories import XSS_PRESET
+from devtools.factories import XSS_PRESET
 
 from .conftest import sign_in, wait_for_htmx
 

@@ -49,8 +49,8 @@ def test_a_value_naming_a_class_outside_the_app_is_refused():
 
 
 def test_the_active_preset_round_trips_through_redis_as_data(lantern, alice):
+    from devtools.factories import make_preset
     from presets.services import preset_import
-    from tests.factories import make_preset
 
     preset_import(server=lantern, raw=make_preset(("greet", "Hello.", True)), filename="Inn.json", by=alice)
     stored = preset_cache._load_active(lantern.pk)

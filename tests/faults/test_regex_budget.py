@@ -4,8 +4,8 @@ after it are skipped with a warning naming the budget."""
 
 from __future__ import annotations
 
-from tests.regex.conftest import import_preset, script  # noqa: F401 (a fixture)
-from tests.regex.test_api_and_pages import clean
+from tests.regex_scripts.conftest import import_preset, script  # noqa: F401 (a fixture)
+from tests.regex_scripts.test_api_and_pages import clean
 
 SLOW = "/(a+)+$/"  # backtracks exponentially on a run of a's that does not end the text
 TEXT = "a" * 40 + "!"

@@ -20,6 +20,7 @@ from django.db import DatabaseError, connection
 from characters import cache as card_cache
 from characters import services as card_services
 from characters.models import Card
+from devtools.factories import make_preset
 from engine.regex import parse_script
 from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
@@ -36,9 +37,8 @@ from regex_scripts import services as regex_services
 from regex_scripts.models import ServerScript
 from servers import generational_cache
 from servers.writes import server_write
-from tests.cards.test_reader import V2
-from tests.factories import make_preset
-from tests.regex.conftest import script
+from tests.engine.cards.test_reader import V2
+from tests.regex_scripts.conftest import script
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

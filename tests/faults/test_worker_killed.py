@@ -13,9 +13,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from devtools.celery_worker import start_worker
 from memory.models import Channel, DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
-from tests.celery_worker import start_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

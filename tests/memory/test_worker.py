@@ -9,9 +9,9 @@ import uuid
 import pytest
 from django.db import connection
 
+from devtools.celery_worker import start_worker
 from memory.models import StmEntry
 from memory.tasks import expire_stm_entries
-from tests.celery_worker import start_worker
 
 WAIT_SECONDS = 60
 

@@ -8,11 +8,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from devtools.factories import make_preset
+from devtools.genpreset import make_big_preset
 from presets import cache as preset_cache
 from presets import services
 from presets.demo import DEMO_FILE
 from presets.models import Preset
-from tests.factories import make_big_preset, make_preset
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from devtools.factories import make_preset
 from presets.models import Preset
 from servers.models import AuditEvent
-from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db
 

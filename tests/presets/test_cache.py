@@ -9,13 +9,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.resilient_cache import cache_get, cache_set
+from devtools.factories import make_preset
 from engine import CompiledPreset
 from presets import cache as preset_cache
 from presets import services
 from presets.models import Preset
 from servers.generational_cache import generation_key
 from servers.writes import server_write
-from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

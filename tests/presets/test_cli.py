@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from devtools.factories import make_preset
 from presets.models import Preset
 from servers.models import AuditEvent, Server
 from tests.corpus import CORPUS, needs_corpus
-from tests.factories import make_preset
 
 pytestmark = pytest.mark.django_db
 

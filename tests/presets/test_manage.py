@@ -134,7 +134,7 @@ def test_renaming_to_nothing_is_refused(client, alice, lantern, house_style):
 
 
 def test_a_harbor_preset_may_share_a_lantern_preset_name(lantern, harbor, alice, charlie, house_style):
-    from tests.factories import make_preset
+    from devtools.factories import make_preset
 
     services.preset_import(server=harbor, raw=make_preset(), filename="House Style.json", by=charlie)
     assert Preset.objects.filter(name="House Style").count() == 2
@@ -269,7 +269,7 @@ def test_alice_downloads_the_stored_json(client, alice, lantern, house_style, de
 
 
 def test_the_download_has_secrets_blanked(client, alice, lantern):
-    from tests.factories import make_preset
+    from devtools.factories import make_preset
 
     raw = make_preset(reverse_proxy="https://proxy.example/v1", proxy_password="hunter2")
     preset = services.preset_import(server=lantern, raw=raw, filename="p.json", by=alice).preset

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.urls import reverse
 
+from devtools.factories import make_preset
 from presets.models import Preset, PresetNode
 from servers.models import AuditEvent
-from tests.factories import make_preset
 from tests.presets.conftest import upload
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ import time
 import pytest
 from django.urls import reverse
 
+from devtools.factories import make_preset
 from presets.models import Preset
 from servers.models import Role
 from servers.services import membership_set
-from tests.factories import make_preset
 from tests.presets.conftest import upload
 
 pytestmark = pytest.mark.django_db

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.web_process import free_port, start_server, stop_server, wait_until_up
+from devtools.celery_worker import worker_database_url
+from devtools.web_process import free_port, start_server, stop_server, wait_until_up
 from presets import services as preset_services
-from tests.celery_worker import worker_database_url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -25,7 +25,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from bench.web_process import free_port, start_server, stop_server, wait_until_up
+from devtools.celery_worker import start_worker, stop_worker, wait_until_ready, worker_database_url
+from devtools.web_process import free_port, start_server, stop_server, wait_until_up
 from lorebooks import services as lorebook_services
 from lorebooks.models import LorebookEntry
 from memory.models import Channel, DiscordUser, StmEntry
@@ -33,7 +34,6 @@ from memory.tasks import expire_stm_entries
 from presets import services as preset_services
 from presets.models import PresetNode
 from servers.models import ApiToken
-from tests.celery_worker import start_worker, stop_worker, wait_until_ready, worker_database_url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

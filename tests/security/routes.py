@@ -17,8 +17,8 @@ from typing import Any
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from devtools.factories import DEFAULT_BUCKETS
 from servers.permissions import Action
-from tests.factories import DEFAULT_BUCKETS
 
 from .conftest import World, card_bytes, lorebook_bytes, preset_bytes
 

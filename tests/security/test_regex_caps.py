@@ -7,7 +7,7 @@ import json
 
 from presets import selectors as preset_selectors
 from regex_scripts.models import ServerScript
-from tests.regex.conftest import import_preset, run_cli, script  # noqa: F401 (a fixture)
+from tests.regex_scripts.conftest import import_preset, run_cli, script  # noqa: F401 (a fixture)
 
 
 def test_a_preset_carrying_600_scripts_keeps_512_and_its_summary_says_88_were_refused(

@@ -1,0 +1,1 @@
+"""Hypothesis strategies for hostile input and the parsers they are thrown at (tests and bench/fuzz.py)."""

@@ -1,0 +1,83 @@
+"""A document's blocks are walked into a preset's order once for texts that render alike
+(docs/assembly.md#speed-this-2-core-machine): the next assemblies of the same document send what a first
+assembly of it would, notes included, whatever they change afterwards, and texts that render otherwise
+are walked again."""
+
+from __future__ import annotations
+
+from engine import assemble, parse_buckets
+from tests.engine.factories import build_preset, depth, make_node, marker
+
+HISTORY = [
+    {"role": "user", "name": "Mira", "content": "h1"},
+    {"role": "assistant", "name": "Tomori", "content": "h2"},
+    {"role": "user", "name": "Mira", "content": "h3"},
+]
+DOCUMENT = {
+    "system_prompt": "SYS",
+    "history": HISTORY,
+    "tail_directives": ["Stay brief."],
+}
+
+
+def preset(main="MAIN for {{char}}"):  # identity macros only: nothing to render
+    return build_preset(
+        [
+            make_node("main", content=main),
+            marker("chatHistory"),
+            depth("note", "DEPTH ONE", 1),
+            marker("someMarkerNobodyKnows"),  # warned at assembly
+            make_node("cont", content="ONLY ON CONTINUE", injection_trigger=["continue"]),  # omitted
+        ]
+    )
+
+
+def outcome(result):
+    return (
+        [(m.role, m.content) for m in result.messages],
+        list(result.warnings),
+        [(o.what, o.reason) for o in result.omitted],
+    )
+
+
+def test_the_next_assemblies_of_a_document_send_what_the_first_did_with_the_same_notes():
+    doc, compiled = parse_buckets({**DOCUMENT, "seed": 5}), preset()
+    first = outcome(assemble(doc, preset=compiled))
+    assert [outcome(assemble(doc, preset=compiled)) for _ in range(3)] == [first] * 3
+    messages, warnings, omitted = first
+    assert any("someMarkerNobodyKnows" in sentence for sentence in warnings)
+    assert any("this is a normal generation" in reason for _what, reason in omitted)
+    assert ("system", "MAIN for Assistant") in messages
+    assert ("assistant", "h2\n[System: DEPTH ONE\nStay brief.]") in messages
+
+
+def test_what_one_assembly_changes_does_not_reach_the_next_one_of_the_same_document():
+    compiled = preset()
+    shared = parse_buckets({**DOCUMENT, "seed": 5})
+    for style in ("standalone", "merge", "standalone"):
+        fresh = assemble(parse_buckets({**DOCUMENT, "seed": 5}), preset=compiled, style=style)
+        assert outcome(assemble(shared, preset=compiled, style=style)) == outcome(fresh)
+
+
+def test_a_second_preset_on_the_same_document_walks_its_own_nodes():
+    doc = parse_buckets({**DOCUMENT, "seed": 5})
+    assemble(doc, preset=preset())
+    other = build_preset([marker("chatHistory"), make_node("after", content="AFTER")])
+    sent = [m.content for m in assemble(doc, preset=other).messages]
+    assert sent[-1] == "AFTER"
+    assert "DEPTH ONE" not in "\n".join(sent)
+
+
+def test_a_text_that_renders_alike_on_every_call_is_placed_alike():
+    doc, compiled = parse_buckets({**DOCUMENT, "seed": 5}), preset("Answer to: {{lastUserMessage}}")
+    sent = [outcome(assemble(doc, preset=compiled)) for _ in range(3)]
+    assert sent == [sent[0]] * 3
+    assert ("system", "Answer to: h3") in sent[0][0]
+
+
+def test_a_text_that_renders_otherwise_is_walked_again():
+    compiled = preset("Weather: {{random::rain::sun::fog::snow::hail::wind}}")
+    shared = parse_buckets(DOCUMENT)
+    for seed in (1, 2, 3, 1, 2, 2, 1):  # wind, sun, sun, wind, …
+        fresh = assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed)
+        assert outcome(assemble(shared, preset=compiled, seed=seed)) == outcome(fresh)
