@@ -129,6 +129,11 @@ def charge_elsewhere(cpu_seconds: float) -> None:
     ]
 
 
+def current_servers() -> tuple[int, ...]:
+    """The servers the current request has claimed so far (none outside a request)."""
+    return tuple(server_id for server_id, _, _ in _claims.get() or ())
+
+
 def busy_message() -> str:
     limit = _limit()
     return (

@@ -18,6 +18,8 @@ threads come first for the processor too.
   database is chosen later). A child shares nothing with its parent but the settings it is sent
   (`DATABASES`, `CACHES`: a test's database, a bench's cache prefix); restarts are rare (only after
   a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
+- One server's work uses one child at a time (its next waits), so however much one server sends,
+  another server's work finds a child free (with `OFFLOAD_WORKERS` ≥ 2).
 - Each call has a wall limit (`OFFLOAD_WALL_SECONDS`, waiting for a free child included): past it
   the child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
   sentence the page shows.
@@ -88,7 +90,8 @@ def run(work: Callable[..., T], /, **kwargs: Any) -> T:
     only: inline work cannot be stopped) and OffloadFailed when the child dies."""
     if workers() == 0:
         return work(**kwargs)
-    return _pool().call(work, kwargs, wall_seconds())
+    servers = fairness.current_servers()
+    return _pool().call(work, kwargs, wall_seconds(), server=servers[0] if servers else None)
 
 
 # -- the pool ------------------------------------------------------------------------------------
@@ -138,19 +141,48 @@ class _Pool:
         self._slots = threading.BoundedSemaphore(size)
         self._idle: list[_Child] = []
         self._lock = threading.Lock()
+        self._servers_busy: set[int] = set()
+        self._server_freed = threading.Condition()
 
-    def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float) -> T:
+    def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
         started = time.monotonic()
         payload = pickle.dumps((work, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        if not self._slots.acquire(timeout=wall):
+        if server is not None and not self._hold_server(server, started + wall):
+            raise OffloadTimeout(wall)
+        try:
+            return self._call_held(work, payload, wall, started)
+        finally:
+            if server is not None:
+                self._free_server(server)
+
+    def _hold_server(self, server: int, deadline: float) -> bool:
+        """One server's work uses one child at a time: however much of it there is, another
+        server's finds a child free."""
+        with self._server_freed:
+            while server in self._servers_busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._server_freed.wait(left)
+            self._servers_busy.add(server)
+            return True
+
+    def _free_server(self, server: int) -> None:
+        with self._server_freed:
+            self._servers_busy.discard(server)
+            self._server_freed.notify_all()
+
+    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float, started: float) -> T:
+        if not self._slots.acquire(timeout=max(0.0, wall - (time.monotonic() - started))):
             raise OffloadTimeout(wall)
         try:
             child = self._take()
             try:
                 child.conn.send_bytes(payload)
-                if not child.conn.poll(max(0.0, wall - (time.monotonic() - started))):
+                sent = time.monotonic()
+                if not child.conn.poll(max(0.0, wall - (sent - started))):
                     child.stop()
-                    fairness.charge_elsewhere(time.monotonic() - started)
+                    fairness.charge_elsewhere(time.monotonic() - sent)
                     raise OffloadTimeout(wall)
                 status, value, cpu = child.conn.recv()
             except (EOFError, OSError) as exc:

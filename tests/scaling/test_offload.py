@@ -9,6 +9,7 @@ connection, so they need the real-services pass (a committed PostgreSQL database
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -80,6 +81,44 @@ def test_offloaded_cpu_counts_toward_the_servers_share(children, settings, lante
     finally:
         fairness._claims.reset(token)
         fairness._credit.clear()
+
+
+def test_one_servers_work_keeps_to_one_child_and_another_server_finds_one_free(children, harbor, lantern):
+    offload.run(burn, seconds=0)  # one child started
+    offload.run(burn, seconds=0)
+    finished: dict[str, float] = {}
+    started = time.monotonic()
+
+    def harbor_work(name: str, seconds: float) -> None:
+        token = fairness._claims.set([])
+        try:
+            fairness.claim_share(harbor.pk)
+            offload.run(burn, seconds=seconds)
+            finished[name] = time.monotonic() - started
+        finally:
+            fairness._give_back(fairness._claims.get() or [])
+            fairness._claims.reset(token)
+
+    first = threading.Thread(target=harbor_work, args=("harbor's first", 1.5))
+    first.start()
+    deadline = time.monotonic() + 10
+    while harbor.pk not in offload._pool()._servers_busy and time.monotonic() < deadline:
+        time.sleep(0.01)  # until Harbor's first work has its child
+    second = threading.Thread(target=harbor_work, args=("harbor's second", 0))
+    second.start()
+    token = fairness._claims.set([])
+    try:
+        fairness.claim_share(lantern.pk)
+        offload.run(burn, seconds=0)
+        finished["lantern's"] = time.monotonic() - started
+    finally:
+        fairness._give_back(fairness._claims.get() or [])
+        fairness._claims.reset(token)
+    first.join()
+    second.join()
+    fairness._running.clear()
+    assert finished["lantern's"] < finished["harbor's first"]  # the Lantern did not wait for Harbor
+    assert finished["harbor's second"] >= finished["harbor's first"]  # Harbor's second waited its turn
 
 
 # -- the preview page, with the real database and cache ---------------------------------------------
