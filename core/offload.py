@@ -20,8 +20,9 @@ threads come first for the processor too.
   a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
 - One server's work uses one child at a time (its next waits), so however much one server sends,
   another server's work finds a child free (with `OFFLOAD_WORKERS` ≥ 2).
-- Each call has a wall limit (`OFFLOAD_WALL_SECONDS`, waiting for a free child included): past it
-  the child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
+- The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
+  free child is bounded by the same figure, a new child's start is not counted): past it the
+  child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
   sentence the page shows.
 - The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
   work moved out of the web process still counts toward the server's share; a killed child is
@@ -56,6 +57,7 @@ T = TypeVar("T")
 # What a child needs from the parent beyond its environment: where the data is.
 _SNAPSHOT_SETTINGS = ("DATABASES", "CACHES")
 _ROOT = Path(__file__).resolve().parent.parent  # the project: what the child imports from
+START_SECONDS = 60  # the most a new child may take to set Django up
 
 
 class OffloadTimeout(Exception):
@@ -123,6 +125,16 @@ class _Child:
         self.conn = Connection(ours.detach())
         module = os.environ.get("DJANGO_SETTINGS_MODULE") or getattr(settings, "SETTINGS_MODULE", None)
         self.conn.send((module, _snapshot(), int(getattr(settings, "OFFLOAD_NICE", 10))))
+        self.ready = False
+
+    def wait_until_ready(self) -> None:
+        """Wait for a new child to have set Django up: its start is not its first work's time."""
+        if self.ready:
+            return
+        if not self.conn.poll(START_SECONDS):
+            raise OSError(f"the offload child did not start within {START_SECONDS} s")
+        self.conn.recv()
+        self.ready = True
 
     def is_alive(self) -> bool:
         return self.process.poll() is None
@@ -178,9 +190,10 @@ class _Pool:
         try:
             child = self._take()
             try:
+                child.wait_until_ready()
                 child.conn.send_bytes(payload)
                 sent = time.monotonic()
-                if not child.conn.poll(max(0.0, wall - (sent - started))):
+                if not child.conn.poll(wall):
                     child.stop()
                     fairness.charge_elsewhere(time.monotonic() - sent)
                     raise OffloadTimeout(wall)
@@ -263,6 +276,7 @@ def child_main() -> None:
     django.setup()
     from django.db import close_old_connections
 
+    conn.send("ready")
     while True:
         try:
             work, kwargs = conn.recv()

@@ -24,7 +24,7 @@ from tests.scaling.offload_work import burn, refuse
 @pytest.fixture
 def children(settings):
     settings.OFFLOAD_WORKERS = 2
-    settings.OFFLOAD_WALL_SECONDS = 60  # a child's first start sets Django up: seconds on a busy machine
+    settings.OFFLOAD_WALL_SECONDS = 60  # generous: the machine running the tests may be busy
     offload.shut_down()
     yield
     offload.shut_down()
