@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from conversations.selectors import conversation_choices, preview_inputs
+from conversations.selectors import conversation_choices
 from engine import GENERATION_TYPES, PROVIDERS, STYLES, BucketError
 from presets.selectors import presets_for
 from servers.models import Server
@@ -27,7 +27,8 @@ from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
-from .preview import Preview, PreviewOptions, parse_document_text, preview_assembly
+from .preview import PreviewOptions, parse_document_text
+from .preview_result import PreviewResult, offloaded_preview_result
 from .sample_form import SampleFormError, apply_row_op, document_from_form, form_from_document
 
 PAGE = "assembly/preview.html"
@@ -44,9 +45,10 @@ def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespo
         bucket = buckets[0] if buckets else None
     document = bucket.document if bucket is not None else selectors.default_document()
     options = _options(request.GET)
-    preview = _preview(server, document, options)
+    result = offloaded_preview_result(server=server, document=document, options=options)
     name = bucket.name if bucket is not None else selectors.DEFAULT_SAMPLE_NAME
-    return render(request, PAGE, _context(request, server, options, document, preview, sample_name=name))
+    context = _context(request, server, options, document, result, sample_name=name)
+    return render(request, PAGE, context, status=503 if result.stopped else 200)
 
 
 @login_required
@@ -56,12 +58,15 @@ def preview_render(request: AuthenticatedHttpRequest, server_id: int) -> HttpRes
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
     options = _options(request.POST)
     posted = _posted_document(request.POST)
-    preview = Preview(error=posted.error) if posted.error else _preview(server, posted.document, options)
+    result = offloaded_preview_result(
+        server=server, document=posted.document, options=options, error=posted.error
+    )
     name = request.POST.get("name", "")
-    context = _context(request, server, options, posted.document, preview, sample_name=name, posted=posted)
+    context = _context(request, server, options, posted.document, result, sample_name=name, posted=posted)
     if getattr(request, "htmx", False):  # htmx swaps only 2xx answers: the error is in the partial
         return _partial_answer(request, context, posted)
-    return render(request, PAGE, context, status=400 if preview.error else 200)
+    status = 503 if result.stopped else 400 if result.error else 200
+    return render(request, PAGE, context, status=status)
 
 
 @login_required
@@ -82,9 +87,8 @@ def sample_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
             error = exc.message
         else:
             return redirect(_page_url(server, bucket.name, options))
-    context = _context(
-        request, server, options, posted.document, Preview(error=error), sample_name=name, posted=posted
-    )
+    shown = offloaded_preview_result(server=server, document=None, options=options, error=error)
+    context = _context(request, server, options, posted.document, shown, sample_name=name, posted=posted)
     context["save_error"] = error
     return render(request, PAGE, context, status=400)
 
@@ -97,19 +101,6 @@ def sample_delete(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     if bucket is not None:
         services.sample_bucket_delete(bucket=bucket, by=request.user)
     return redirect("assembly:preview", server_id=server.pk)
-
-
-def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
-    """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
-    if options.conversation is None:
-        return preview_assembly(server_id=server.pk, document=document, options=options)
-    inputs = preview_inputs(server.pk, options.conversation, options.message)
-    if inputs is None:
-        return Preview(error="This server has no such sample conversation.")
-    history, variables = inputs
-    return preview_assembly(
-        server_id=server.pk, document=document, options=options, history=history, variables=variables
-    )
 
 
 def _conversation_choices(server: Server) -> list[tuple[int, str]]:
@@ -183,7 +174,7 @@ def _partial_answer(
 ) -> HttpResponse:
     """The result, plus the other view of the sample swapped out of band: the JSON after a form
     change, the fields after a JSON change or a row button (never the box being typed in)."""
-    response = render(request, f"{PAGE}#result", context)
+    response = HttpResponse(context["result"].html)
     oob = {**context, "oob": True}
     extra = ""
     if posted.document is not None and (posted.from_json or posted.row_op):
@@ -199,7 +190,7 @@ def _context(
     server: Server,
     options: PreviewOptions,
     document: Any,
-    preview: Preview,
+    result: PreviewResult,
     *,
     sample_name: str,
     posted: PostedDocument | None = None,
@@ -215,7 +206,7 @@ def _context(
         "options": options,
         "document_text": text,
         "sections": sections,
-        "preview": preview,
+        "result": result,
         "sample_name": sample_name,
         "buckets": selectors.sample_buckets_for(server.pk),
         "presets": presets_for(server),

@@ -158,6 +158,12 @@ else:
 # the most a server may have saved up.
 SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
 SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
+# Heavy page work (the preview's render, the regex tester, a preset's token total) runs in this many
+# niced child processes per web process (core/offload.py), each call stopped after OFFLOAD_WALL_SECONDS.
+# Off (inline) without REDIS_URL: a child's local-memory cache would not see the web process's writes.
+OFFLOAD_WORKERS = max(0, env_int("OFFLOAD_WORKERS", default=2 if REDIS_URL else 0))
+OFFLOAD_WALL_SECONDS = float(os.environ.get("OFFLOAD_WALL_SECONDS") or 10)
+OFFLOAD_NICE = env_int("OFFLOAD_NICE", default=10)
 # Each web process listens for PostgreSQL's notifications of generation bumps (servers/stamp_listener.py).
 CACHE_STAMP_LISTENER = env_bool("CACHE_STAMP_LISTENER", default=True)
 CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # core/resilient_cache.py

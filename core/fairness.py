@@ -17,7 +17,8 @@ On top of the count, a server's CPU is metered: each claimed request's thread CP
 to its server, which earns `SERVER_CPU_SHARE` CPU-seconds per second back (a bucket holding at most
 `SERVER_CPU_BURST_SECONDS`). A server whose bucket is empty is answered 429 until it refills, so
 one server's expensive pages (preview renders, a huge preset, the regex tester) cannot keep a
-process's CPU from the others for long.
+process's CPU from the others for long. Those pages compute in a child process (core/offload.py),
+whose CPU time is charged to the request's server the same way (`charge_elsewhere`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,22 @@ def claim_share(server_id: int) -> None:
     if not _enter(server_id, counted=counted):
         raise ServerBusy(server_id)
     claims.append((server_id, time.thread_time(), counted))
+
+
+def charge_elsewhere(cpu_seconds: float) -> None:
+    """Charge the current request's servers CPU it used outside its own thread (core/offload.py's
+    child processes), on top of the thread's own time; nothing outside a request."""
+    claims = _claims.get()
+    if not claims or cpu_seconds <= 0:
+        return
+    claims[:] = [
+        (server_id, cpu_at_start - cpu_seconds, counted) for server_id, cpu_at_start, counted in claims
+    ]
+
+
+def current_servers() -> tuple[int, ...]:
+    """The servers the current request has claimed so far (none outside a request)."""
+    return tuple(server_id for server_id, _, _ in _claims.get() or ())
 
 
 def busy_message() -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from core import offload
 from core.errors import UserError
 from engine.regex import PresetScripts, scripts_of_preset
 from engine.st_format import PresetNode as StNode
@@ -143,10 +144,22 @@ def prompt_settings(preset: Preset) -> PromptSettings:
     return PromptSettings.from_dict({**(preset.settings or {}), "converted": converted})
 
 
-def enabled_tokens(preset: Preset, encoding: str | None = None) -> int:
-    """The tokens of every enabled node together, in `encoding` (see PresetNode.tokens)."""
+def enabled_tokens(preset: Preset, encoding: str | None = None) -> int | None:
+    """The tokens of every enabled node together, in `encoding` (see PresetNode.tokens), counted in
+    a child process (core/offload.py: thousands of nodes are seconds of work when their counts are
+    not cached yet); None when the count passed its wall limit and was stopped."""
+    try:
+        return offload.run(enabled_tokens_counted, preset_id=preset.pk, encoding=encoding)
+    except offload.OffloadTimeout:
+        return None
+
+
+def enabled_tokens_counted(*, preset_id: int, encoding: str | None = None) -> int:
+    """`enabled_tokens`, counted here."""
     nodes = list(
-        PresetNode.objects.filter(preset=preset, enabled=True).only("kind", "content", "prefix", "suffix")
+        PresetNode.objects.filter(preset_id=preset_id, enabled=True).only(
+            "kind", "content", "prefix", "suffix"
+        )
     )
     for node in nodes:
         node.encoding = encoding

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core import offload
 from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from presets import cache as preset_cache
 from presets import selectors as preset_selectors
@@ -235,8 +236,9 @@ def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
-            try:
-                context["result"] = selectors.clean_for_server(
+            try:  # in a child process (core/offload.py): a hostile script's run is bounded in wall time too
+                context["result"] = offload.run(
+                    selectors.clean_for_server,
                     server_id=server.pk,
                     text=data["text"],
                     user_message=data["kind"] == "user_message",
@@ -247,6 +249,9 @@ def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
             except selectors.PresetNotFound as exc:
                 context["error"] = exc.message
                 status = 400
+            except offload.OffloadTimeout as exc:
+                context["error"] = exc.message
+                status = 503
         else:
             status = 400
     template = "regex_scripts/tester.html#tester-result" if request.htmx else "regex_scripts/tester.html"

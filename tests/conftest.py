@@ -36,6 +36,9 @@ def _generous_cpu_share(settings) -> None:
     # PostgreSQL's notifications need a listening connection, which would keep the test database
     # from being dropped: the tests that need it turn it on and stop it (tests/faults).
     settings.CACHE_STAMP_LISTENER = False
+    # A test's rows are in its own transaction, which a child process (core/offload.py) cannot see:
+    # heavy page work runs inline; tests/scaling/test_offload.py turns the children on.
+    settings.OFFLOAD_WORKERS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,63 @@
+"""The preview's result as HTML: the assembly of a sample, the budget, both message lists and the
+variables, rendered. It is the costly part of the preview page (a 5,000-node preset renders 2.7 MB,
+most of its time in templates), so the views have it made in a child process (core/offload.py); it
+needs nothing of the request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from conversations.selectors import preview_inputs
+from core import offload
+from servers.models import Server
+
+from .preview import Preview, PreviewOptions, preview_assembly
+
+RESULT = "assembly/preview.html#result"
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewResult:
+    html: str
+    error: str = ""  # the preview's one sentence when it has none to show
+    stopped: bool = False  # the render passed its wall limit (OFFLOAD_WALL_SECONDS) and was stopped
+
+
+def preview_result(*, server: Server, document: Any, options: PreviewOptions) -> PreviewResult:
+    """The rendered preview of `document` (a decoded bucket document) for the server."""
+    preview = _preview(server, document, options)
+    return PreviewResult(html=_html(server, preview), error=preview.error)
+
+
+def offloaded_preview_result(
+    *, server: Server, document: Any, options: PreviewOptions, error: str = ""
+) -> PreviewResult:
+    """`preview_result` made in a child process (inline when offloading is off), or the result that
+    shows `error` (a sample that did not decode: nothing to compute) or says the render was stopped."""
+    if error:
+        return PreviewResult(html=_html(server, Preview(error=error)), error=error)
+    try:
+        return offload.run(preview_result, server=server, document=document, options=options)
+    except offload.OffloadTimeout as exc:
+        return PreviewResult(html=_html(server, Preview(error=exc.message)), error=exc.message, stopped=True)
+
+
+def _html(server: Server, preview: Preview) -> str:
+    return render_to_string(RESULT, {"preview": preview, "server": server})
+
+
+def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
+    """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
+    if options.conversation is None:
+        return preview_assembly(server_id=server.pk, document=document, options=options)
+    inputs = preview_inputs(server.pk, options.conversation, options.message)
+    if inputs is None:
+        return Preview(error="This server has no such sample conversation.")
+    history, variables = inputs
+    return preview_assembly(
+        server_id=server.pk, document=document, options=options, history=history, variables=variables
+    )

@@ -1,0 +1,311 @@
+"""Heavy page work in niced child processes (issue 35, docs/reliability.md#5c-hostile-neighbours-round-two-issue-35).
+
+A web process runs its requests in threads that share one interpreter lock. A page that renders
+for half a second (a preview of a 5,000-node preset, mostly template work) holds that lock while
+other servers' short API calls wait for it at every hand-over. `run(work, **kwargs)` sends such
+work to a child process instead: the request's thread waits on a socket (the lock released) while
+the child computes, at a lower scheduling priority (`OFFLOAD_NICE`), so the web process's own
+threads come first for the processor too.
+
+- The children are started lazily, in the process that needs them (a web worker forked by the
+  server starts its own), `OFFLOAD_WORKERS` at most; `OFFLOAD_WORKERS=0` runs the work inline (the
+  default without REDIS_URL, and in the test suite unless a test turns it on).
+- Each child is a new interpreter (`python -c`, started by fork and exec at once), never a fork of
+  the web process: that has threads, open database and Redis sockets and held locks, which a fork
+  would copy half-way. Not multiprocessing's "spawn" either, which imports the parent's `__main__`
+  again in the child (a script without a main guard would start itself over), nor its
+  "forkserver", whose server keeps the environment and settings of its first start (a test's
+  database is chosen later). A child shares nothing with its parent but the settings it is sent
+  (`DATABASES`, `CACHES`: a test's database, a bench's cache prefix); restarts are rare (only after
+  a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
+- One server's work uses one child at a time (its next waits), so however much one server sends,
+  another server's work finds a child free (with `OFFLOAD_WORKERS` ≥ 2).
+- The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
+  free child is bounded by the same figure, a new child's start is not counted): past it the
+  child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
+  sentence the page shows.
+- The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
+  work moved out of the web process still counts toward the server's share; a killed child is
+  charged the time it ran.
+- The child's other settings come from the environment like the web process's own; it reads the
+  database and the shared cache itself, so only the request's small inputs cross, and the answer
+  (HTML, a dataclass) comes back. They cross pickled, over a socket pair only the two processes
+  hold (unlike the shared cache, which stores data and never pickles). A child exits when its
+  parent does.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.conf import settings
+
+from . import fairness
+
+T = TypeVar("T")
+
+# What a child needs from the parent beyond its environment: where the data is.
+_SNAPSHOT_SETTINGS = ("DATABASES", "CACHES")
+_ROOT = Path(__file__).resolve().parent.parent  # the project: what the child imports from
+START_SECONDS = 60  # the most a new child may take to set Django up
+
+
+class OffloadTimeout(Exception):
+    """The work passed its wall limit and was stopped; `message` is one sentence for the page."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.message = (
+            f"This took more than {seconds:g} s of work and was stopped, so that other servers "
+            "keep their share of the web process; try again with less (a smaller sample or preset)."
+        )
+        super().__init__(self.message)
+
+
+class OffloadFailed(Exception):
+    """The child died or answered something that could not be read back."""
+
+
+def workers() -> int:
+    return max(0, int(getattr(settings, "OFFLOAD_WORKERS", 0)))
+
+
+def wall_seconds() -> float:
+    return float(getattr(settings, "OFFLOAD_WALL_SECONDS", 10.0))
+
+
+def run(work: Callable[..., T], /, **kwargs: Any) -> T:
+    """`work(**kwargs)`'s answer, computed in a child process when offloading is on, else here.
+
+    `work` must be a module-level function (the child imports it by name) whose arguments and answer
+    pickle. Its exceptions are raised here. Raises OffloadTimeout past the wall limit (offloaded
+    only: inline work cannot be stopped) and OffloadFailed when the child dies."""
+    if workers() == 0:
+        return work(**kwargs)
+    servers = fairness.current_servers()
+    return _pool().call(work, kwargs, wall_seconds(), server=servers[0] if servers else None)
+
+
+# -- the pool ------------------------------------------------------------------------------------
+
+
+class _Child:
+    """One child: a fresh interpreter running `child_main`, talking over a socket pair."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])),
+        }
+        try:
+            self.process = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
+                [
+                    sys.executable,
+                    "-c",
+                    "from core.offload import child_main; child_main()",
+                    str(theirs.fileno()),
+                ],
+                pass_fds=[theirs.fileno()],
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
+        module = os.environ.get("DJANGO_SETTINGS_MODULE") or getattr(settings, "SETTINGS_MODULE", None)
+        self.conn.send((module, _snapshot(), int(getattr(settings, "OFFLOAD_NICE", 10))))
+        self.ready = False
+
+    def wait_until_ready(self) -> None:
+        """Wait for a new child to have set Django up: its start is not its first work's time."""
+        if self.ready:
+            return
+        if not self.conn.poll(START_SECONDS):
+            raise OSError(f"the offload child did not start within {START_SECONDS} s")
+        self.conn.recv()
+        self.ready = True
+
+    def is_alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.is_alive():
+            self.process.kill()
+        self.process.wait(5)
+        self.conn.close()
+
+
+class _Pool:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pid = os.getpid()
+        self._slots = threading.BoundedSemaphore(size)
+        self._idle: list[_Child] = []
+        self._lock = threading.Lock()
+        self._servers_busy: set[int] = set()
+        self._server_freed = threading.Condition()
+
+    def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
+        started = time.monotonic()
+        payload = pickle.dumps((work, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        if server is not None and not self._hold_server(server, started + wall):
+            raise OffloadTimeout(wall)
+        try:
+            return self._call_held(work, payload, wall, started)
+        finally:
+            if server is not None:
+                self._free_server(server)
+
+    def _hold_server(self, server: int, deadline: float) -> bool:
+        """One server's work uses one child at a time: however much of it there is, another
+        server's finds a child free."""
+        with self._server_freed:
+            while server in self._servers_busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._server_freed.wait(left)
+            self._servers_busy.add(server)
+            return True
+
+    def _free_server(self, server: int) -> None:
+        with self._server_freed:
+            self._servers_busy.discard(server)
+            self._server_freed.notify_all()
+
+    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float, started: float) -> T:
+        if not self._slots.acquire(timeout=max(0.0, wall - (time.monotonic() - started))):
+            raise OffloadTimeout(wall)
+        try:
+            child = self._take()
+            try:
+                child.wait_until_ready()
+                child.conn.send_bytes(payload)
+                sent = time.monotonic()
+                if not child.conn.poll(wall):
+                    child.stop()
+                    fairness.charge_elsewhere(time.monotonic() - sent)
+                    raise OffloadTimeout(wall)
+                status, value, cpu = child.conn.recv()
+            except (EOFError, OSError) as exc:
+                child.stop()
+                raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
+            self._give_back(child)
+        finally:
+            self._slots.release()
+        fairness.charge_elsewhere(cpu)
+        if status == "error":
+            raise value
+        return value
+
+    def _take(self) -> _Child:
+        with self._lock:
+            while self._idle:
+                child = self._idle.pop()
+                if child.is_alive():
+                    return child
+                child.stop()
+        return _Child()
+
+    def _give_back(self, child: _Child) -> None:
+        with self._lock:
+            self._idle.append(child)
+
+    def close(self) -> None:
+        with self._lock:
+            children, self._idle = self._idle, []
+        for child in children:
+            child.stop()
+
+
+_pool_lock = threading.Lock()
+_current: _Pool | None = None
+
+
+def _pool() -> _Pool:
+    global _current
+    with _pool_lock:
+        # A forked web worker does not own its parent's children: it starts its own.
+        if _current is None or _current.pid != os.getpid() or _current.size != workers():
+            _current = _Pool(workers())
+        return _current
+
+
+def shut_down() -> None:
+    """Stop this process's idle children (the next call starts new ones): tests, and settings changes."""
+    global _current
+    with _pool_lock:
+        pool, _current = _current, None
+    if pool is not None and pool.pid == os.getpid():
+        pool.close()
+
+
+def _snapshot() -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in _SNAPSHOT_SETTINGS if hasattr(settings, name)}
+
+
+# -- the child -----------------------------------------------------------------------------------
+
+
+def child_main() -> None:
+    """A child's life: settings from the parent, Django set up, then one piece of work after another
+    until the parent goes."""
+    conn = Connection(int(sys.argv[1]))
+    settings_module, overrides, nice = conn.recv()
+    os.nice(nice)
+    _exit_with_parent()
+    if settings_module:
+        os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
+    from django.conf import settings as child_settings
+
+    for name, value in overrides.items():
+        setattr(child_settings, name, value)
+    import django
+
+    django.setup()
+    from django.db import close_old_connections
+
+    conn.send("ready")
+    while True:
+        try:
+            work, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        started = time.process_time()
+        close_old_connections()
+        try:
+            answer: tuple[str, Any] = ("ok", work(**kwargs))
+        except Exception as exc:  # the caller gets it raised
+            answer = ("error", exc)
+        finally:
+            close_old_connections()
+        cpu = time.process_time() - started
+        try:
+            conn.send((*answer, cpu))
+        except Exception as exc:  # an answer or exception that does not pickle
+            conn.send(
+                ("error", OffloadFailed(f"the offloaded work's answer could not be sent: {exc!r}"), cpu)
+            )
+
+
+def _exit_with_parent() -> None:
+    """A child whose web process is gone stops, even in the middle of work."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="offload-parent-watch", daemon=True).start()

@@ -1,0 +1,19 @@
+"""Work for tests/scaling/test_offload.py to hand to a child process (core/offload.py imports a
+piece of work by its module and name, so it lives in a module of its own)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def burn(*, seconds: float) -> int:
+    """Keep a processor busy for `seconds` of CPU time; the pid of the process that did."""
+    until = time.process_time() + seconds
+    while time.process_time() < until:
+        pass
+    return os.getpid()
+
+
+def refuse(*, message: str) -> None:
+    raise LookupError(message)

@@ -1,0 +1,185 @@
+"""Heavy page work runs in niced child processes (core/offload.py, issue 35 item 2): the preview of
+a big preset renders there the page it renders inline, a render past its wall limit is stopped and
+said so, and the work moved out still counts toward its server's share.
+
+The children are real processes. The tests of the preview page read the test's rows from another
+connection, so they need the real-services pass (a committed PostgreSQL database, a shared Redis).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+from django.urls import reverse
+
+from core import fairness, offload
+from devtools.factories import DEFAULT_BUCKETS, make_preset
+from presets import services as preset_services
+from tests.scaling.offload_work import burn, refuse
+
+
+@pytest.fixture
+def children(settings):
+    settings.OFFLOAD_WORKERS = 2
+    settings.OFFLOAD_WALL_SECONDS = 60  # generous: the machine running the tests may be busy
+    offload.shut_down()
+    yield
+    offload.shut_down()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_work_past_its_wall_limit_is_stopped_and_its_child_killed(children, settings):
+    warm_pid = offload.run(burn, seconds=0)  # a child started and set up
+    assert warm_pid != os.getpid()
+    settings.OFFLOAD_WALL_SECONDS = 0.5
+    started = time.monotonic()
+    with pytest.raises(offload.OffloadTimeout) as stopped:
+        offload.run(burn, seconds=30)
+    assert time.monotonic() - started < 5
+    assert "took more than 0.5 s of work and was stopped" in stopped.value.message
+    deadline = time.monotonic() + 5
+    while _alive(warm_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(warm_pid)  # the busy child was the one stopped: nothing keeps burning
+    settings.OFFLOAD_WALL_SECONDS = 60
+    assert offload.run(burn, seconds=0) not in (warm_pid, os.getpid())  # a new child does the next
+
+
+def test_the_works_own_error_reaches_the_caller(children):
+    with pytest.raises(LookupError, match="no such preset"):
+        offload.run(refuse, message="no such preset")
+    assert offload.run(burn, seconds=0) != os.getpid()  # the child is still there to serve
+
+
+def test_offloaded_cpu_counts_toward_the_servers_share(children, settings, lantern):
+    offload.run(burn, seconds=0)  # the child's start is not part of what is measured
+    settings.SERVER_CPU_SHARE = 0.0001
+    settings.SERVER_CPU_BURST_SECONDS = 0.2
+    fairness._credit.clear()
+    token = fairness._claims.set([])
+    try:
+        fairness.claim_share(lantern.pk)
+        offload.run(burn, seconds=0.3)  # this thread only waits: the child's CPU is what is charged
+        fairness._give_back(fairness._claims.get() or [])
+    finally:
+        fairness._claims.reset(token)
+        fairness._running.clear()
+    token = fairness._claims.set([])
+    try:
+        with pytest.raises(fairness.ServerBusy):
+            fairness.claim_share(lantern.pk)
+    finally:
+        fairness._claims.reset(token)
+        fairness._credit.clear()
+
+
+def test_one_servers_work_keeps_to_one_child_and_another_server_finds_one_free(children, harbor, lantern):
+    offload.run(burn, seconds=0)  # one child started
+    offload.run(burn, seconds=0)
+    finished: dict[str, float] = {}
+    started = time.monotonic()
+
+    def harbor_work(name: str, seconds: float) -> None:
+        token = fairness._claims.set([])
+        try:
+            fairness.claim_share(harbor.pk)
+            offload.run(burn, seconds=seconds)
+            finished[name] = time.monotonic() - started
+        finally:
+            fairness._give_back(fairness._claims.get() or [])
+            fairness._claims.reset(token)
+
+    first = threading.Thread(target=harbor_work, args=("harbor's first", 1.5))
+    first.start()
+    deadline = time.monotonic() + 10
+    while harbor.pk not in offload._pool()._servers_busy and time.monotonic() < deadline:
+        time.sleep(0.01)  # until Harbor's first work has its child
+    second = threading.Thread(target=harbor_work, args=("harbor's second", 0))
+    second.start()
+    token = fairness._claims.set([])
+    try:
+        fairness.claim_share(lantern.pk)
+        offload.run(burn, seconds=0)
+        finished["lantern's"] = time.monotonic() - started
+    finally:
+        fairness._give_back(fairness._claims.get() or [])
+        fairness._claims.reset(token)
+    first.join()
+    second.join()
+    fairness._running.clear()
+    assert finished["lantern's"] < finished["harbor's first"]  # the Lantern did not wait for Harbor
+    assert finished["harbor's second"] >= finished["harbor's first"]  # Harbor's second waited its turn
+
+
+# -- the preview page, with the real database and cache ---------------------------------------------
+
+pages = pytest.mark.services
+
+
+def _big_preset(lantern, alice, nodes: int) -> None:
+    contents = [(f"rule{i}", f"Rule {i}: the lamp stays lit.", True) for i in range(nodes)]
+    preset_services.preset_import(
+        server=lantern, raw=make_preset(*contents), filename="big.json", activate=True, by=alice
+    )
+
+
+def _render(client, server_id: int):  # type: ignore[no-untyped-def]
+    document = DEFAULT_BUCKETS.read_text(encoding="utf-8")
+    return client.post(
+        reverse("assembly:preview-render", args=[server_id]),
+        {"document": document, "seed": "7"},
+        HTTP_HX_REQUEST="true",
+    )
+
+
+@pages
+@pytest.mark.django_db(transaction=True)
+def test_an_offloaded_preview_shows_what_an_inline_one_shows(children, settings, client, alice, lantern):
+    _big_preset(lantern, alice, 300)
+    client.force_login(alice)
+    offloaded = _render(client, lantern.pk)
+    assert offloaded.status_code == 200 and "Rule 299: the lamp stays lit." in offloaded.content.decode()
+    settings.OFFLOAD_WORKERS = 0
+    inline = _render(client, lantern.pk)
+    assert offloaded.content == inline.content
+
+
+@pages
+@pytest.mark.django_db(transaction=True)
+def test_a_preview_past_its_wall_limit_is_stopped_and_says_so(children, settings, client, alice, lantern):
+    _big_preset(lantern, alice, 300)
+    client.force_login(alice)
+    assert _render(client, lantern.pk).status_code == 200  # the child is up and warm
+    settings.OFFLOAD_WALL_SECONDS = 0.002
+    stopped = _render(client, lantern.pk)
+    html = stopped.content.decode()
+    assert stopped.status_code == 200  # htmx swaps only 2xx: the sentence is in the result
+    assert 'data-testid="preview-error"' in html and "took more than 0.002 s of work and was stopped" in html
+    full_page = client.get(reverse("assembly:preview", args=[lantern.pk]))
+    assert full_page.status_code == 503 and "was stopped" in full_page.content.decode()
+    settings.OFFLOAD_WALL_SECONDS = 60
+    assert "Rule 299: the lamp stays lit." in _render(client, lantern.pk).content.decode()
+
+
+@pages
+@pytest.mark.django_db(transaction=True)
+def test_harbors_offloaded_renders_still_empty_its_share(children, settings, client, charlie, harbor):
+    client.force_login(charlie)
+    assert _render(client, harbor.pk).status_code == 200  # the child is up and warm
+    settings.SERVER_CPU_SHARE = 0.0001
+    settings.SERVER_CPU_BURST_SECONDS = 0.002
+    fairness._credit.clear()
+    assert _render(client, harbor.pk).status_code == 200  # the render that empties Harbor's bucket
+    busy = client.get(reverse("regex_scripts:tester", args=[harbor.pk]))
+    assert busy.status_code == 429 and "busy, try again" in busy.content.decode()
+    fairness._credit.clear()
