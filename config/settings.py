@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "core.client_rate.ClientRateMiddleware",  # before the session is read: a flood's 429 costs little
     "config.middleware.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -158,6 +159,9 @@ else:
 # the most a server may have saved up.
 SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
 SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
+# Each signed-in browser's page requests per process (core/client_rate.py): a burst, then a rate.
+CLIENT_BURST = float(os.environ.get("CLIENT_BURST") or 120)
+CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") or 30)
 # Heavy page work (the preview's render, the regex tester, a preset's token total) runs in this many
 # niced child processes per web process (core/offload.py), each call stopped after OFFLOAD_WALL_SECONDS.
 # Off (inline) without REDIS_URL: a child's local-memory cache would not see the web process's writes.

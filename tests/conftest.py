@@ -29,10 +29,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _generous_cpu_share(settings) -> None:
     """The suite sends one server hundreds of requests back to back, far past a server's CPU share
     of a process (core/fairness.py); tests of the share set their own figures."""
-    from core import fairness
+    from core import client_rate, fairness
 
     settings.SERVER_CPU_SHARE = 1000.0
     fairness._credit.clear()
+    # the same for one browser's requests (core/client_rate.py); its tests set their own figures
+    settings.CLIENT_REQUESTS_PER_SECOND = 100_000.0
+    client_rate.forget()
     # PostgreSQL's notifications need a listening connection, which would keep the test database
     # from being dropped: the tests that need it turn it on and stop it (tests/faults).
     settings.CACHE_STAMP_LISTENER = False

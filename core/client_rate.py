@@ -1,0 +1,77 @@
+"""Each signed-in browser's rate of page requests in one web process (docs/reliability.md#5c-hostile-neighbours-round-two-issue-35).
+
+A server's share (core/fairness.py) is decided only once the request is known to be allowed on the
+server: the session, the user and the membership are read first, so that a stranger's requests never
+spend another server's share. That reading is a few milliseconds of the process's time, and a client
+that retries the moment it is refused (a script, not a person) can spend a process's time on it
+hundreds of times a second while every answer it gets is a 429.
+
+So, before any of that, each session's requests are metered on their own: a bucket of
+`CLIENT_BURST` requests that refills at `CLIENT_REQUESTS_PER_SECOND`, per session cookie, per
+process. Past it the answer is a short 429 with `Retry-After`, made without reading the session,
+the database or a template. Requests without a session cookie are left to the sign-in throttle
+(core/login_throttle.py): behind a proxy they would all share one address. The bot's API has its own
+chain (config/wsgi.py) and its token's share, and never passes here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+RETRY_AFTER_SECONDS = 1
+_KEPT = 4096  # sessions remembered per process; the least recently seen is forgotten first
+BUSY = (
+    "<!doctype html><title>Too many requests</title>"
+    "<p>This browser sent more requests than a person clicks; wait a second and try again.</p>"
+)
+
+_lock = threading.Lock()
+_buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # session → (requests left, when)
+
+
+def _rate() -> float:
+    return float(getattr(settings, "CLIENT_REQUESTS_PER_SECOND", 30.0))
+
+
+def _burst() -> float:
+    return float(getattr(settings, "CLIENT_BURST", 120.0))
+
+
+def take(key: str, now: float) -> bool:
+    """Spend one request of `key`'s bucket; False when it is empty."""
+    rate, burst = _rate(), _burst()
+    with _lock:
+        left, at = _buckets.pop(key, (burst, now))
+        left = min(burst, left + (now - at) * rate)
+        allowed = left >= 1.0
+        _buckets[key] = (left - 1.0 if allowed else left, now)
+        if len(_buckets) > _KEPT:
+            _buckets.popitem(last=False)
+    return allowed
+
+
+def forget() -> None:
+    """Every bucket emptied of its history (tests)."""
+    with _lock:
+        _buckets.clear()
+
+
+class ClientRateMiddleware:
+    """429 for a session past its rate, before the session is read."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+        if key and not take(key, time.monotonic()):
+            response = HttpResponse(BUSY, status=429)
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
+        return self.get_response(request)
