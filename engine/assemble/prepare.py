@@ -12,7 +12,7 @@ from ..groups import group_document
 from ..macros import MacroEnv
 from ..native import NAMES_DEFAULT, native_items, request_env
 from ..parts import Transform
-from ..regex import RegexRequest, apply_to_history, switched
+from ..regex import apply_to_history, switched
 from .state import State
 
 
@@ -63,15 +63,7 @@ def history_scripts(state: State) -> None:
     doc = state.doc
     if not scripts or not doc.history:
         return
-    request = RegexRequest(
-        seed=state.seed,
-        user=doc.user_name,
-        char=doc.char_name,
-        env=MacroEnv(server_id=state.request.server_id),
-        variables=doc.variables,
-        global_variables=doc.global_variables,
-        budget=state.regex_budget,
-    )
+    request = state.regex_request()
     result = apply_to_history(state.regex_scripts, [(m.role, m.content) for m in doc.history], request)
     for failure in result.failures:
         if not failure.inactive:

@@ -19,7 +19,7 @@ from ..macros import MacroEnv
 from ..native import NAMES_DEFAULT, doc_reuse, macro_env
 from ..parts import Item, Message, Notes, Source, Transform
 from ..rearrange import Arrangement, plan_reuse
-from ..regex import CompiledScript, RegexBudget
+from ..regex import CompiledScript, RegexBudget, RegexRequest
 from ..reuse import Reuse
 from ..sampling import GenerationSettings
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenReport
@@ -113,6 +113,20 @@ class State:
         if self.world_info is not None:
             env = replace(env, outlets=self.world_info.outlets)
         return env if self.card is None else card_env(env, self.card)
+
+    def regex_request(self) -> RegexRequest:
+        """What the promptOnly regex scripts read (the history's and World Info's), spending the
+        assembly's one regex budget."""
+        doc = self.doc
+        return RegexRequest(
+            seed=self.seed,
+            user=doc.user_name,
+            char=doc.char_name,
+            env=MacroEnv(server_id=self.request.server_id),
+            variables=doc.variables,
+            global_variables=doc.global_variables,
+            budget=self.regex_budget,
+        )
 
     def reuses(self) -> tuple[Reuse, ...]:
         """Where this assembly finds what an earlier one made of the same items (engine/reuse.py)."""

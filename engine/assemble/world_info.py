@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from ..buckets import SAMPLE_HEADER
 from ..cards import Card
-from ..macros import MacroEnv
 from ..native import macro_env
 from ..parts import Transform
-from ..regex import RegexRequest, apply_to_entries
+from ..regex import apply_to_entries
 from ..tokens import count_text
 from ..worldinfo import EntryRewrite, contribute
 from .state import State
@@ -47,16 +46,7 @@ def _entry_scripts(state: State) -> EntryRewrite | None:
     texts after the scripts, and the scripts that changed each."""
     if not state.regex_scripts:
         return None
-    doc = state.doc
-    request = RegexRequest(
-        seed=state.seed,
-        user=doc.user_name,
-        char=doc.char_name,
-        env=MacroEnv(server_id=state.request.server_id),
-        variables=doc.variables,
-        global_variables=doc.global_variables,
-        budget=state.regex_budget,
-    )
+    request = state.regex_request()
 
     def rewrite(
         entries: list[tuple[str, int | None]],
