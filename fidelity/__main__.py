@@ -11,9 +11,11 @@ harness's cache directory, made anew for each run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,9 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _django() -> None:
-    sillytavern.HOME.mkdir(parents=True, exist_ok=True)
-    database = sillytavern.HOME / "ours.sqlite3"
-    database.unlink(missing_ok=True)
+    # A scratch database of this run's own: two runs at once (two checkouts) never share one.
+    scratch = tempfile.TemporaryDirectory(prefix="tavernkeep-fidelity-")
+    atexit.register(scratch.cleanup)
+    database = Path(scratch.name) / "ours.sqlite3"
     os.environ["DATABASE_URL"] = f"sqlite:///{database}"
     os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
