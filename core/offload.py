@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 
 from . import fairness
+from .errors import UserError
 
 T = TypeVar("T")
 
@@ -60,16 +61,15 @@ _ROOT = Path(__file__).resolve().parent.parent  # the project: what the child im
 START_SECONDS = 60  # the most a new child may take to set Django up
 
 
-class OffloadTimeout(Exception):
+class OffloadTimeout(UserError):
     """The work passed its wall limit and was stopped; `message` is one sentence for the page."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.message = (
+        super().__init__(
             f"This took more than {seconds:g} s of work and was stopped, so that other servers "
             "keep their share of the web process; try again with less (a smaller sample or preset)."
         )
-        super().__init__(self.message)
 
 
 class OffloadFailed(Exception):
