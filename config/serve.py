@@ -41,6 +41,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--check-bind", action="store_true", help="only check that the port is free (make run does, first)"
     )
+    parser.add_argument(
+        "--nice",
+        type=_niceness,
+        default=0,
+        help="lower this pool's CPU priority by N, 0-19 (the dashboard's pool: the bot's API pool is served first)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request to standard output")
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"]
@@ -61,6 +67,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def _positive(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"{value!r} is not a positive whole number")
+    return int(value)
+
+
+def _niceness(value: str) -> int:
+    if not value.isdigit() or int(value) > 19:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a niceness from 0 to 19")
     return int(value)
 
 
@@ -90,6 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.check_bind:
         return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args.nice:
+        os.nice(args.nice)  # before the workers are forked: they, and the children they start, inherit it
 
     # Imported only once the arguments are good: Django is set up here, and the workers inherit it.
     import config.wsgi  # noqa: F401

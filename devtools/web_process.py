@@ -27,8 +27,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, *, workers: int, env: dict[str, str], threads: int = 1) -> subprocess.Popen:
-    """The project served on 127.0.0.1:`port`, in its own process group (so it can be stopped whole)."""
+def start_server(
+    port: int, *, workers: int, env: dict[str, str], threads: int = 1, nice: int = 0
+) -> subprocess.Popen:
+    """The project served on 127.0.0.1:`port`, in its own process group (so it can be stopped whole);
+    `nice` lowers its CPU priority (config.serve --nice)."""
     return subprocess.Popen(
         [
             PYTHON,
@@ -40,6 +43,7 @@ def start_server(port: int, *, workers: int, env: dict[str, str], threads: int =
             str(workers),
             "--threads",
             str(threads),
+            *(["--nice", str(nice)] if nice else []),
         ],
         env=env,
         cwd=ROOT,
