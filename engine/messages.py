@@ -253,14 +253,21 @@ def to_messages(
     # what a message of an item depends on besides the item: the names (a group's too)
     who = (doc.user_name, char, *(getattr(char, name, None) for name in ("group", "not_muted", "others")))
 
+    seeded_runs: list[bool] = [False]  # whether the last `finish` met an item that draws on the seed
+
     def finish(run: Sequence[Item]) -> list[Message]:
         """The run's messages: the document's items have theirs already, the preset's items and runs
         seen before may have (`reuse`); the others (the wrapped and the changed ones) are built here,
         and blank ones left out."""
         out = []
+        any_seeded = False
         for item in run:
             key = id(item)
-            message = ready.get(key) or per_seed.get(key)
+            message = ready.get(key)  # held for any seed
+            if message is None:
+                message = per_seed.get(key)
+                if message is not None:
+                    any_seeded = True
             if message is None:
                 for table in reuse:
                     known = table.messages.get(key)
@@ -274,6 +281,7 @@ def to_messages(
                         blank.append(item)
                     continue
                 seeded = any(p.trusted and depends_on_seed(p.text) for p in item.parts)
+                any_seeded = any_seeded or seeded
                 if key in kept:  # a native item as the document gave it
                     (per_seed if seeded else ready)[key] = message
                 elif not seeded:
@@ -282,6 +290,7 @@ def to_messages(
                             table.message(item, who, message)
                             break
             out.append(message)
+        seeded_runs[0] = any_seeded
         return out
 
     def finish_run(run: Sequence[Item]) -> list[Message]:
@@ -296,9 +305,9 @@ def to_messages(
             return list(found[2])
         made = finish(run)
         if (
-            len(made) == len(run)
+            len(made) == len(run)  # none blank: every item's message was found or made, and
+            and not seeded_runs[0]  # none draws on the seed (its message is then the seed's only)
             and all(any(t.vouches(item) for t in reuse) for item in run)
-            and not any(p.trusted and depends_on_seed(p.text) for item in run for p in item.parts)
         ):
             table.keep_run(key, (tuple(run), who, tuple(made)))
         return made

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -40,6 +41,27 @@ def _hour12(moment: datetime) -> int:
     return moment.hour % 12 or 12
 
 
+_FORMATS: dict[str, Callable[[datetime], str]] = {
+    "YYYY": lambda moment: f"{moment.year:04d}",
+    "YY": lambda moment: f"{moment.year % 100:02d}",
+    "MMMM": lambda moment: _MONTHS[moment.month - 1],
+    "MMM": lambda moment: _MONTHS[moment.month - 1][:3],
+    "MM": lambda moment: f"{moment.month:02d}",
+    "M": lambda moment: str(moment.month),
+    "DD": lambda moment: f"{moment.day:02d}",
+    "D": lambda moment: str(moment.day),
+    "dddd": lambda moment: _DAYS[moment.weekday()],
+    "ddd": lambda moment: _DAYS[moment.weekday()][:3],
+    "HH": lambda moment: f"{moment.hour:02d}",
+    "H": lambda moment: str(moment.hour),
+    "hh": lambda moment: f"{_hour12(moment):02d}",
+    "h": lambda moment: str(_hour12(moment)),
+    "mm": lambda moment: f"{moment.minute:02d}",
+    "ss": lambda moment: f"{moment.second:02d}",
+    "A": lambda moment: "AM" if moment.hour < 12 else "PM",
+}
+
+
 def format_moment(moment: datetime, pattern: str) -> str:
     """Format `moment` with moment.js-style tokens (YYYY YY MMMM MMM MM M DD D dddd ddd HH H hh h mm ss A);
     `[text]` is literal."""
@@ -48,25 +70,7 @@ def format_moment(moment: datetime, pattern: str) -> str:
         tok = match.group(0)
         if tok.startswith("["):
             return tok[1:-1]
-        return {
-            "YYYY": f"{moment.year:04d}",
-            "YY": f"{moment.year % 100:02d}",
-            "MMMM": _MONTHS[moment.month - 1],
-            "MMM": _MONTHS[moment.month - 1][:3],
-            "MM": f"{moment.month:02d}",
-            "M": str(moment.month),
-            "DD": f"{moment.day:02d}",
-            "D": str(moment.day),
-            "dddd": _DAYS[moment.weekday()],
-            "ddd": _DAYS[moment.weekday()][:3],
-            "HH": f"{moment.hour:02d}",
-            "H": str(moment.hour),
-            "hh": f"{_hour12(moment):02d}",
-            "h": str(_hour12(moment)),
-            "mm": f"{moment.minute:02d}",
-            "ss": f"{moment.second:02d}",
-            "A": "AM" if moment.hour < 12 else "PM",
-        }[tok]
+        return _FORMATS[tok](moment)  # only the token asked for is worked out
 
     return _TOKENS.sub(token, pattern)
 

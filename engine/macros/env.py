@@ -63,6 +63,21 @@ class Segment:
     # for the end), and how many there are (each counts toward the pass's evaluations): render.static_text.
     static: str | None = None
     identities: int = 0
+    # Made once with the segment: True when its text holds no macro (its output is its text, never
+    # rendered); the output a render does without (that text, or `static`), else None.
+    plain: bool = field(init=False, repr=False, compare=False, default=False)
+    fixed: SegmentOutput | None = field(init=False, repr=False, compare=False, default=None)
+    # The segment's last render by label (render._Kept), reused by a pass that would render it the same.
+    kept: dict[bool, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        template = self.template
+        plain = not template.has_macros and not template.warnings
+        object.__setattr__(self, "plain", plain)
+        if plain:
+            object.__setattr__(self, "fixed", SegmentOutput(self.key, template.source))
+        elif self.static is not None:
+            object.__setattr__(self, "fixed", SegmentOutput(self.key, self.static))
 
 
 @dataclass(frozen=True, slots=True)

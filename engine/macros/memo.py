@@ -89,7 +89,7 @@ class RenderMemo:
         its variables hold more than plain values (a list or an object could be changed in place)."""
         if CLOCK in read or not all(map(_plain, (local, global_, output.variables, output.global_variables))):
             return
-        fields = tuple((name, _frozen(getattr(env, name))) for name in sorted(read - {SEED}))
+        fields = tuple((name, frozen_value(getattr(env, name))) for name in sorted(read - {SEED}))
         entry = _Entry(
             dict(local),
             dict(global_),
@@ -116,5 +116,5 @@ def _plain(values: Mapping[str, Any]) -> bool:
     return not values or all(isinstance(value, _SCALARS) for value in values.values())
 
 
-def _frozen(value: Any) -> Any:
+def frozen_value(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) else value

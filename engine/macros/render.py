@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -14,7 +15,7 @@ from .dice import base_seed
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
-from .memo import CLOCK, SEED, ReadsEnv, RenderMemo
+from .memo import CLOCK, SEED, ReadsEnv, RenderMemo, frozen_value
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
@@ -101,26 +102,28 @@ def render_segments(
         if kept is not None:
             return kept
         seen_env = ReadsEnv(env, read)  # type: ignore[assignment]
-    names: set[str] = set()
-    for segment in segments:
-        names |= segment.template.macro_names
-    moment: datetime | None = None  # the local time, worked out when a clock macro is there
-    zone_warning = ""
-    if names & _CLOCK_MACROS:
-        read.add(CLOCK)  # the time zone's warning depends on the clock's settings
-        moment, zone_warning = local_now(env.now, env.timezone)
-    final = _Pass(seen_env, seed, moment, start_local, start_global, {}, label=label_warnings, read=read)
+    final = _Pass(seen_env, seed, None, start_local, start_global, {}, label=label_warnings, read=read)
     outputs: list[SegmentOutput] = []
+    clock = False  # a segment with a clock macro came: the local time is worked out, its warning kept
+    zone_warning = ""
     for segment in segments:
-        template = segment.template
-        if not template.has_macros and not template.warnings:  # plain text: nothing to read or write
-            outputs.append(SegmentOutput(segment.key, template.source))
-        elif segment.static is not None and final.evaluations + segment.identities <= MAX_EVALUATIONS:
+        fixed = segment.fixed
+        if fixed is None:
+            if not clock and segment.template.macro_names & _CLOCK_MACROS:
+                clock = True
+                read.add(CLOCK)  # the time zone's warning depends on the clock's settings
+                moment, zone_warning = local_now(env.now, env.timezone)
+                if final._moment is None:  # one time for the whole pass
+                    final._moment = moment
+            outputs.append(final.render_kept(segment))
+        elif segment.plain:  # plain text: nothing to read or write
+            outputs.append(fixed)
+        elif final.evaluations + segment.identities <= MAX_EVALUATIONS:
             final.evaluations += segment.identities  # as if rendered: the budget runs out at the same macro
-            outputs.append(SegmentOutput(segment.key, segment.static))
+            outputs.append(fixed)
         else:
-            outputs.append(final.render(segment))
-    if zone_warning and names & _CLOCK_MACROS:
+            outputs.append(final.render(segment))  # `static`: identity macros and comments, no clock
+    if zone_warning:
         final.warnings.append(zone_warning)
     warnings = tuple(dict.fromkeys(final.warnings))
     if len(warnings) > MAX_WARNINGS:
@@ -139,8 +142,9 @@ def render_segments(
 
 def static_text(template: CompiledText) -> tuple[str, int] | None:
     """What every render gives `template`, and its macros' count, when its only macros are identity
-    macros (each stays as written, for the end: nothing read, nothing drawn) and comments of plain text
-    (nothing); None otherwise.
+    macros (each stays as written, for the end: nothing read, nothing drawn), comments of plain text
+    (nothing) and argument-less `{{trim}}` (the line breaks around it removed, as a render removes them);
+    None otherwise.
     Worked out once per preset (engine.rearrange's plan), so such nodes are never rendered again."""
     if not template.has_macros or template.warnings:
         return None
@@ -155,6 +159,10 @@ def static_text(template: CompiledText) -> tuple[str, int] | None:
                 return None  # a macro inside a comment still runs
             count += 1  # a comment: nothing, one evaluation
             continue
+        if part.__class__ is Macro and part.name == "trim" and not part.args:  # type: ignore[union-attr]
+            out.append(TRIM_MARK)  # removed below with the line breaks around it, as `_Pass.render` does
+            count += 1
+            continue
         if part.__class__ is not Macro or part.name not in IDENTITY_MACROS or part.name in HANDLERS:  # type: ignore[union-attr]
             return None
         if part.body and part.body[0].__class__ is not str:  # type: ignore[union-attr]
@@ -162,8 +170,10 @@ def static_text(template: CompiledText) -> tuple[str, int] | None:
         out.append(_identity_form(part, template.source))  # type: ignore[arg-type]
         count += 1
     text = "".join(out)
-    if TRIM_MARK in text or len(text) > MAX_TEXT_CHARS:
-        return None
+    if len(text) > MAX_TEXT_CHARS:
+        return None  # rendered, to say so
+    if TRIM_MARK in text:
+        text = _apply_trim(text)
     return text, count
 
 
@@ -189,6 +199,62 @@ def _apply_trim(text: str) -> str:
             start += 1 if right[start] == "\n" else 2
         pieces[index + 1] = right[start:]
     return "".join(pieces)
+
+
+_NONE_EXPANDED: frozenset[str] = frozenset()
+# Each known macro's handler with the argument counts it takes (None: not checked), found in one lookup.
+_DISPATCH: dict[str, tuple[Callable[[Any, Macro], str], tuple[int, int] | None]] = {
+    name: (handler, ARITY.get(name)) for name, handler in HANDLERS.items()
+}
+
+
+# The macros whose text depends on the seed or the clock: a segment holding one is always rendered.
+_DRAWING = (
+    frozenset(
+        name
+        for name, handler in HANDLERS.items()
+        if handler in (HANDLERS["random"], HANDLERS["roll"], HANDLERS["pick"], HANDLERS["time"])
+        or handler is HANDLERS["datetimeformat"]
+    )
+    | _CLOCK_MACROS
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A segment's render (`_Pass.render_kept`): the variables it started from, the env fields it read
+    with their values, the variables after it (None: unchanged), what it spent and reported, its output."""
+
+    local: dict[str, Any]
+    global_: dict[str, Any]
+    fields: tuple[tuple[str, Any], ...]
+    local_after: dict[str, Any] | None
+    global_after: dict[str, Any] | None
+    spent: int
+    warnings: tuple[str, ...]
+    unknown: tuple[str, ...]
+    output: SegmentOutput
+
+
+class _FieldsEnv:
+    """A MacroEnv that notes each field read through it, with its value, in `fields`."""
+
+    __slots__ = ("_env", "fields")
+
+    def __init__(self, env: MacroEnv, fields: dict[str, Any]) -> None:
+        self._env = env
+        self.fields = fields
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._env, name)
+        if name not in self.fields:
+            self.fields[name] = value
+        return value
+
+
+def _texts_only(values: dict[str, Any]) -> bool:
+    """True when every value is a string: equal such values render alike (1 == True, "1" != "true")."""
+    return all(type(value) is str for value in values.values())
 
 
 class _TooLarge(Exception):
@@ -230,17 +296,76 @@ class _Pass:
         self._base: int | None = None
         self.drawn = drawn
         self.expanded: set[str] = set()
+        self.volatile = False  # the segment being rendered drew or read the clock
+        self.new_unknown: list[str] | None = None  # the unknown macros it met, while it may be kept
+
+    def render_kept(self, segment: Segment) -> SegmentOutput:
+        """`render(segment)`, or what its last render gave when that one started from equal variables and
+        read equal env fields: a segment that draws nothing and reads no clock renders the same from the
+        same inputs (the same text, writes, warnings and unknown macros, the same evaluations spent)."""
+        if not segment.template.macro_names.isdisjoint(_DRAWING) or self.exhausted:
+            return self.render(segment)
+        local, global_ = self.local.values, self.global_.values
+        kept: _Kept | None = segment.kept.get(self.label)
+        env = self.env
+        if (
+            kept is not None
+            and self.evaluations + kept.spent <= MAX_EVALUATIONS
+            and kept.local == local
+            and kept.global_ == global_
+            and all(getattr(env, name) == value for name, value in kept.fields)
+        ):
+            self.evaluations += kept.spent
+            if kept.local_after is not None:
+                self.local.values = dict(kept.local_after)
+            if kept.global_after is not None:
+                self.global_.values = dict(kept.global_after)
+            self.warnings += kept.warnings
+            for name in kept.unknown:
+                self.unknown[name] = None
+            return kept.output
+        if not (_texts_only(local) and _texts_only(global_)):
+            return self.render(segment)
+        start_local, start_global = dict(local), dict(global_)
+        fields: dict[str, Any] = {}
+        self.env = _FieldsEnv(env, fields)  # type: ignore[assignment]
+        self.volatile, self.new_unknown = False, []
+        warned, spent = len(self.warnings), self.evaluations
+        try:
+            output = self.render(segment)
+        finally:
+            self.env = env
+        unknown, self.new_unknown = self.new_unknown, None
+        local, global_ = self.local.values, self.global_.values
+        if not self.volatile and not self.exhausted and _texts_only(local) and _texts_only(global_):
+            segment.kept[self.label] = _Kept(
+                start_local,
+                start_global,
+                tuple((name, frozen_value(value)) for name, value in fields.items()),
+                None if local == start_local else dict(local),
+                None if global_ == start_global else dict(global_),
+                self.evaluations - spent,
+                tuple(self.warnings[warned:]),
+                tuple(unknown),
+                output,
+            )
+        return output
 
     # -- driving ---------------------------------------------------------------------------------
 
     def render(self, segment: Segment) -> SegmentOutput:
         template: CompiledText = segment.template
-        for warning in template.warnings:
-            self.warn(warning, segment.key)
+        key = segment.key
+        if template.warnings:
+            for warning in template.warnings:
+                self.warn(warning, key)
         if not template.has_macros:
-            return SegmentOutput(segment.key, template.source)
-        self.key, self.source = segment.key, template.source
-        self.draws, self.expanded = {}, set()
+            return SegmentOutput(key, template.source)
+        self.key, self.source = key, template.source
+        if self.draws:  # each segment counts its own draws and expansions (most have none)
+            self.draws = {}
+        if self.expanded:
+            self.expanded = set()
         self._base = None
         try:
             text = self.parts(template.parts)
@@ -253,12 +378,13 @@ class _Pass:
             text = _apply_trim(text)
         if too_large:
             self.warn("The rendered text is longer than the 1 MiB limit; the node was left verbatim.")
-            return SegmentOutput(segment.key, template.source)
-        return SegmentOutput(segment.key, text, frozenset(self.expanded))
+            return SegmentOutput(key, template.source)
+        return SegmentOutput(key, text, frozenset(self.expanded) if self.expanded else _NONE_EXPANDED)
 
     @property
     def moment(self) -> datetime:
         self.read.add(CLOCK)
+        self.volatile = True
         if self._moment is None:
             self._moment = local_now(self.env.now, self.env.timezone)[0]
         return self._moment
@@ -266,6 +392,7 @@ class _Pass:
     @property
     def base(self) -> int:
         """The segment's draw seed, worked out at its first draw."""
+        self.volatile = True
         if self._base is None:
             self.read.add(SEED)
             self._base = base_seed("draw", self.seed, self.key)
@@ -277,16 +404,17 @@ class _Pass:
         self.warnings.append(message)
 
     def parts(self, parts: Parts) -> str:
-        first = parts[0] if len(parts) == 1 else None
-        if type(first) is str:
-            return first
+        if len(parts) == 1:
+            first = parts[0]
+            if type(first) is str:
+                return first
         out: list[str] = []
         produced = 0
         for part in parts:
-            if isinstance(part, str):
+            if type(part) is str:
                 out.append(part)
                 continue
-            piece = self.macro(part) if type(part) is Macro else self.block(part)
+            piece = self.macro(part) if type(part) is Macro else self.block(part)  # type: ignore[arg-type]
             produced += len(piece)
             if produced > MAX_TEXT_CHARS:  # stop before memory grows: 10k getvars of a 1 MiB value...
                 raise _TooLarge
@@ -312,9 +440,9 @@ class _Pass:
             self.evaluations -= 1  # spend() counts it again and warns once
             if not self.spend():
                 return self.raw(macro)
-        handler = HANDLERS.get(macro.name)
-        if handler is not None:
-            arity = ARITY.get(macro.name)
+        dispatch = _DISPATCH.get(macro.name)
+        if dispatch is not None:
+            handler, arity = dispatch
             if arity is not None and not arity[0] <= len(macro.args) <= arity[1]:
                 return self.wrong_arity(macro, arity)
             return handler(self, macro)
@@ -322,6 +450,8 @@ class _Pass:
             return _identity_form(macro, self.source)
         if macro.name:
             self.unknown[macro.name] = None
+            if self.new_unknown is not None:
+                self.new_unknown.append(macro.name)
         if macro.single:
             return "{" + self.parts(macro.body) + "}"
         return "{{" + self.parts(macro.body) + "}}"

@@ -1,6 +1,6 @@
-"""A node whose only macros are names and plain comments is worked out once, when the preset's plan is
-made (docs/macros.md#macros): what the bot sends must not depend on whether the plan or a render made
-the text."""
+"""A node whose only macros are names, plain comments and `{{trim}}` is worked out once, when the preset's
+plan is made (docs/macros.md#macros): what the bot sends must not depend on whether the plan or a render
+made the text."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ NAMES_AND_COMMENTS = [
     "{{// a note for the preset's author}}Hello {{user}}",
     "{{//}}a scoped note{{///}}<rules>{{char}}</rules>",
     "{{user}}, not \\{{char}}: the escaped one stays",
+    "{{trim}}",
+    "{{// a note}}\n{{trim}}\nRules for {{char}}\r\n{{trim}}\r\n\nend",
+    "\n\n{{ trim }}\n\n{{//x}}{{trim}}",
 ]
 
 
@@ -46,10 +49,11 @@ def test_a_node_of_names_and_comments_is_sent_as_a_render_would_make_it(text):
         "{{// {{setvar::x::1}} }}hidden write",
         "{{lastUserMessage}}",
         "{{time}}",
-        "{{trim}}",
+        "{{trim::x}}",
+        "{{trim}}{{setvar::x::1}}",
     ],
 )
-def test_a_node_that_reads_draws_writes_or_trims_is_rendered_every_time(text):
+def test_a_node_that_reads_draws_or_writes_is_rendered_every_time(text):
     assert static_text(compile_text(text)) is None
 
 
@@ -57,7 +61,20 @@ def test_a_node_that_reads_draws_writes_or_trims_is_rendered_every_time(text):
 @given(
     st.lists(
         st.sampled_from(
-            ["{{user}}", "{{char}}", "{{ CHAR }}", "{{//note}}", "text ", "{", "}", "\\", "<user>"]
+            [
+                "{{user}}",
+                "{{char}}",
+                "{{ CHAR }}",
+                "{{//note}}",
+                "{{trim}}",
+                "\n",
+                "\r\n",
+                "text ",
+                "{",
+                "}",
+                "\\",
+                "<user>",
+            ]
         ),
         max_size=12,
     )
