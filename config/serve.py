@@ -1,7 +1,7 @@
 """Serve the project over HTTP: the one way `make run`, docker compose, the benchmarks and the
 two-instance tests start a web process.
 
-    python -m config.serve [--bind HOST:PORT] [--workers N] [--threads N] [--access-log]
+    python -m config.serve [--bind HOST:PORT] [--workers N] [--threads N] [--nice N] [--access-log]
 
 granian (an HTTP server written in Rust) reads and writes the sockets, keeps connections alive and
 calls Django through WSGI. The bot sends many small requests over one connection, and its proxy
@@ -12,7 +12,8 @@ Before the workers are forked the application is loaded and warmed here, in the 
 (assembly/warmup.py): every worker, at start or as a replacement of one that died, begins with the
 views imported, the token tables loaded and the active presets compiled. `--workers` defaults to
 WEB_CONCURRENCY (else 2, about one per core); `--threads` is how many requests one worker runs at
-once (1 for the bot's API: one request per core is the fastest way through).
+once (1 for the bot's API: one request per core is the fastest way through). `--nice` lowers the
+priority of the dashboard's pool where it shares a machine with the API's (docs/scaling.md#two-pools).
 """
 
 from __future__ import annotations
