@@ -74,12 +74,7 @@ def _incvar(state: MacroState, macro: Macro) -> str:
 
 def _getvar(state: MacroState, macro: Macro) -> str:
     key = state.arg(macro, 0).strip()
-    if not key:
-        return ""
-    namespace = _namespace(state, macro)
-    if "." in key:  # maybe a path into a JSON value
-        return to_text(state.lookup(namespace, key))
-    return to_text(namespace.values.get(key))  # a flat key: what `lookup` reads, in one step
+    return to_text(state.lookup(_namespace(state, macro), key)) if key else ""
 
 
 def _deletevar(state: MacroState, macro: Macro) -> str:

@@ -570,7 +570,7 @@ class _Pass:
                     return ""
                 if found:
                     return value
-        return namespace.read(key)[1]
+        return namespace.values.get(key)  # the flat key (what `namespace.read` finds), in one step
 
     def key_of(self, macro: Macro) -> str:
         key = self.arg(macro, 0).strip()
