@@ -10,9 +10,11 @@ every node.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from .parts import Injection, Item, Part, assembler_source
 from .rearrange import Arrangement
+from .reuse import Reuse
 from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
@@ -28,16 +30,18 @@ def tail_injections(directives: Sequence[str]) -> list[Injection]:
     ]
 
 
-def place_injections(arrangement: Arrangement, style: str) -> Arrangement:
-    """The arrangement with its injections placed into (or after) the history; injections emptied."""
+def place_injections(arrangement: Arrangement, style: str, reuse: Reuse | None = None) -> Arrangement:
+    """The arrangement with its injections placed into (or after) the history; injections emptied.
+    `reuse` (the document's, engine/reuse.py) keeps each history item merged with a batch, so the same
+    batch merged into the same item gives the very same item again."""
     if not arrangement.injections:
         return arrangement
     if style == "standalone":
         return _standalone(arrangement)
-    return _merge(arrangement)
+    return _merge(arrangement, reuse)
 
 
-def _merge(arr: Arrangement) -> Arrangement:
+def _merge(arr: Arrangement, reuse: Reuse | None = None) -> Arrangement:
     history = list(arr.history)
     ordered = sorted(arr.injections, key=lambda inj: (-inj.depth, inj.order, inj.index))
     if not history:
@@ -51,8 +55,18 @@ def _merge(arr: Arrangement) -> Arrangement:
         batches.setdefault(target, []).append(inj)
     for target, batch in batches.items():
         item = history[target]
-        history[target] = item.with_parts((*item.parts, _batch_part(batch, lead="\n")))
+        if reuse is None:
+            history[target] = _merged(item, batch)[0]
+            continue
+        what = tuple((inj.text, inj.source) for inj in batch)
+        history[target] = reuse.wrapped(
+            ("merged", target), (item,), partial(_merged, item, batch), value=what
+        )[0]
     return Arrangement(before=arr.before, history=history, after=arr.after)
+
+
+def _merged(item: Item, batch: list[Injection]) -> list[Item]:
+    return [item.with_parts((*item.parts, _batch_part(batch, lead="\n")))]
 
 
 def _batch_part(batch: list[Injection], *, lead: str) -> Part:

@@ -518,9 +518,17 @@ class _Walk:
             return []
         if tag in self.formats:  # the format's whole rendered text replaces the block
             text = self.formats[tag]
-            setting = "personality_format" if tag == "SYSTEM_PERSONALITY" else "scenario_format"
-            part = Part(text, (*items[0].parts[0].sources[:1], setting_source(setting)), True)
-            return [items[0].with_parts((part,))] if text.strip() else []
+            if not text.strip():
+                return []
+            if self.doc_reuse is None:
+                return _formatted(items[0], tag, text)
+            # the same item while the format renders the same text for the document's block
+            first = items[0]
+            return list(
+                self.doc_reuse.wrapped(
+                    ("formatted", tag), items, lambda: _formatted(first, tag, text), value=text
+                )
+            )
         wrapping = _FORMATTED.get(tag)
         if wrapping is None:
             return list(items)
@@ -545,6 +553,13 @@ _FORMATTED = {
     SCENARIO_TAG: ("scenario_format", "{{scenario}}"),
     **{tag: ("wi_format", "{0}") for tag in (DOCUMENTS, *WORLD_INFO_TAGS)},
 }
+
+
+def _formatted(item: Item, tag: str, text: str) -> list[Item]:
+    """The block's first item holding its format's whole rendered text instead of its own parts."""
+    setting = "personality_format" if tag == "SYSTEM_PERSONALITY" else "scenario_format"
+    part = Part(text, (*item.parts[0].sources[:1], setting_source(setting)), True)
+    return [item.with_parts((part,))]
 
 
 def _in_role(items: list[Item], node: PresetNode) -> list[Item]:

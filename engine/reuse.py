@@ -33,7 +33,8 @@ class Reuse:
         self.joined: dict[tuple[int, ...], tuple[tuple[Item, ...], Item]] = {}
         self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
         self.nodes: dict[Any, Item] = {}  # the last item made under each key (`item`)
-        self.wraps: dict[Any, tuple[tuple[Item, ...], list[Item]]] = {}  # what `wrapped` made, with its items
+        # what `wrapped` made, with its items and the value it was made with
+        self.wraps: dict[Any, tuple[tuple[Item, ...], list[Item], Any]] = {}
         # the messages of a whole run of items before or after the history (messages.to_messages)
         self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
         # what comes before the history, squashed (messages.squash)
@@ -75,10 +76,18 @@ class Reuse:
         self.own[id(made)] = made
         return made
 
-    def wrapped(self, key: Any, items: Sequence[Item], wrap: Callable[[], list[Item]]) -> list[Item]:
-        """`wrap()` (new items made from `items`), made once for these very `items` under `key`."""
+    def wrapped(
+        self, key: Any, items: Sequence[Item], wrap: Callable[[], list[Item]], *, value: Any = None
+    ) -> list[Item]:
+        """`wrap()` (new items made from `items` and `value`, a text say), made once for these very
+        `items` and an equal `value` under `key`."""
         found = self.wraps.get(key)
-        if found is not None and len(found[0]) == len(items) and all(map(operator.is_, found[0], items)):
+        if (
+            found is not None
+            and len(found[0]) == len(items)
+            and all(map(operator.is_, found[0], items))
+            and found[2] == value
+        ):
             return found[1]
         made = wrap()
         if found is not None:  # replaced: its items are no longer vouched for
@@ -86,7 +95,7 @@ class Reuse:
                 self.own.pop(id(item), None)
         if len(self.wraps) >= LIMIT:
             self.wraps.clear()
-        self.wraps[key] = (tuple(items), made)
+        self.wraps[key] = (tuple(items), made, value)
         for item in made:
             self.own[id(item)] = item
         return made

@@ -12,7 +12,7 @@ from ..injection import place_injections, tail_injections
 from ..macros import render_texts
 from ..messages import squash as squash_items
 from ..messages import trim_to_budget
-from ..native import history_run, macro_env
+from ..native import doc_reuse, history_run, macro_env
 from ..parts import Injection, Item, Part, assembler_source, card_source
 from ..rearrange import plan_reuse
 from ..st_format import PromptSettings
@@ -86,7 +86,7 @@ def inject(state: State) -> None:
             replace(injection, depth=injection.depth - 1) if injection.depth > 0 else injection
             for injection in arrangement.injections
         ]
-    arrangement = place_injections(arrangement, state.style)
+    arrangement = place_injections(arrangement, state.style, doc_reuse(state.doc))
     wi = state.world_info
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed
         arrangement.history = wi.mark_injected(arrangement.history)

@@ -5,6 +5,7 @@ blocks in the fixed order."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from operator import attrgetter
 from typing import Any
 
@@ -101,6 +102,8 @@ def rearrange(state: State) -> None:
         )
         if formats.render is None and len(kept) < 64:  # no macro ran: the same on every assembly
             kept[(present, group)] = formats
+        elif formats.blocks:
+            formats = _blocks_as_before(preset, (present, group), formats)
     if formats.render is not None:
         state.variables = formats.render.variables
         state.global_variables = formats.render.global_variables
@@ -129,6 +132,19 @@ def rearrange(state: State) -> None:
         formats=formats.blocks,
         reuse=doc_reuse(doc),
     )
+
+
+def _blocks_as_before(preset: CompiledPreset, key: Any, formats: Formats) -> Formats:
+    """`formats` holding the last render's blocks mapping for `key` when their texts are equal: the
+    walk knows its inputs again by that object (rearrange.kept_walk), so a render that gave the same
+    texts costs no second walk."""
+    last: dict[Any, Mapping[str, str]] = preset.memo.setdefault("format blocks", {})
+    before = last.get(key)
+    if before is not None and before == formats.blocks:
+        return replace(formats, blocks=before)
+    if len(last) < 64:
+        last[key] = formats.blocks
+    return formats
 
 
 def openers(state: State) -> None:

@@ -81,3 +81,44 @@ def test_a_text_that_renders_otherwise_is_walked_again():
     for seed in (1, 2, 3, 1, 2, 2, 1):  # wind, sun, sun, wind, …
         fresh = assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed)
         assert outcome(assemble(shared, preset=compiled, seed=seed)) == outcome(fresh)
+
+
+def formatted(template):
+    return build_preset(
+        [make_node("main", content="MAIN"), marker("charPersonality"), marker("chatHistory")],
+        settings={"personality_format": template, "squash_system_messages": True},
+    )
+
+
+def test_a_personality_format_that_renders_alike_sends_the_same_squashed_prompt_every_time():
+    doc = parse_buckets({**DOCUMENT, "personality": ["curious", "patient"]})
+    compiled = formatted("[{{char}} is {{personality}}]{{trim}}")
+    sent = [outcome(assemble(doc, preset=compiled, seed=seed)) for seed in (1, 2, 3)]
+    assert sent == [sent[0]] * 3
+    assert sent[0][0][0] == ("system", "SYS\nMAIN\n[Assistant is curious\npatient]")
+
+
+def test_a_personality_format_that_renders_otherwise_sends_its_new_text():
+    compiled = formatted("{{personality}} today: {{random::calm::cross::merry::tired::bold}}")
+    data = {**DOCUMENT, "personality": ["curious"]}
+    shared = parse_buckets(data)
+    moods = set()
+    for seed in (1, 2, 3, 4, 5, 1, 2):
+        sent = outcome(assemble(shared, preset=compiled, seed=seed))
+        assert sent == outcome(assemble(parse_buckets(data), preset=compiled, seed=seed))
+        moods.add(sent[0][0][1])
+    assert len(moods) > 1
+
+
+def test_an_injection_whose_text_changes_is_merged_anew_into_the_same_history_message():
+    compiled = build_preset(
+        [marker("chatHistory"), depth("mood", "Mood: {{random::calm::cross::merry::tired::bold}}", 1)]
+    )
+    shared = parse_buckets(DOCUMENT)
+    merged = set()
+    for seed in (1, 2, 3, 4, 5, 1, 2):
+        sent = outcome(assemble(shared, preset=compiled, seed=seed))
+        assert sent == outcome(assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed))
+        merged.add(sent[0][-2][1])
+    assert len(merged) > 1
+    assert all(text.startswith("h2\n[System: Mood: ") for text in merged)
