@@ -16,7 +16,7 @@ from .native import HistoryRun, history_run, ready_messages
 from .parts import Injection, Item, Message, Notes, Part, Source, Transform, native_source
 from .providers import provider_texts, shape
 from .rearrange import Arrangement
-from .reuse import Reuse
+from .reuse import Reuse, all_vouched
 from .tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 
 _ROLE = attrgetter("role")
@@ -136,7 +136,7 @@ def _squashed_run(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
     if found is not None and all(map(operator.is_, found[0], prefix)):
         return list(found[1])
     made, _ = squash(prefix, (len(prefix), len(prefix)), reuse)
-    if all(any(t.vouches(item) for t in reuse) for item in prefix):
+    if all_vouched(reuse, prefix):
         table.keep_squashed(key, (tuple(prefix), tuple(made)))
     return made
 
@@ -253,6 +253,7 @@ def to_messages(
     # what a message of an item depends on besides the item: the names (a group's too)
     who = (doc.user_name, char, *(getattr(char, name, None) for name in ("group", "not_muted", "others")))
 
+    named = reuse[-1].resolved_for(who) if reuse else None
     seeded_runs: list[bool] = [False]  # whether the last `finish` met an item that draws on the seed
 
     def finish(run: Sequence[Item]) -> list[Message]:
@@ -275,12 +276,11 @@ def to_messages(
                         message = known[2]
                         break
             if message is None:
-                message = _message(item, doc, seed)
+                message, seeded = _message(item, doc, seed, named)
                 if message is None:
                     if blank is not None:
                         blank.append(item)
                     continue
-                seeded = any(p.trusted and depends_on_seed(p.text) for p in item.parts)
                 any_seeded = any_seeded or seeded
                 if key in kept:  # a native item as the document gave it
                     (per_seed if seeded else ready)[key] = message
@@ -307,7 +307,7 @@ def to_messages(
         if (
             len(made) == len(run)  # none blank: every item's message was found or made, and
             and not seeded_runs[0]  # none draws on the seed (its message is then the seed's only)
-            and all(any(t.vouches(item) for t in reuse) for item in run)
+            and all_vouched(reuse, run)
         ):
             table.keep_run(key, (tuple(run), who, tuple(made)))
         return made
@@ -352,17 +352,42 @@ def _history_messages(
     return out
 
 
-def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
-    """The item as a message (identity macros resolved in its trusted parts); None when it is blank."""
+Resolved = dict[int, tuple[Part, str | None]]  # a part's id: the part, its text with names (None: it draws)
+
+
+def _resolved(part: Part, user: str, char: str, seed: int, known: Resolved | None) -> tuple[str, bool]:
+    """A trusted part's text with its identity macros resolved, and whether that drew on the seed;
+    `known` (the document's, per names) keeps the texts that do not draw, by part."""
+    text = part.text
+    if known is None:
+        return resolve_identity(text, user=user, char=char, seed=seed), depends_on_seed(text)
+    entry = known.get(id(part))
+    if entry is not None and entry[0] is part:
+        if entry[1] is not None:
+            return entry[1], False
+        return resolve_identity(text, user=user, char=char, seed=seed), True
+    seeded = depends_on_seed(text)
+    resolved = resolve_identity(text, user=user, char=char, seed=seed)
+    if len(known) >= RESOLVED_LIMIT:
+        known.clear()
+    known[id(part)] = (part, None if seeded else resolved)
+    return resolved, seeded
+
+
+RESOLVED_LIMIT = 4096
+
+
+def _message(
+    item: Item, doc: BucketDocument, seed: int, known: Resolved | None = None
+) -> tuple[Message | None, bool]:
+    """The item as a message (identity macros resolved in its trusted parts), None when it is blank;
+    and whether a part drew on the seed (its message is then this seed's only)."""
+    user, char = doc.user_name, doc.char_name
     if len(item.parts) == 1:  # most items: one part, one source
         part = item.parts[0]
-        text = (
-            resolve_identity(part.text, user=doc.user_name, char=doc.char_name, seed=seed)
-            if part.trusted
-            else part.text
-        )
+        text, seeded = _resolved(part, user, char, seed, known) if part.trusted else (part.text, False)
         if not text.strip():
-            return None
+            return None, seeded
         one_sources = part.sources if len(part.sources) < 2 else tuple(dict.fromkeys(part.sources))
         one_pieces: tuple[tuple[Source, str], ...] = ((part.sources[0], text),) if part.sources else ()
         one_originals: tuple[str, ...] = (part.original,) if part.original is not None else ()
@@ -376,15 +401,19 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
             part.transforms,
             one_originals,
             item.name,
-        )
-    user, char = doc.user_name, doc.char_name
+        ), seeded
     texts: list[str] = []
     sources: dict[Source, None] = {}
     pieces: list[tuple[Source, str]] = []
     transforms: tuple[Transform, ...] = ()
     originals: list[str] = []
+    seeded = False
     for part in item.parts:  # one pass: squashed items have dozens of parts
-        text = resolve_identity(part.text, user=user, char=char, seed=seed) if part.trusted else part.text
+        if part.trusted:
+            text, drew = _resolved(part, user, char, seed, known)
+            seeded = seeded or drew
+        else:
+            text = part.text
         texts.append(text)
         if part.sources:
             sources.update(dict.fromkeys(part.sources))
@@ -396,7 +425,7 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
             originals.append(part.original)
     content = "".join(texts)
     if not content.strip():
-        return None
+        return None, seeded
     return Message(
         item.role,
         content,
@@ -407,4 +436,4 @@ def _message(item: Item, doc: BucketDocument, seed: int) -> Message | None:
         transforms,
         tuple(originals),
         item.name,
-    )
+    ), seeded

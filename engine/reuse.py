@@ -15,7 +15,7 @@ are vouched for by neither and are simply built.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .parts import Item, Message, Part, Source
@@ -23,8 +23,31 @@ from .parts import Item, Message, Part, Source
 LIMIT = 256  # entries per table; past it the table starts over
 
 
+def all_vouched(tables: Sequence[Reuse], items: Iterable[Item]) -> bool:
+    """True when one of `tables` vouches for each of `items` (`Reuse.vouches`, in one loop)."""
+    for item in items:
+        key = id(item)
+        for table in tables:
+            if key in table.own or key in table.made or key in table.kept:
+                break
+        else:
+            return False
+    return True
+
+
 class Reuse:
-    __slots__ = ("joined", "kept", "made", "messages", "nodes", "own", "runs", "squashed", "wraps")
+    __slots__ = (
+        "joined",
+        "kept",
+        "made",
+        "messages",
+        "nodes",
+        "own",
+        "resolved",
+        "runs",
+        "squashed",
+        "wraps",
+    )
 
     def __init__(self, own: dict[int, Item] | None = None, kept: set[int] | None = None) -> None:
         self.own: dict[int, Item] = own or {}  # the items this table vouches for, by identity
@@ -37,12 +60,24 @@ class Reuse:
         self.wraps: dict[Any, tuple[tuple[Item, ...], list[Item], Any]] = {}
         # the messages of a whole run of items before or after the history (messages.to_messages)
         self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
+        # per set of names: each trusted part's text with the identity macros resolved (messages._message)
+        self.resolved: dict[tuple[Any, ...], dict[int, tuple[Part, str | None]]] = {}
         # what comes before the history, squashed (messages.squash)
         self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = {}
 
+    def resolved_for(self, who: tuple[Any, ...]) -> dict[int, tuple[Part, str | None]]:
+        """The parts' texts with names resolved for the names `who` (messages._resolved fills it)."""
+        known = self.resolved.get(who)
+        if known is None:
+            if len(self.resolved) >= 8:  # a document's names rarely change: a few sets at most
+                self.resolved.clear()
+            known = self.resolved[who] = {}
+        return known
+
     def vouches(self, item: Item) -> bool:
+        # An id in `own` or `made` is the held item's: no other live object can have it.
         key = id(item)
-        return self.own.get(key) is item or self.made.get(key) is item or key in self.kept
+        return key in self.own or key in self.made or key in self.kept
 
     def item(
         self,

@@ -122,3 +122,21 @@ def test_an_injection_whose_text_changes_is_merged_anew_into_the_same_history_me
         merged.add(sent[0][-2][1])
     assert len(merged) > 1
     assert all(text.startswith("h2\n[System: Mood: ") for text in merged)
+
+
+def test_a_single_brace_random_in_a_squashed_prompt_is_drawn_for_each_seed():
+    compiled = build_preset(
+        [make_node("main", content="MAIN for {{char}}"), marker("chatHistory")],
+        settings={"squash_system_messages": True},
+    )
+    data = {**DOCUMENT, "system_prompt": "SYS, {{user}} feels {random::calm::cross::merry::tired::bold}."}
+    shared = parse_buckets(data)
+    prompts = set()
+    for seed in (1, 2, 3, 4, 5, 1, 2):
+        sent = outcome(assemble(shared, preset=compiled, seed=seed))
+        assert sent == outcome(assemble(parse_buckets(data), preset=compiled, seed=seed))
+        prompts.add(sent[0][0][1])
+    assert len(prompts) > 1
+    assert all(
+        text.startswith("SYS, User feels ") and text.endswith(".\nMAIN for Assistant") for text in prompts
+    )
