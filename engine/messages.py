@@ -127,6 +127,24 @@ def squash(
     return out, (first, last + 1)
 
 
+def squash_kept(
+    items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...], *, plain_history: bool = False
+) -> tuple[list[Item], tuple[int, int]]:
+    """`squash`, kept with the document for the very same items when every one is vouched for: a
+    prompt with no history of its own (a summariser's) squashes alike on every assembly."""
+    if plain_history or not reuse:  # the history is copied as it is; the runs around it are kept
+        return squash(items, history, reuse, plain_history=plain_history)
+    table = reuse[-1]
+    key = (*history, *map(id, items))
+    found = table.whole.get(key)
+    if found is not None and all(map(operator.is_, found[0], items)):
+        return list(found[1]), found[2]
+    made, moved = squash(items, history, reuse)
+    if all_vouched(reuse, items):
+        table.keep_whole(key, (tuple(items), tuple(made), moved))
+    return made, moved
+
+
 def _squashed_run(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
     """`prefix` (what comes before or after a history with no system item) squashed, kept with the
     document when it holds only items one of `reuse` vouches for."""

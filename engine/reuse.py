@@ -46,6 +46,7 @@ class Reuse:
         "resolved",
         "runs",
         "squashed",
+        "whole",
         "wraps",
     )
 
@@ -64,6 +65,8 @@ class Reuse:
         self.resolved: dict[tuple[Any, ...], dict[int, tuple[Part, str | None]]] = {}
         # what comes before the history, squashed (messages.squash)
         self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = {}
+        # a whole final list squashed, with the history's range in it (messages.squash_kept)
+        self.whole: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...], tuple[int, int]]] = {}
 
     def resolved_for(self, who: tuple[Any, ...]) -> dict[int, tuple[Part, str | None]]:
         """The parts' texts with names resolved for the names `who` (messages._resolved fills it)."""
@@ -146,6 +149,13 @@ class Reuse:
         if len(self.squashed) >= LIMIT:
             self.squashed.clear()
         self.squashed[key] = entry
+
+    def keep_whole(
+        self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...], tuple[int, int]]
+    ) -> None:
+        if len(self.whole) >= LIMIT:
+            self.whole.clear()
+        self.whole[key] = entry
 
     def keep_run(
         self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]

@@ -10,8 +10,7 @@ from ..authors_note import place_authors_note
 from ..generation import closing_items
 from ..injection import place_injections, tail_injections
 from ..macros import render_texts
-from ..messages import squash as squash_items
-from ..messages import trim_to_budget
+from ..messages import squash_kept, trim_to_budget
 from ..native import doc_reuse, history_run, macro_env
 from ..parts import Injection, Item, Part, assembler_source, card_source
 from ..rearrange import plan_reuse
@@ -138,7 +137,7 @@ def squash(state: State) -> None:
     preset = state.preset
     if preset is None or not preset.settings.squash_system_messages:
         return
-    state.ordered, state.history = squash_items(
+    state.ordered, state.history = squash_kept(
         state.ordered, state.history, state.reuses(), plain_history=_plain_history(state)
     )
 

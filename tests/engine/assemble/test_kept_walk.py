@@ -140,3 +140,22 @@ def test_a_single_brace_random_in_a_squashed_prompt_is_drawn_for_each_seed():
     assert all(
         text.startswith("SYS, User feels ") and text.endswith(".\nMAIN for Assistant") for text in prompts
     )
+
+
+def test_a_prompt_without_the_chat_squashes_alike_each_time_and_anew_when_a_node_changes():
+    compiled = build_preset(
+        [
+            make_node("main", content="Summarise for {{char}}."),
+            make_node("tone", content="Tone: {{random::dry::warm::terse::lyrical::plain}}."),
+            make_node("last", content="Keep it short."),
+        ],
+        settings={"squash_system_messages": True},
+    )
+    shared = parse_buckets(DOCUMENT)
+    prompts = set()
+    for seed in (1, 1, 2, 3, 4, 5, 1, 2):
+        sent = outcome(assemble(shared, preset=compiled, seed=seed))
+        assert sent == outcome(assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed))
+        assert len(sent[0]) == 1  # no chat: the system prompt and the nodes squashed into one
+        prompts.add(sent[0][0][1])
+    assert len(prompts) > 1
