@@ -131,8 +131,9 @@ def squash_kept(
     items: list[Item], history: tuple[int, int], reuse: tuple[Reuse, ...], *, plain_history: bool = False
 ) -> tuple[list[Item], tuple[int, int]]:
     """`squash`, kept with the document for the very same items when every one is vouched for: a
-    prompt with no history of its own (a summariser's) squashes alike on every assembly."""
-    if plain_history or not reuse:  # the history is copied as it is; the runs around it are kept
+    prompt that sends no chat (a summariser's) squashes alike on every assembly. With a history in
+    the list, `squash` keeps the runs around it instead: a long list is not worth a key of its own."""
+    if plain_history or not reuse or history[0] < history[1]:
         return squash(items, history, reuse, plain_history=plain_history)
     table = reuse[-1]
     key = (*history, *map(id, items))
