@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from operator import attrgetter
 
 from .buckets import BucketDocument
 from .compiled import CompiledPreset
 from .macros import CompiledText, Macro, Scoped, has_angle_form, parse_roll
-from .parts import Message
 from .rearrange import ANCHORED_BLOCKS, PRE_HISTORY_BLOCKS
 
 SERVER_ONLY_TAGS = frozenset((*ANCHORED_BLOCKS, *PRE_HISTORY_BLOCKS))  # no SillyTavern marker places them
@@ -29,7 +27,7 @@ MAX_DICE, MAX_SIDES = 100, 1000  # engine.macros' {{roll}} limits (docs/macros.m
 def differences(
     doc: BucketDocument,
     preset: CompiledPreset | None,
-    messages: Sequence[Message],
+    tags: Iterable[str],
     *,
     style: str,
     injected: bool,
@@ -40,7 +38,7 @@ def differences(
     card_book: bool = False,
 ) -> tuple[str, ...]:
     """The sentences of docs/fidelity.md#the-deliberate-differences that apply to this assembly (empty without
-    a preset)."""
+    a preset); `tags` are the tags of the messages sent, the history's aside (they are the chat's)."""
     if preset is None:
         return ()
     out: list[str] = []
@@ -61,7 +59,7 @@ def differences(
         out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
     if sample_note:
         out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
-    if not SERVER_ONLY_TAGS.isdisjoint(map(attrgetter("tag"), messages)):
+    if not SERVER_ONLY_TAGS.isdisjoint(tags):
         out.append(
             "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
             "documents, conditioning) have no SillyTavern 1.18 equivalent."

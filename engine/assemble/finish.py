@@ -83,7 +83,7 @@ def result(state: State) -> Assembly:
         differences=differences(
             doc,
             preset,
-            state.messages,
+            _tags_around_history(state),
             style=state.style,
             injected=state.injected,
             blank_dropped=any(item.text for item in state.blank),
@@ -94,6 +94,15 @@ def result(state: State) -> Assembly:
             card_book=wi is not None and any(a.entry.is_character for a in wi.activation.activated),
         ),
     )
+
+
+def _tags_around_history(state: State) -> list[str]:
+    """The tags of the messages sent before and after the history: each item there became one message
+    unless it came out blank (a native block never sits in the history, so a long chat is not read)."""
+    start, stop = state.history
+    around = [*state.ordered[:start], *state.ordered[stop:]]
+    blank = state.blank
+    return [item.tag for item in around if not blank or not any(b is item for b in blank)]
 
 
 def _has_tools(doc: BucketDocument) -> bool:

@@ -91,3 +91,20 @@ def test_the_card_import_and_the_preview_name_the_embedded_book():
     )
     assert "The lamp burns oil." in texts(result)
     assert any("embedded lorebook" in d for d in result.differences)
+
+
+SERVER_BLOCKS = "The server's own blocks"
+
+
+def test_the_server_blocks_sent_are_named_as_a_difference_and_only_when_sent():
+    preset = build_preset([make_node("main", content="MAIN"), marker("chatHistory")])
+    with_info = assemble(doc(server_info="Server: The Lantern Guild."), preset=preset)
+    assert any("The Lantern Guild" in t for t in texts(with_info))
+    assert any(d.startswith(SERVER_BLOCKS) for d in with_info.differences)
+    without = assemble(doc(), preset=preset)
+    assert not any(d.startswith(SERVER_BLOCKS) for d in without.differences)
+    # a long chat with no server block in it says nothing of them either
+    chat = [{"role": "user", "name": "Ann", "content": f"Line {i}"} for i in range(50)]
+    assert not any(
+        d.startswith(SERVER_BLOCKS) for d in assemble(doc(history=chat), preset=preset).differences
+    )
