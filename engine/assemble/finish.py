@@ -101,8 +101,10 @@ def _tags_around_history(state: State) -> list[str]:
     unless it came out blank (a native block never sits in the history, so a long chat is not read)."""
     start, stop = state.history
     around = [*state.ordered[:start], *state.ordered[stop:]]
-    blank = state.blank
-    return [item.tag for item in around if not blank or not any(b is item for b in blank)]
+    if not state.blank:
+        return [item.tag for item in around]
+    blank = set(map(id, state.blank))  # the items are alive in `state`: their ids are theirs
+    return [item.tag for item in around if id(item) not in blank]
 
 
 def _has_tools(doc: BucketDocument) -> bool:

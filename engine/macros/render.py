@@ -252,11 +252,6 @@ class _FieldsEnv:
         return value
 
 
-def _texts_only(values: dict[str, Any]) -> bool:
-    """True when every value is a string: equal such values render alike (1 == True, "1" != "true")."""
-    return all(type(value) is str for value in values.values())
-
-
 class _TooLarge(Exception):
     """Raised when the text being built passes MAX_TEXT_CHARS; the enclosing loop or node stays verbatim."""
 
@@ -317,14 +312,14 @@ class _Pass:
         ):
             self.evaluations += kept.spent
             if kept.local_after is not None:
-                self.local.values = dict(kept.local_after)
+                self.local.replace(dict(kept.local_after), texts=True)
             if kept.global_after is not None:
-                self.global_.values = dict(kept.global_after)
+                self.global_.replace(dict(kept.global_after), texts=True)
             self.warnings += kept.warnings
             for name in kept.unknown:
                 self.unknown[name] = None
             return kept.output
-        if not (_texts_only(local) and _texts_only(global_)):
+        if not (self.local.texts_only and self.global_.texts_only):
             return self.render(segment)
         start_local, start_global = dict(local), dict(global_)
         fields: dict[str, Any] = {}
@@ -337,7 +332,7 @@ class _Pass:
             self.env = env
         unknown, self.new_unknown = self.new_unknown, None
         local, global_ = self.local.values, self.global_.values
-        if not self.volatile and not self.exhausted and _texts_only(local) and _texts_only(global_):
+        if not self.volatile and not self.exhausted and self.local.texts_only and self.global_.texts_only:
             segment.kept[self.label] = _Kept(
                 start_local,
                 start_global,

@@ -17,12 +17,23 @@ DrawKey = tuple[int, str, int, int, int | str]
 
 
 class Namespace:
-    """One variable namespace during a render."""
+    """One variable namespace during a render. Change `values` through `write`, `delete` and
+    `replace` only: they keep `others`, the keys whose value is not a string."""
 
-    __slots__ = ("values",)
+    __slots__ = ("others", "values")
 
     def __init__(self, start: dict[str, Any]) -> None:
-        self.values = dict(start)
+        self.replace(dict(start))
+
+    def replace(self, values: dict[str, Any], *, texts: bool = False) -> None:
+        """`values` in place of the namespace's own; `texts` says they are all strings."""
+        self.values = values
+        self.others = set() if texts else {key for key, value in values.items() if type(value) is not str}
+
+    @property
+    def texts_only(self) -> bool:
+        """True when every value is a string (equal such values render alike: 1 == True, "1" != "true")."""
+        return not self.others
 
     def read(self, key: str) -> tuple[bool, Any]:
         if key in self.values:
@@ -31,9 +42,14 @@ class Namespace:
 
     def write(self, key: str, value: Any) -> None:
         self.values[key] = value
+        if type(value) is str:
+            self.others.discard(key)
+        else:
+            self.others.add(key)
 
     def delete(self, key: str) -> None:
         self.values.pop(key, None)
+        self.others.discard(key)
 
 
 class MacroState(Protocol):
