@@ -40,6 +40,18 @@ def outcome(result):
     )
 
 
+def sent_across_seeds(compiled, data, pick, seeds=(1, 2, 3, 4, 5, 1, 2)):
+    """One document assembled with each seed in turn, each time as a fresh document would be; the
+    set of `pick(outcome)` over the seeds."""
+    shared = parse_buckets(data)
+    seen = set()
+    for seed in seeds:
+        sent = outcome(assemble(shared, preset=compiled, seed=seed))
+        assert sent == outcome(assemble(parse_buckets(data), preset=compiled, seed=seed))
+        seen.add(pick(sent))
+    return seen
+
+
 def test_the_next_assemblies_of_a_document_send_what_the_first_did_with_the_same_notes():
     doc, compiled = parse_buckets({**DOCUMENT, "seed": 5}), preset()
     first = outcome(assemble(doc, preset=compiled))
@@ -100,13 +112,7 @@ def test_a_personality_format_that_renders_alike_sends_the_same_squashed_prompt_
 
 def test_a_personality_format_that_renders_otherwise_sends_its_new_text():
     compiled = formatted("{{personality}} today: {{random::calm::cross::merry::tired::bold}}")
-    data = {**DOCUMENT, "personality": ["curious"]}
-    shared = parse_buckets(data)
-    moods = set()
-    for seed in (1, 2, 3, 4, 5, 1, 2):
-        sent = outcome(assemble(shared, preset=compiled, seed=seed))
-        assert sent == outcome(assemble(parse_buckets(data), preset=compiled, seed=seed))
-        moods.add(sent[0][0][1])
+    moods = sent_across_seeds(compiled, {**DOCUMENT, "personality": ["curious"]}, lambda sent: sent[0][0][1])
     assert len(moods) > 1
 
 
@@ -114,12 +120,7 @@ def test_an_injection_whose_text_changes_is_merged_anew_into_the_same_history_me
     compiled = build_preset(
         [marker("chatHistory"), depth("mood", "Mood: {{random::calm::cross::merry::tired::bold}}", 1)]
     )
-    shared = parse_buckets(DOCUMENT)
-    merged = set()
-    for seed in (1, 2, 3, 4, 5, 1, 2):
-        sent = outcome(assemble(shared, preset=compiled, seed=seed))
-        assert sent == outcome(assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed))
-        merged.add(sent[0][-2][1])
+    merged = sent_across_seeds(compiled, DOCUMENT, lambda sent: sent[0][-2][1])
     assert len(merged) > 1
     assert all(text.startswith("h2\n[System: Mood: ") for text in merged)
 
@@ -130,12 +131,7 @@ def test_a_single_brace_random_in_a_squashed_prompt_is_drawn_for_each_seed():
         settings={"squash_system_messages": True},
     )
     data = {**DOCUMENT, "system_prompt": "SYS, {{user}} feels {random::calm::cross::merry::tired::bold}."}
-    shared = parse_buckets(data)
-    prompts = set()
-    for seed in (1, 2, 3, 4, 5, 1, 2):
-        sent = outcome(assemble(shared, preset=compiled, seed=seed))
-        assert sent == outcome(assemble(parse_buckets(data), preset=compiled, seed=seed))
-        prompts.add(sent[0][0][1])
+    prompts = sent_across_seeds(compiled, data, lambda sent: sent[0][0][1])
     assert len(prompts) > 1
     assert all(
         text.startswith("SYS, User feels ") and text.endswith(".\nMAIN for Assistant") for text in prompts
@@ -151,11 +147,6 @@ def test_a_prompt_without_the_chat_squashes_alike_each_time_and_anew_when_a_node
         ],
         settings={"squash_system_messages": True},
     )
-    shared = parse_buckets(DOCUMENT)
-    prompts = set()
-    for seed in (1, 1, 2, 3, 4, 5, 1, 2):
-        sent = outcome(assemble(shared, preset=compiled, seed=seed))
-        assert sent == outcome(assemble(parse_buckets(DOCUMENT), preset=compiled, seed=seed))
-        assert len(sent[0]) == 1  # no chat: the system prompt and the nodes squashed into one
-        prompts.add(sent[0][0][1])
-    assert len(prompts) > 1
+    sent = sent_across_seeds(compiled, DOCUMENT, lambda sent: tuple(sent[0]), seeds=(1, 1, 2, 3, 4, 5, 1, 2))
+    assert {len(messages) for messages in sent} == {1}  # no chat: the prompt and the nodes squashed into one
+    assert len(sent) > 1
