@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .buckets import TAGS
 from .compiled import CompiledNode, CompiledPreset
@@ -172,21 +172,22 @@ def kept_walk(
     and formats (the same objects: a document's blocks, a preset's kept formats) and rendered texts equal
     to the last assembly's walk to the same arrangement, notes included
     (docs/assembly.md#speed-this-2-core-machine). `kept` is the document's memo. The arrangement is kept
-    the second time the inputs repeat (a preset whose texts change on every call never pays for keeping
-    it); each assembly gets its own copies of the lists, since later steps change them."""
+    the second time the same blocks and formats come (a document assembled once never pays for keeping
+    it); each assembly gets its own copies of the lists, since later steps change them. When only some
+    nodes' texts changed, and none of them went from empty to not or back, the kept arrangement gets
+    those nodes' new items in their places (`_patched`): nothing else the walk does reads a node's text."""
     plan = plan_of(preset, generation_type)
     key = ("walk", id(plan))
     found = kept.get(key)
-    repeated = (
+    same_blocks = (
         found is not None
         and found[0] is plan
         and found[1] is native
         and found[3] is formats
         and found[5] is reuse
         and found[4] == expanded
-        and (found[2] is rendered or found[2] == rendered)
     )
-    if not repeated:
+    if not same_blocks:
         kept[key] = (plan, native, rendered, formats, expanded, reuse, None)
         return rearrange(
             native,
@@ -200,19 +201,14 @@ def kept_walk(
         )
     assert found is not None
     snapshot = found[6]
+    if snapshot is not None and not (found[2] is rendered or found[2] == rendered):
+        snapshot = _patched(snapshot, plan, found[2], rendered, plan_reuse(preset, generation_type))
     if snapshot is None:
         own = Notes()
-        out = rearrange(
-            native,
-            preset,
-            rendered,
-            expanded,
-            own,
-            generation_type=generation_type,
-            formats=formats,
-            reuse=reuse,
-        )
-        snapshot = (
+        walk = _Walk(native, preset, rendered, expanded, own, {}, generation_type, formats)
+        walk.doc_reuse = reuse
+        out = walk.run()
+        snapshot = _Snapshot(
             tuple(out.before),
             tuple(out.history),
             tuple(out.after),
@@ -220,13 +216,81 @@ def kept_walk(
             out.chat,
             tuple(own.warnings),
             tuple(own.omitted),
+            walk.placed,
         )
-        kept[key] = (*found[:6], snapshot)
-    before, history, after, injections, chat, warnings, omitted = snapshot
-    for sentence in warnings:
+    kept[key] = (*found[:2], rendered, *found[3:6], snapshot)
+    for sentence in snapshot.warnings:
         notes.warn(sentence)
-    notes.omitted.extend(omitted)
-    return Arrangement(list(before), list(history), list(after), list(injections), chat)
+    notes.omitted.extend(snapshot.omitted)
+    return Arrangement(
+        list(snapshot.before),
+        list(snapshot.history),
+        list(snapshot.after),
+        list(snapshot.injections),
+        snapshot.chat,
+    )
+
+
+class _Snapshot(NamedTuple):
+    """A walk's arrangement and notes, with where each node's item or injection went (`_Walk.placed`)."""
+
+    before: tuple[Item, ...]
+    history: tuple[Item, ...]
+    after: tuple[Item, ...]
+    injections: tuple[Injection, ...]
+    chat: bool
+    warnings: tuple[str, ...]
+    omitted: tuple[Omission, ...]
+    placed: dict[int, tuple[int, int]]
+
+
+_BEFORE, _AFTER, _INJECTIONS = 0, 1, 2  # the run a node's item or injection went into (`_Walk.placed`)
+
+
+def _patched(
+    snapshot: _Snapshot, plan: Plan, was: Mapping[int, str], now: Mapping[int, str], reuse: Reuse
+) -> _Snapshot | None:
+    """`snapshot` (walked with the texts `was`) as the walk would make it with the texts `now`, or None
+    when a node's text changed between empty and not (its item then comes or goes)."""
+    if now.keys() != was.keys():  # the same plan renders the same nodes: never, but then walk anew
+        return None
+    runs: list[list[Any]] | None = None
+    for index, text in now.items():
+        old = was.get(index, "")
+        if text == old:
+            continue
+        step = plan.text_steps.get(index)
+        if step is None:
+            return None
+        kind, node = step
+        sent = bool(text) or (kind is _CONTENT and node.role != "system")
+        if sent != (bool(old) or (kind is _CONTENT and node.role != "system")):
+            return None
+        if not sent:
+            continue
+        if runs is None:
+            runs = [list(snapshot.before), list(snapshot.after), list(snapshot.injections)]
+        run, at = snapshot.placed[index]
+        if kind is _CONTENT:
+            runs[run][at] = _content_item(plan, reuse, index, node, text)
+        else:
+            runs[run][at] = _injection(plan, index, node, text)
+    if runs is None:
+        return snapshot
+    return snapshot._replace(before=tuple(runs[0]), after=tuple(runs[1]), injections=tuple(runs[2]))
+
+
+def _content_item(plan: Plan, reuse: Reuse, index: int, node: PresetNode, text: str) -> Item:
+    """The item the walk sends for a content node with this text (a preset's fixed one when it is)."""
+    item = plan.items.get(index)
+    if item is None or item.parts[0].text is not text:
+        item = reuse.item(index, DEPTH_BLOCK_TAG, node.role, text, plan.sources[index])
+    return item
+
+
+def _injection(plan: Plan, index: int, node: PresetNode, text: str) -> Injection:
+    depth = max(0, node.injection_depth)
+    return Injection(text, depth, node.injection_order, index, node.role, plan.sources[index][0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +318,8 @@ class Plan:
     # only), made once: the walk sends these very objects, so later steps can know them again.
     items: Mapping[int, Item] = field(default_factory=dict)
     steps: tuple[tuple[str, int, Any], ...] = ()  # what the walk does, in order (`_steps`)
+    # the steps that read a node's text, by node position: (_CONTENT or _INJECT, the node)
+    text_steps: Mapping[int, tuple[str, PresetNode]] = field(default_factory=dict)
     disabled_markers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with the blocks each takes out
     has_examples_marker: bool = False  # the order has a dialogueExamples node, enabled or not
 
@@ -328,6 +394,7 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
     # leftovers (all in native order) include these blocks anyway.
     pre_at = next((i for i in active_ids if i < limit and ids[i] == "dialogueExamples"), None)
     wi_at = next((i for i in active_ids if ids[i] in WORLD_INFO), None)
+    steps = _steps(nodes, active, pre_at=pre_at, wi_at=wi_at, anchor_at=anchor_at)
     return Plan(
         active=tuple(active),
         omissions=tuple(notes.omitted),
@@ -343,7 +410,8 @@ def _plan(nodes: tuple[CompiledNode, ...], settings: PromptSettings, generation_
         sources=sources,
         plain=plain,
         items=items,
-        steps=_steps(nodes, active, pre_at=pre_at, wi_at=wi_at, anchor_at=anchor_at),
+        steps=steps,
+        text_steps={index: (step, node) for step, index, node in steps if step in (_CONTENT, _INJECT)},
         disabled_markers=_disabled_markers(nodes, active),
         has_examples_marker="dialogueExamples" in ids,
     )
@@ -390,6 +458,7 @@ class _Walk:
 
         self.out = Arrangement()
         self.current = self.out.before
+        self.placed: dict[int, tuple[int, int]] = {}  # where each node's item or injection went
 
     def run(self) -> Arrangement:
         if not self.main_on:
@@ -436,6 +505,10 @@ class _Walk:
                     if item is None or item.parts[0].text is not text or index in self.sources:
                         sources = self.sources.get(index) or plan.sources[index]
                         item = self.reuse.item(index, DEPTH_BLOCK_TAG, node.role, text, sources)
+                    self.placed[index] = (
+                        _AFTER if self.current is self.out.after else _BEFORE,
+                        len(self.current),
+                    )
                     self.current.append(item)
             elif step is _MARKER:
                 self.marker(arg)
@@ -474,9 +547,8 @@ class _Walk:
 
     def injection(self, index: int, node: PresetNode, text: str) -> None:
         if text:
-            source = self.plan.sources[index][0]
-            depth = max(0, node.injection_depth)
-            self.out.injections.append(Injection(text, depth, node.injection_order, index, node.role, source))
+            self.placed[index] = (_INJECTIONS, len(self.out.injections))
+            self.out.injections.append(_injection(self.plan, index, node, text))
 
     def marker(self, node: PresetNode) -> None:
         tag = MARKER_TAG.get(node.identifier)

@@ -150,3 +150,50 @@ def test_a_prompt_without_the_chat_squashes_alike_each_time_and_anew_when_a_node
     sent = sent_across_seeds(compiled, DOCUMENT, lambda sent: tuple(sent[0]), seeds=(1, 1, 2, 3, 4, 5, 1, 2))
     assert {len(messages) for messages in sent} == {1}  # no chat: the prompt and the nodes squashed into one
     assert len(sent) > 1
+
+
+def test_nodes_whose_texts_change_each_call_are_sent_in_their_places_with_their_new_texts():
+    compiled = build_preset(
+        [
+            make_node("main", content="MAIN"),
+            make_node("weather", content="Weather: {{random::rain::sun::fog::snow}}"),
+            make_node("ask", role="user", content="Ask about the {{random::map::ledger::moon}}."),
+            marker("chatHistory"),
+            depth("mood", "Mood: {{random::calm::cross::merry}}", 1),
+            make_node("end", content="END"),
+        ]
+    )
+    sent = sent_across_seeds(compiled, DOCUMENT, lambda sent: tuple(sent[0]), seeds=(1, 2, 3, 4, 5, 6, 1, 3))
+    assert len(sent) > 2
+    for messages in sent:
+        assert [role for role, _ in messages] == [
+            "system",
+            "system",
+            "system",
+            "user",
+            "user",
+            "assistant",
+            "user",
+            "system",
+        ]
+        assert messages[2][1].startswith("Weather: ") and messages[5][1].startswith("h2\n[System: Mood: ")
+
+
+def test_nodes_whose_texts_come_and_go_are_sent_only_when_they_have_one():
+    compiled = build_preset(
+        [
+            make_node("main", content="MAIN"),
+            make_node("extra", content="{{random::Extra rule.::}}"),
+            make_node("hello", role="user", content="{{random::Say hi.::}}"),
+            marker("chatHistory"),
+            depth("deep", "{{random::Deep.::}}", 1),
+        ],
+        settings={"squash_system_messages": True},
+    )
+    sent = sent_across_seeds(
+        compiled, DOCUMENT, lambda sent: tuple(sent[0]), seeds=(1, 2, 3, 4, 5, 6, 7, 8, 1, 2)
+    )
+    prompts = {messages[0][1] for messages in sent}
+    assert prompts == {"SYS\nMAIN", "SYS\nMAIN\nExtra rule."}
+    assert {("user", "Say hi.") in messages for messages in sent} == {True, False}
+    assert {any("Deep." in text for _, text in messages) for messages in sent} == {True, False}
