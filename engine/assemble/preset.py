@@ -102,7 +102,7 @@ def rearrange(state: State) -> None:
         )
         if formats.render is None and len(kept) < 64:  # no macro ran: the same on every assembly
             kept[(present, group)] = formats
-        elif formats.blocks:
+        else:  # the openers alone rendered, or the formats too: the same blocks mapping when equal
             formats = _blocks_as_before(preset, (present, group), formats)
     if formats.render is not None:
         state.variables = formats.render.variables
