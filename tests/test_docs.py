@@ -50,6 +50,10 @@ PAGE_CITATION = re.compile(r"docs/([A-Za-z0-9_-]+\.md)(?:#([A-Za-z0-9_-]+))?")
 OWN_ANCHOR = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# A file of ours named in backticks: `engine/assemble/pipeline.py`, `detail.html#thread`, `core/x.py:12`.
+CITED_FILE = re.compile(r"`([A-Za-z0-9_./-]+\.(?:py|html|md|js|css|yml|toml|sh))(?:[:#][A-Za-z0-9_-]+)?`")
+# Files of SillyTavern's (or of a browser's) that the docs name when they say where a rule comes from.
+FOREIGN_SUFFIXES = {".js"}
 
 
 def _repository_files() -> list[Path]:
@@ -135,6 +139,25 @@ def test_every_docs_page_and_heading_a_file_cites_exists():
                 elif wanted and wanted not in pages[name]:
                     missing.append(f"{_where(path, number)}: docs/{name} has no heading #{wanted}")
     assert missing == [], "\n".join(missing)
+
+
+def _cited_file_exists(cited: str, names: set[str]) -> bool:
+    if "/" not in cited:
+        return cited in names
+    roots = [ROOT, ROOT / "templates", *ROOT.glob("*/templates")]
+    return any((root / cited).exists() for root in roots)
+
+
+def test_every_file_the_readme_and_docs_name_exists():
+    names = {path.name for path in FILES} | {path.name for path in ROOT.glob("*/templates/**/*")}
+    missing = [
+        f"{_where(page, number)}: {cited}"
+        for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+        for number, line in enumerate(_lines(page), 1)
+        for cited in CITED_FILE.findall(line)
+        if Path(cited).suffix not in FOREIGN_SUFFIXES and not _cited_file_exists(cited, names)
+    ]
+    assert missing == [], "name a path from the repository's root that exists:\n" + "\n".join(missing)
 
 
 @pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
