@@ -55,6 +55,7 @@ def card_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse
 
 @body_limit(MAX_CARD_BYTES)
 @login_required
+@vary_on_headers("HX-Request")
 @require_POST
 def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)

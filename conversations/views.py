@@ -81,6 +81,7 @@ def conversation_import(request: AuthenticatedHttpRequest, server_id: int) -> Ht
 
 
 @login_required
+@vary_on_headers("HX-Request")
 def conversation_detail(
     request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
 ) -> HttpResponse:

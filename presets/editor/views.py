@@ -59,6 +59,7 @@ def node_view(
 
 
 @login_required
+@vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def node_edit(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
@@ -100,6 +101,7 @@ def node_edit(
 
 
 @login_required
+@vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def node_add(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
@@ -141,6 +143,7 @@ def node_add(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) 
 
 
 @login_required
+@vary_on_headers("HX-Request")
 @require_POST
 def node_duplicate(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
@@ -159,6 +162,7 @@ def node_duplicate(
 
 
 @login_required
+@vary_on_headers("HX-Request")
 @require_POST
 def node_delete(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
