@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.cards import Card
 from servers.models import Server
 
+from .avatars import avatar_path as avatar_path  # the public avatar URL (docs/groups.md#avatars)
 from .models import Card as CardRow
 
 

@@ -41,6 +41,12 @@ def loaded_group(server_id: int, name: str) -> LoadedGroup | None:
     return group_cache.get_group(server_id, name)
 
 
+def loaded_group_fresh(server_id: int, name: str) -> LoadedGroup | None:
+    """The group read from the database, past the cache (the answer to a write, before the write's
+    generation is published on commit)."""
+    return group_cache.compile_group(group_cache.load_group((server_id, name)))
+
+
 def channel_group(server_id: int, channel: int, parent_channel: int | None = None) -> str | None:
     """The name of the group `channel` uses (a thread inherits its parent's), or None (from the cache)."""
     return group_cache.get_channel_group(server_id, channel, parent_channel)
