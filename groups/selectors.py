@@ -66,6 +66,11 @@ def member_note(server_id: int, channel: int, member_id: int) -> str | None:
     return group_cache.get_notes(server_id, channel).get(member_id)
 
 
+def authors_note(server_id: int, channel: int) -> str:
+    """The channel's Author's Note, "" when it has none (from the cache)."""
+    return group_cache.get_authors_note(server_id, channel)
+
+
 def member_notes(server_id: int, channel: int) -> dict[int, str]:
     return group_cache.get_notes(server_id, channel)
 
