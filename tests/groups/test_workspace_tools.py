@@ -165,3 +165,30 @@ def test_a_tool_call_without_a_token_is_refused(client, lantern):
     url = reverse("servers:api-channel-tool", args=[1001, 77, "roll_dice"])
     answer = client.post(url, data="{}", content_type="application/json")
     assert answer.status_code == 401
+
+
+def test_the_preview_shows_the_channels_authors_note_and_the_tools_offered(
+    client, alice, lantern, party_cards, api_token, committed
+):
+    from groups import services
+
+    with committed(execute=True):
+        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
+        tool(client, api_token, "set_author_note", {"text": "The lamp is out."})
+    document = {
+        "names": {"user": "Ann", "char": "Tomas"},
+        "history": [{"role": "user", "name": "Ann", "content": "Who has the lamp?"}],
+        "group": {"name": "Party", "speaker": "Tomas"},
+        "group_tools": True,
+        "stm_context": {"channel": "77", "user": "5"},
+    }
+    client.force_login(alice)
+    answer = client.post(
+        reverse("assembly:preview-render", args=[1001]),
+        {"document": json.dumps(document), "source": "json", "provider": "openai"},
+    )
+    page = answer.content.decode()
+    note = page.split('data-testid="preview-authors-note"')[1].split("</p>")[0]
+    assert "The lamp is out." in note
+    tools = page.split('data-testid="preview-tools"')[1].split("</p>")[0]
+    assert "set_author_note" in tools and "roll_dice" in tools
