@@ -7,6 +7,7 @@ PUT   /api/v1/servers/<id>/groups/<name>               create or replace it: {me
       join_suffix?, strategy?, allow_self_responses?} (the `group create` options, the same refusals)
 DELETE /api/v1/servers/<id>/groups/<name>              delete it (its channels go back to the server's character)
 GET   /api/v1/servers/<id>/channels/<channel>/group    the group a channel uses (?parent=<thread's parent>), or null
+      (members with their `avatar_url`, as the group's GET)
 PUT   /api/v1/servers/<id>/channels/<channel>/group    {"group": name | null} sets it; DELETE clears it
 POST  /api/v1/servers/<id>/groups/<name>/next          who answers next: {messages: [{role, name, content}], seed?,
       trigger?: {member, message}} → {speakers: [names], strategy, seed}
@@ -172,7 +173,7 @@ def channel_group(request: HttpRequest, server_id: int, channel_id: int) -> Http
     return json_response(
         {
             "channel": snowflake_text(channel_id),
-            "group": None if loaded is None else selectors.group_json(loaded, with_ids=True),
+            "group": None if loaded is None else _with_avatars(request, server_id, loaded),
         }
     )
 
