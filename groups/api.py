@@ -76,7 +76,7 @@ def group_list(request: HttpRequest, server_id: int) -> HttpResponse:
         loaded = selectors.loaded_group(server_id, row.name)
         if loaded is not None:
             used = [snowflake_text(channel) for channel in channels.get(row.name, [])]
-            groups.append({**selectors.group_json(loaded, with_ids=True), "channels": used})
+            groups.append({**_with_avatars(request, server_id, loaded), "channels": used})
     return json_response({"groups": groups})
 
 

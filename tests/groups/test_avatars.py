@@ -85,6 +85,12 @@ def test_the_group_api_lists_an_absolute_avatar_url_per_member(client, party, ap
     assert len(set(urls.values())) == 2
 
 
+def test_the_group_list_carries_the_same_avatar_urls(client, party, api_token):
+    listed = client.get(reverse("groups:api-list", args=[1001]), HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    [group] = listed.json()["groups"]
+    assert {m["name"]: m["avatar_url"] for m in group["members"]} == avatar_urls(client, api_token)
+
+
 def test_a_png_cards_avatar_is_its_picture_without_the_card_text(client, party, api_token):
     answer = fetch(avatar_urls(client, api_token)["Wren"])
     assert answer.status_code == 200 and answer["Content-Type"] == "image/png"
