@@ -183,3 +183,28 @@ def test_a_group_audit_entry_reads_in_words(client, alice, lantern, party):
     assert "generation mode: swap character cards" in entry and "who speaks next: natural order" in entry
     assert "members: Mira, Tomas, Old Tom" in entry and "muted: Old Tom" in entry
     assert "join prefix" not in entry and "join suffix" not in entry
+
+
+def test_a_hostile_card_name_stays_text_in_the_links_notes_and_confirmation(
+    client, alice, lantern, committed
+):
+    from tests.groups.conftest import add_card
+
+    hostile = '<img src=x onerror=alert(1)>"'
+    card = add_card(lantern, hostile)
+    with committed(execute=True):
+        services.group_save(server=lantern, name="<b>Party</b>", members=[hostile], by=None)
+    services.member_note_set(
+        server=lantern,
+        group_name="<b>Party</b>",
+        channel_id=77,
+        member=hostile,
+        text="<script>x</script>",
+        by=None,
+    )
+    client.force_login(alice)
+    page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()
+    detail = client.get(reverse("characters:detail", args=[lantern.pk, card.pk])).content.decode()
+    for shown in (page, detail):
+        assert "<img src=x" not in shown and "<b>Party</b>" not in shown and "<script>x" not in shown
+    assert "Preview as &lt;img src=x" in page and "group=%3Cb%3EParty%3C%2Fb%3E" in page
