@@ -23,6 +23,7 @@ from engine import (
     decode_json,
     parse_buckets,
 )
+from engine.groups import GroupTurn
 
 from .preview_display import Segment, VariableRow, is_long, segments, snippet, variable_rows
 from .selectors import GroupPreview, PresetNotFound, assemble_for_server, group_preview
@@ -47,6 +48,10 @@ class PreviewOptions:
     seed: int | None = None
     conversation: int | None = None  # a sample conversation replacing the history and variables
     message: int | None = None  # with a conversation: preview at this message (1-based), else its last
+    # "Preview as <member>" (the Groups page): a turn of this group for this member, whose card fills
+    # the character's fields in place of the sample's own
+    group: str = ""
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +138,8 @@ def preview_assembly(
         doc = parse_buckets(with_conversation(document, history=history, variables=variables))
         if options.generation_type:
             doc = replace(doc, generation_type=options.generation_type)
+        if options.group and options.speaker:
+            doc = as_member(doc, options.group, options.speaker)
         # the earlier messages' World Info draws: the chosen seed, else a fixed one (so they are cached)
         replay = (
             (options.seed if options.seed is not None else doc.seed or 0) if history is not None else None
@@ -161,6 +168,22 @@ def preview_assembly(
         variables=variable_rows(main.variables),
         global_variables=variable_rows(main.global_variables),
         group=group_preview(server_id, doc, main.seed),
+    )
+
+
+def as_member(doc: BucketDocument, group: str, speaker: str) -> BucketDocument:
+    """The sample as a turn of `speaker` in `group`: the speaker's card wins over the sample's own
+    character fields (its description, personality, scenario and examples give way, so the card
+    fills them as it fills an empty document), and `{{char}}` is the speaker."""
+    return replace(
+        doc,
+        group=GroupTurn(name=group, speaker=speaker),
+        char_name=speaker,
+        persona_prompt="",
+        personality=(),
+        scenario="",
+        sample_dialogues=(),
+        sample_dialogues_raw=None,
     )
 
 

@@ -18,7 +18,7 @@ from characters import cache as card_cache
 from core.errors import UserError
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
-from engine.groups import ChatLine, Group, GroupTurn, next_speakers, with_group_tools
+from engine.groups import TOOL_NAMES, ChatLine, Group, GroupTurn, next_speakers, with_group_tools
 from engine.sampling import PROVIDERS, GenerationSettings, generation_settings
 from engine.worldinfo import CompiledBook, Replay, WorldInfoInput
 from groups import selectors as group_selectors
@@ -56,6 +56,8 @@ class GroupPreview:
     members: tuple[tuple[str, bool], ...]  # (name, muted) in order
     next_speakers: tuple[str, ...]
     note: str
+    authors_note: str = ""  # the channel's stored Author's Note (set_author_note), when it is sent
+    tools: tuple[str, ...] = ()  # the group tools the provider body declares (`group_tools`)
 
 
 @cache
@@ -166,6 +168,7 @@ def assemble_for_server(
     generation = generation_for(server_id, preset, provider)
     doc, channel_note = _channel_group_turn(server_id, doc, channel, parent_channel)
     group, card, doc = group_turn(server_id, doc, channel)
+    doc = with_channel_authors_note(server_id, doc, channel)
     world_info = lorebook_cache.get_world_info(server_id)
     state_channel = str(channel) if channel_state and channel is not None else None
     encoding = encoding or tokenizer_for(server_id)
@@ -229,6 +232,18 @@ def group_turn(
         if note:
             doc = replace(doc, group=replace(turn, scenario_override=note))
     return loaded.group, member.card, doc
+
+
+def with_channel_authors_note(server_id: int, doc: BucketDocument, channel: int | None) -> BucketDocument:
+    """The document with the channel's stored Author's Note (the set_author_note tool, docs/groups.md)
+    as its note's text when the document brings no text of its own; the document's note settings
+    (position, depth, role, interval) place it."""
+    if channel is None or doc.authors_note.text.strip():
+        return doc
+    stored = group_selectors.authors_note(server_id, channel)
+    if not stored:
+        return doc
+    return replace(doc, authors_note=replace(doc.authors_note, text=stored))
 
 
 def _channel_group_turn(
@@ -302,4 +317,10 @@ def group_preview(server_id: int, doc: BucketDocument, seed: int) -> GroupPrevie
         members=tuple((m.name, m.muted) for m in loaded.group.members),
         next_speakers=tuple(next_speakers(loaded.group, lines, seed)),
         note=note or "",
+        authors_note=(
+            group_selectors.authors_note(server_id, int(channel))
+            if channel and not doc.authors_note.text.strip()
+            else ""
+        ),
+        tools=TOOL_NAMES if doc.group_tools else (),
     )

@@ -115,6 +115,10 @@ def _options(data: Any) -> PreviewOptions:
     seed_text = (data.get("seed") or "").strip()
     conversation = (data.get("conversation") or "").strip()
     message = (data.get("message") or "").strip()
+    group, speaker = (
+        str(data.get("group") or "").strip()[:200],
+        str(data.get("speaker") or "").strip()[:200],
+    )
     return PreviewOptions(
         conversation=int(conversation) if conversation.isdigit() and len(conversation) < 19 else None,
         message=int(message) if message.isdigit() and 0 < len(message) < 10 and int(message) > 0 else None,
@@ -123,6 +127,8 @@ def _options(data: Any) -> PreviewOptions:
         provider=provider if provider in PROVIDERS else "",
         generation_type=generation_type if generation_type in GENERATION_TYPES else "",
         seed=int(seed_text) if seed_text.isdigit() and len(seed_text) < 19 else None,
+        group=group if speaker else "",
+        speaker=speaker if group else "",
     )
 
 
@@ -136,6 +142,8 @@ def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
             query["message"] = str(options.message)
     if options.seed is not None:
         query["seed"] = str(options.seed)
+    if options.group:
+        query["group"], query["speaker"] = options.group, options.speaker
     return reverse("assembly:preview", args=[server.pk]) + "?" + urlencode(query)
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from core.hooks import Hook
 from engine.cards import Card
 from servers.models import Server
 
+from .avatars import avatar_path as avatar_path  # the public avatar URL (docs/groups.md#avatars)
 from .models import Card as CardRow
 
 
@@ -40,3 +44,14 @@ def cards_by_id(server_id: int, ids: list[int]) -> dict[int, CardRow]:
 def card_ids_with_avatar(server_id: int) -> set[int]:
     """The ids of the server's cards that came with an image."""
     return set(CardRow.objects.filter(server_id=server_id, avatar__isnull=False).values_list("pk", flat=True))
+
+
+# What the apps above hold of a card, in words (the groups it is a member of), for the card's delete
+# confirmation and the message after it: each entry gets (server id, card id) and answers "" when
+# it holds nothing of that card.
+CARD_USES: Hook[Callable[[int, int], str]] = Hook("characters.selectors.CARD_USES")
+
+
+def card_uses(server_id: int, card_id: int) -> list[str]:
+    """What the apps above hold of the card, each in words ("the group “Party”")."""
+    return [words for use in CARD_USES if (words := use(server_id, card_id))]

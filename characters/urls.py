@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api, avatars, views
 
 _C = "servers/<int:server_id>/cards/<int:card_id>/"
 
@@ -15,5 +15,10 @@ urlpatterns = [
     path(_C + "avatar.png", views.card_avatar, name="avatar"),
     path(_C + "download.json", views.card_download, {"kind": "json"}, name="download-json"),
     path(_C + "download.png", views.card_download, {"kind": "png"}, name="download-png"),
+    path(
+        "avatars/<int:server_id>/<int:card_id>/<str:signature>.png",
+        avatars.public_avatar,
+        name="public-avatar",
+    ),
     path("api/v1/servers/<int:server_id>/card", api.active_card, name="api-active-card"),
 ]

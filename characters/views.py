@@ -107,6 +107,7 @@ def card_detail(request: AuthenticatedHttpRequest, server_id: int, card_id: int)
         "fields": fields,
         "book_entries": len((card.character_book or {}).get("entries") or []),
         "can_manage": user_can(request.user, server, Action.MANAGE_CARDS),
+        "uses": selectors.card_uses(server.pk, row.pk),
     }
     return render(request, "characters/detail.html", context)
 
@@ -136,7 +137,11 @@ def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: 
 @require_POST
 def card_delete(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
-    services.card_delete(card=_card_or_404(server, card_id), by=request.user)
+    row = _card_or_404(server, card_id)
+    uses = selectors.card_uses(server.pk, row.pk)
+    services.card_delete(card=row, by=request.user)
+    left = f" It left {' and '.join(uses)}." if uses else ""
+    messages.success(request, f"Deleted the card “{row.name}”.{left}")
     return _after_action(request, server)
 
 

@@ -19,9 +19,9 @@ When the bot joins a guild it pushes the guild's channel and member names (`POST
 
 In a channel that uses a group (docs/groups.md) the bot answers every user message: it asks
 `…/groups/<name>/next` who speaks, then runs one turn per speaker (assembled for that member, with
-the group tools) and posts each reply under the member's name through a channel webhook (no avatar:
-the API offers no image URL), carrying out note and trigger calls; at most GROUP_REPLIES_MAX replies
-per user message. docs/bot.md, "What the example bot does in a group channel".
+the group tools) and posts each reply under the member's name and avatar through a channel webhook,
+carrying out the tool calls and handing each result back to the model in its provider's shape until it
+answers without one (at most TOOL_ROUNDS_MAX rounds); at most GROUP_REPLIES_MAX replies per user message. docs/bot.md, "What the example bot does in a group channel".
 
 Everything above the Discord section is plain Python on httpx, importable and tested without
 discord.py (tests/bot/). Ids stay strings from end to end, as discord.py and discord.js give them.
@@ -51,6 +51,8 @@ GROUP_CACHE_SECONDS = 60  # how long the bot trusts a channel's group before ask
 GROUP_MESSAGES_SENT = 200  # the most messages `next` reads
 MEMORY_TOOL = "update_short_term_memory"
 LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
+CHANNEL_TOOLS = ("set_author_note", "roll_dice")  # carried out by POST …/channels/<C>/tools/<name>
+TOOL_ROUNDS_MAX = 4  # times a turn's tool results go back to the model before the reply is posted
 log = logging.getLogger("tavernkeep-bot")
 
 
@@ -74,6 +76,7 @@ class ModelReply:
     text: str
     summary: str | None = None  # the update_short_term_memory call's argument, when the model made one
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # every tool call: name, arguments
+    call_ids: list[str] = field(default_factory=list)  # each call's id, to answer it (Gemini: none, "")
 
 
 @dataclass
@@ -86,8 +89,8 @@ class ChannelState:
 
 @dataclass
 class Post:
-    """One reply to post: as the bot itself (`name` None), or under a group member's name through a
-    channel webhook. `avatar_url` stays None: Tavernkeep's API offers no public image URL for a card."""
+    """One reply to post: as the bot itself (`name` None), or under a group member's name and picture
+    (the group API's public `avatar_url`) through a channel webhook."""
 
     pieces: list[str]
     name: str | None = None
@@ -188,6 +191,10 @@ class Tavernkeep:
         body = {"channel": channel, "member": member, "text": text}
         return self._post(server_id, f"groups/{quote(name, safe='')}/notes", body)
 
+    def channel_tool(self, server_id: str, channel: str, name: str, arguments: dict[str, Any]) -> Any:
+        """A shared-workspace tool (set_author_note, roll_dice) carried out by Tavernkeep: its result."""
+        return self._post(server_id, f"channels/{channel}/tools/{quote(name, safe='')}", arguments)["result"]
+
     def push_directory(
         self, server_id: str, channels: list[dict[str, Any]], members: list[dict[str, Any]]
     ) -> dict[str, Any]:
@@ -254,6 +261,7 @@ def _gather(provider: str, events: Iterator[dict[str, Any]]) -> ModelReply:
     Anthropic stream them in pieces, keyed by the call's index)."""
     text: list[str] = []
     names: dict[int, str] = {}
+    ids: dict[int, str] = {}
     pieces: dict[int, list[str]] = {}
     whole: list[tuple[str, dict[str, Any]]] = []  # Gemini sends each call whole
     for event in events:
@@ -265,12 +273,15 @@ def _gather(provider: str, events: Iterator[dict[str, Any]]) -> ModelReply:
                 function = call.get("function") or {}
                 if function.get("name"):
                     names[index] = function["name"]
+                if call.get("id"):
+                    ids[index] = call["id"]
                 pieces.setdefault(index, []).append(function.get("arguments") or "")
         elif provider == "anthropic":
             index = event.get("index", 0)
             block = event.get("content_block") or {}
             if event.get("type") == "content_block_start" and block.get("type") == "tool_use":
                 names[index] = block.get("name", "")
+                ids[index] = block.get("id", "")
             delta = event.get("delta", {}) if event.get("type") == "content_block_delta" else {}
             text.append(delta.get("text", "") if delta.get("type") == "text_delta" else "")
             if delta.get("type") == "input_json_delta":
@@ -281,13 +292,18 @@ def _gather(provider: str, events: Iterator[dict[str, Any]]) -> ModelReply:
                 call = part.get("functionCall")
                 if call and call.get("name"):
                     whole.append((call["name"], call.get("args") or {}))
+    whole_ids = [""] * len(whole)
     for index, parts in sorted(pieces.items()):
         arguments = "".join(parts)
         # A call the stream never named is the memory tool, the one tool a solo turn declares.
         whole.append((names.get(index, MEMORY_TOOL), _arguments(arguments)))
-    calls = [(name, args) for name, args in whole if isinstance(args, dict)]
+        whole_ids.append(ids.get(index) or f"call_{index}")
+    usable = [
+        (call, call_id) for call, call_id in zip(whole, whole_ids, strict=True) if isinstance(call[1], dict)
+    ]
+    calls = [call for call, _ in usable]
     summary = next((args.get("summary") for name, args in calls if name == MEMORY_TOOL), None)
-    return ModelReply(text="".join(text), summary=summary, calls=calls)
+    return ModelReply(text="".join(text), summary=summary, calls=calls, call_ids=[i for _, i in usable])
 
 
 def _arguments(text: str) -> Any:
@@ -296,6 +312,54 @@ def _arguments(text: str) -> Any:
         return json.loads(text) if text else {}
     except ValueError:
         return None
+
+
+def with_tool_results(
+    provider: str, payload: dict[str, Any], reply: ModelReply, results: list[Any]
+) -> dict[str, Any]:
+    """The provider body for the next round: the model's turn with its tool calls, then each call's
+    result, in that provider's own shape (OpenAI `tool` messages, Anthropic `tool_result` blocks,
+    Gemini `functionResponse` parts)."""
+    calls = list(zip(reply.calls, reply.call_ids, results, strict=True))
+    if provider == "openai":
+        asked = {
+            "role": "assistant",
+            "content": reply.text or None,
+            "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for (name, args), call_id, _ in calls
+            ],
+        }
+        answers = [
+            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result, ensure_ascii=False)}
+            for _, call_id, result in calls
+        ]
+        return {**payload, "messages": [*payload.get("messages", []), asked, *answers]}
+    if provider == "anthropic":
+        text = [{"type": "text", "text": reply.text}] if reply.text.strip() else []
+        uses = [
+            {"type": "tool_use", "id": call_id, "name": name, "input": args}
+            for (name, args), call_id, _ in calls
+        ]
+        answers = [
+            {"type": "tool_result", "tool_use_id": call_id, "content": json.dumps(result, ensure_ascii=False)}
+            for _, call_id, result in calls
+        ]
+        turns = [{"role": "assistant", "content": [*text, *uses]}, {"role": "user", "content": answers}]
+        return {**payload, "messages": [*payload.get("messages", []), *turns]}
+    text_parts = [{"text": reply.text}] if reply.text.strip() else []
+    asked = {
+        "role": "model",
+        "parts": [*text_parts, *({"functionCall": {"name": n, "args": a}} for (n, a), _, _ in calls)],
+    }
+    answers = {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"name": name, "response": {"result": result}}}
+            for (name, _), _, result in calls
+        ],
+    }
+    return {**payload, "contents": [*payload.get("contents", []), asked, answers]}
 
 
 # -- the loop ------------------------------------------------------------------------------------------
@@ -369,6 +433,7 @@ class BotCore:
         if message.parent_channel_id:
             context["parent_channel"] = message.parent_channel_id
         speakers = deque(self.tavernkeep.next_speakers(server, name, history, self.seed))
+        avatars = {m["name"]: m.get("avatar_url") for m in group.get("members", [])}
         replies: list[dict[str, str]] = []
         while speakers and len(replies) < GROUP_REPLIES_MAX:
             speaker = speakers.popleft()
@@ -384,19 +449,17 @@ class BotCore:
                     "group_tools": True,
                 },
             )
-            reply = self.model.complete(self.http, assembled["provider_payload"])
+            triggered: list[str] = []
+            narrated: list[dict[str, str]] = []
+            reply = self._reply_with_tools(
+                message, name, speaker, assembled["provider_payload"], triggered, narrated
+            )
             shown = self.tavernkeep.clean(server, reply.text, message.author_name)
             answered = {"role": "assistant", "name": speaker, "content": shown}
-            history, state.variables = [*history, answered], assembled.get("variables") or {}
+            history, state.variables = [*history, answered, *narrated], assembled.get("variables") or {}
             replies.append(answered)
             if shown.strip():
-                post(Post(split_for_discord(shown), name=speaker))
-            triggered: list[str] = []
-            for tool, args in reply.calls:
-                try:
-                    history = self._carry_out(message, name, speaker, tool, args, history, triggered)
-                except TavernkeepError as exc:  # a bad id or an over-long note: the loop goes on
-                    log.warning("%s's %s call in %s: %s", speaker, tool, name, exc)
+                post(Post(split_for_discord(shown), name=speaker, avatar_url=avatars.get(speaker)))
             speakers.extendleft(reversed(triggered))
         self.tavernkeep.store_turn(
             server,
@@ -411,45 +474,82 @@ class BotCore:
         # Narrator lines (a trigger's message, the member list) are for this message's speakers only.
         state.history = [m for m in history if m["role"] != "system"][-HISTORY_KEPT:]
 
-    def _carry_out(
+    def _reply_with_tools(
+        self,
+        message: Incoming,
+        group_name: str,
+        speaker: str,
+        payload: dict[str, Any],
+        triggered: list[str],
+        narrated: list[dict[str, str]],
+    ) -> ModelReply:
+        """The speaker's reply once its tool calls are answered: each round's calls are carried out and
+        their results handed back in the provider's shape, until the model answers without a call (at
+        most TOOL_ROUNDS_MAX rounds). The reply's text is every round's text, in order."""
+        texts: list[str] = []
+        made: list[tuple[str, dict[str, Any]]] = []
+        for round_ in range(TOOL_ROUNDS_MAX + 1):
+            reply = self.model.complete(self.http, payload)
+            texts.append(reply.text)
+            made.extend(reply.calls)
+            results = []
+            for tool, args in reply.calls:
+                try:
+                    narrator, result = self._run_tool(message, group_name, speaker, tool, args, triggered)
+                except (
+                    TavernkeepError
+                ) as exc:  # a bad id or an over-long note: the model is told, the loop goes on
+                    log.warning("%s's %s call in %s: %s", speaker, tool, group_name, exc)
+                    narrator, result = None, {"error": str(exc)}
+                if narrator is not None:
+                    narrated.append(narrator)
+                results.append(result)
+            if not reply.calls or round_ == TOOL_ROUNDS_MAX:
+                break
+            payload = with_tool_results(self.model.provider, payload, reply, results)
+        text = "\n\n".join(t.strip() for t in texts if t.strip())
+        return ModelReply(text=text, calls=made)
+
+    def _run_tool(
         self,
         message: Incoming,
         group_name: str,
         speaker: str,
         tool: str,
         args: dict[str, Any],
-        history: list[dict[str, str]],
         triggered: list[str],
-    ) -> list[dict[str, str]]:
-        """One tool call of a speaker's reply; the history the next speakers see, maybe with a narrator line."""
+    ) -> tuple[dict[str, str] | None, Any]:
+        """One tool call of a speaker's reply: a narrator line for the next speakers (or None) and the
+        result handed back to the model."""
         server = message.guild_id
-        if tool == MEMORY_TOOL and isinstance(args.get("summary"), str):
+        if tool == MEMORY_TOOL:
+            if not isinstance(args.get("summary"), str):
+                return None, {"error": "`summary` must be text."}
             self.tavernkeep.update_summary(
                 server, message.channel_id, message.author_id, args["summary"][:1500]
             )
-        elif tool == SET_NOTE:
-            self.tavernkeep.set_note(
+            return None, {"kept": True}
+        if tool == SET_NOTE:
+            kept = self.tavernkeep.set_note(
                 server, group_name, message.channel_id, args.get("id"), str(args.get("text", ""))
             )
-        elif tool == TRIGGER_MEMBER:
+            return None, kept
+        if tool == TRIGGER_MEMBER:
             said = str(args.get("message", ""))[:2000]
             member = self.tavernkeep.trigger(server, group_name, args.get("id"), said)
             triggered.append(member)
-            if said:
-                return [
-                    *history,
-                    {"role": "system", "name": speaker, "content": f"{speaker} to {member}: {said}"},
-                ]
-        elif tool == LIST_MEMBERS:
+            line = {"role": "system", "name": speaker, "content": f"{speaker} to {member}: {said}"}
+            return (line if said else None), {"answers_next": member}
+        if tool == LIST_MEMBERS:
             members = self.tavernkeep.group(server, group_name)["members"]
             listed = ", ".join(
                 f"{m['name']} (id {m['id']}{', muted' if m['muted'] else ''})" for m in members
             )
-            return [
-                *history,
-                {"role": "system", "name": speaker, "content": f"Members of {group_name}: {listed}"},
-            ]
-        return history
+            line = {"role": "system", "name": speaker, "content": f"Members of {group_name}: {listed}"}
+            return line, [{"id": m["id"], "name": m["name"], "muted": m["muted"]} for m in members]
+        if tool in CHANNEL_TOOLS:
+            return None, self.tavernkeep.channel_tool(server, message.channel_id, tool, args)
+        return None, {"error": f"There is no tool named {tool!r}."}
 
 
 # -- Discord ---------------------------------------------------------------------------------------------
@@ -568,7 +668,6 @@ def run() -> None:  # pragma: no cover - needs Discord
         try:
             hook = await webhook_for(channel)
             while pieces:
-                # No avatar_url: the API offers no public image URL for a card; Discord shows its default.
                 name = (post.name or config.bot_name)[:80]
                 await hook.send(pieces[0], username=name, avatar_url=post.avatar_url, **in_thread)
                 pieces.pop(0)

@@ -1,8 +1,14 @@
 """The bot's group API (docs/groups.md, docs/bot.md), token auth by `servers.api_auth.api_view`.
 
 GET   /api/v1/servers/<id>/groups                      the server's groups, members with ids, and the channels using each
-GET   /api/v1/servers/<id>/groups/<name>               one group (the list_group_members tool's answer)
+GET   /api/v1/servers/<id>/groups/<name>               one group (the list_group_members tool's answer), with each
+      member's public `avatar_url`
+PUT   /api/v1/servers/<id>/groups/<name>               create or replace it: {members, muted?, mode?, join_prefix?,
+      join_suffix?, strategy?, allow_self_responses?} (the `group create` options, the same refusals)
+DELETE /api/v1/servers/<id>/groups/<name>              delete it (its channels go back to the server's character)
 GET   /api/v1/servers/<id>/channels/<channel>/group    the group a channel uses (?parent=<thread's parent>), or null
+      (members with their `avatar_url`, as the group's GET)
+PUT   /api/v1/servers/<id>/channels/<channel>/group    {"group": name | null} sets it; DELETE clears it
 POST  /api/v1/servers/<id>/groups/<name>/next          who answers next: {messages: [{role, name, content}], seed?,
       trigger?: {member, message}} → {speakers: [names], strategy, seed}
 POST  /api/v1/servers/<id>/groups/<name>/notes         the set_member_note tool: {channel, member, text ≤ 1 500}
@@ -17,9 +23,18 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from characters.selectors import avatar_path
 from core.actors import Agent
 from engine.groups import ChatLine, next_speakers
-from servers.api_auth import ApiError, api_view, json_response, read_json_body
+from servers.api_auth import (
+    ApiError,
+    api_view,
+    json_response,
+    read_json_body,
+    refuse_unknown_fields,
+    token_agent,
+)
+from servers.models import Server
 from servers.snowflakes import read_snowflake, snowflake_or_none, snowflake_text
 
 from . import selectors, services
@@ -31,6 +46,8 @@ MAX_MESSAGES = 200
 MAX_NAME_CHARS = 200
 MAX_SEED = 2**63 - 1
 ROLES = ("user", "assistant", "system")
+# The PUT body: the `group create` options (docs/groups.md#the-api).
+GROUP_FIELDS = ("members", "muted", "mode", "join_prefix", "join_suffix", "strategy", "allow_self_responses")
 
 
 def _group(server_id: int, name: str) -> LoadedGroup:
@@ -59,27 +76,132 @@ def group_list(request: HttpRequest, server_id: int) -> HttpResponse:
         loaded = selectors.loaded_group(server_id, row.name)
         if loaded is not None:
             used = [snowflake_text(channel) for channel in channels.get(row.name, [])]
-            groups.append({**selectors.group_json(loaded, with_ids=True), "channels": used})
+            groups.append({**_with_avatars(request, server_id, loaded), "channels": used})
     return json_response({"groups": groups})
 
 
 @api_view
 def group_detail(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
-    if request.method != "GET":
-        raise ApiError("Use GET to read a group.", 405)
-    return json_response(selectors.group_json(_group(server_id, group_name), with_ids=True))
+    if request.method == "GET":
+        return json_response(_with_avatars(request, server_id, _group(server_id, group_name)))
+    if request.method == "PUT":
+        return _group_put(request, server_id, group_name)
+    if request.method == "DELETE":
+        row = selectors.group_named(server_id, group_name.strip())
+        if row is None:
+            raise ApiError(f"This server has no group named “{group_name[:100]}”.", 404)
+        services.group_delete(group=row, by=token_agent(request))
+        return json_response({"deleted": row.name})
+    raise ApiError("Use GET to read a group, PUT to create or replace it, DELETE to delete it.", 405)
+
+
+def _group_put(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
+    body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
+    if not isinstance(body, dict):
+        raise ApiError("The request body must be a JSON object.")
+    refuse_unknown_fields(body, GROUP_FIELDS)
+    if "members" not in body:
+        raise ApiError("`members` must list the members: the server's card names, in order.")
+    settings: dict[str, Any] = {
+        "members": _names(body["members"], "members"),
+        "muted": _names(body.get("muted", []), "muted"),
+    }
+    for field, default in (
+        ("mode", "swap"),
+        ("join_prefix", ""),
+        ("join_suffix", ""),
+        ("strategy", "natural"),
+    ):
+        value = body.get(field, default)
+        if not isinstance(value, str):
+            raise ApiError(f"`{field}` must be text.")
+        settings[field] = value
+    allow = body.get("allow_self_responses", False)
+    if not isinstance(allow, bool):
+        raise ApiError("`allow_self_responses` must be true or false.")
+    existed = selectors.group_named(server_id, group_name.strip()) is not None
+    try:
+        row = services.group_save(
+            server=_server(server_id),
+            name=group_name,
+            allow_self_responses=allow,
+            replace=True,
+            by=token_agent(request),
+            **settings,
+        )
+    except services.GroupError as exc:
+        raise ApiError(exc.message) from None
+    loaded = selectors.loaded_group_fresh(server_id, row.name)
+    if loaded is None:  # deleted by another request in between
+        raise ApiError(f"This server has no group named “{row.name}”.", 404)
+    return json_response(_with_avatars(request, server_id, loaded), status=200 if existed else 201)
+
+
+def _server(server_id: int) -> Server:
+    # api_view has checked the token's server: it exists
+    return Server.objects.get(pk=server_id)
+
+
+def _names(value: Any, field: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ApiError(f"`{field}` must be a list of card names.")
+    return value
+
+
+def _with_avatars(request: HttpRequest, server_id: int, loaded: LoadedGroup) -> dict[str, Any]:
+    """The group as the API answers it: each member with its id and public `avatar_url`."""
+    answer: dict[str, Any] = dict(selectors.group_json(loaded, with_ids=True))
+    answer["members"] = [
+        {**member, "avatar_url": request.build_absolute_uri(avatar_path(server_id, member_id))}
+        for member, member_id in zip(answer["members"], loaded.ids, strict=True)
+    ]
+    return answer
 
 
 @api_view
 def channel_group(request: HttpRequest, server_id: int, channel_id: int) -> HttpResponse:
+    if request.method in ("PUT", "DELETE"):
+        return _channel_group_set(request, server_id, channel_id)
     if request.method != "GET":
-        raise ApiError("Use GET to read a channel's group.", 405)
+        raise ApiError("Use GET to read a channel's group, PUT to set it, DELETE to clear it.", 405)
     parent = request.GET.get("parent")
     parent_id = snowflake_or_none(parent) if parent else None
     if parent and parent_id is None:
         raise ApiError("`parent` must be a Discord id: a positive whole number.")
     name = selectors.channel_group(server_id, channel_id, parent_id)
     loaded = selectors.loaded_group(server_id, name) if name is not None else None
+    return json_response(
+        {
+            "channel": snowflake_text(channel_id),
+            "group": None if loaded is None else _with_avatars(request, server_id, loaded),
+        }
+    )
+
+
+def _channel_group_set(request: HttpRequest, server_id: int, channel_id: int) -> HttpResponse:
+    """PUT {"group": name | null} gives the channel a group (null clears it); DELETE clears it."""
+    group = None
+    if request.method == "PUT":
+        body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
+        if not isinstance(body, dict):
+            raise ApiError("The request body must be a JSON object.")
+        refuse_unknown_fields(body, ("group",))
+        if "group" not in body:
+            raise ApiError("`group` must name one of the server's groups (null clears the channel's).")
+        name = body["group"]
+        if name is not None and not isinstance(name, str):
+            raise ApiError("`group` must be a group's name or null.")
+        if name is not None:
+            group = selectors.group_named(server_id, name.strip())
+            if group is None:
+                raise ApiError(f"This server has no group named “{name.strip()[:100]}”.", 404)
+    try:
+        services.channel_group_set(
+            server=_server(server_id), channel_id=channel_id, group=group, by=token_agent(request)
+        )
+    except services.GroupError as exc:
+        raise ApiError(exc.message) from None
+    loaded = None if group is None else selectors.loaded_group_fresh(server_id, group.name)
     return json_response(
         {
             "channel": snowflake_text(channel_id),

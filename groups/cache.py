@@ -6,8 +6,9 @@ Three `servers.generational_cache` declarations:
   server's channel → group map, ride the cards' stamp (`cards`): a card imported, replaced or
   deleted bumps it, and so does every group write here, so a group never outlives a change of one
   of its cards.
-- `NOTES`, the members' private notes per (server, channel), ride their own stamp (`group_notes`):
-  the model writes notes often, and a note should not reload the server's cards.
+- `NOTES`, the members' private notes per (server, channel), and `AUTHORS_NOTES`, the channel's
+  Author's Note, ride their own stamp (`group_notes`): the model writes notes often, and a note
+  should not reload the server's cards.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from engine.cards import Card
 from engine.groups import Group, GroupMember
 from servers.generational_cache import GenerationalCache
 
-from .models import ChannelGroup, MemberNote
+from .models import ChannelAuthorsNote, ChannelGroup, MemberNote
 from .models import Group as GroupRow
 from .models import GroupMember as MemberRow
 
@@ -100,6 +101,12 @@ def _load_notes(key: tuple[int, int]) -> dict[int, str]:
     return dict(rows.values_list("card_id", "text"))
 
 
+def _load_authors_note(key: tuple[int, int]) -> str:
+    server_id, channel_id = key
+    row = ChannelAuthorsNote.objects.filter(server_id=server_id, channel_id=channel_id).first()
+    return "" if row is None else row.text
+
+
 GROUPS: GenerationalCache[tuple[int, str], dict[str, Any] | None, LoadedGroup | None] = GenerationalCache(
     name="groups:group",
     stamp=STAMP,
@@ -126,6 +133,16 @@ NOTES: GenerationalCache[tuple[int, int], dict[int, str], dict[int, str]] = Gene
 )
 
 
+AUTHORS_NOTES: GenerationalCache[tuple[int, int], str, str] = GenerationalCache(
+    name="groups:authors_note",
+    stamp=NOTES_STAMP,
+    load=_load_authors_note,
+    server_of=lambda key: key[0],
+    local_entries=LOCAL_ENTRIES,
+    valid=lambda plain: isinstance(plain, str),
+)
+
+
 def get_group(server_id: int, name: str) -> LoadedGroup | None:
     """The server's group named `name` (members' cards included), or None."""
     return GROUPS.get((server_id, name))
@@ -143,3 +160,8 @@ def get_channel_group(server_id: int, channel: int, parent_channel: int | None =
 def get_notes(server_id: int, channel: int) -> dict[int, str]:
     """The members' notes in a channel, by member id (card id)."""
     return NOTES.get((server_id, channel))
+
+
+def get_authors_note(server_id: int, channel: int) -> str:
+    """The channel's Author's Note ("" when it has none)."""
+    return AUTHORS_NOTES.get((server_id, channel))

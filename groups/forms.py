@@ -35,6 +35,8 @@ class GroupForm:
     cards: list[CardChoice] = field(default_factory=list)
     modes: list[tuple[str, str]] = field(default_factory=lambda: list(MODE_CHOICES))
     strategies: list[tuple[str, str]] = field(default_factory=lambda: list(STRATEGY_CHOICES))
+    # what the post asked for that is not one of the server's cards (a stale page, another server's id)
+    unknown_cards: bool = False
 
     @property
     def members(self) -> list[str]:
@@ -43,7 +45,8 @@ class GroupForm:
 
     @property
     def muted(self) -> list[str]:
-        return [c.name for c in self.cards if c.member and c.muted]
+        """Every card ticked muted, members or not: the service refuses a muted non-member, naming it."""
+        return [c.name for c in self.cards if c.muted]
 
 
 def blank_form(cards: list[Any], avatars: set[int]) -> GroupForm:
@@ -87,7 +90,10 @@ def read_form(post: QueryDict, cards: list[Any], avatars: set[int]) -> GroupForm
                 muted=post.get(f"muted-{c.pk}") == "on",
             )
         )
+    known = {f"{kind}-{c.pk}" for c in cards for kind in ("member", "position", "muted")}
+    posted = [key for key in post if key.startswith(("member-", "position-", "muted-"))]
     return GroupForm(
+        unknown_cards=any(key not in known for key in posted),
         name=str(post.get("name", ""))[:200],
         mode=str(post.get("mode", "swap")),
         join_prefix=str(post.get("join_prefix", "")).replace("\r\n", "\n"),

@@ -9,6 +9,7 @@ from django.db import models
 NAME_MAX_LENGTH = 100
 JOIN_TEXT_MAX_LENGTH = 2_000
 NOTE_MAX_LENGTH = 1_500
+AUTHORS_NOTE_MAX_LENGTH = 1_500
 
 MODE_CHOICES = [
     ("swap", "Swap character cards"),
@@ -104,3 +105,21 @@ class MemberNote(models.Model):
 
     def __str__(self) -> str:
         return f"note of {self.card_id} in {self.channel_id}"
+
+
+class ChannelAuthorsNote(models.Model):
+    """A channel's Author's Note, written by the set_author_note tool or on the Groups page; every
+    prompt assembled for that channel receives it where the document's note settings place it."""
+
+    server = models.ForeignKey("servers.Server", on_delete=models.CASCADE, related_name="+")
+    channel_id = models.BigIntegerField()
+    text = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["server", "channel_id"], name="one_authors_note_per_channel")
+        ]
+
+    def __str__(self) -> str:
+        return f"Author's Note in {self.channel_id}"

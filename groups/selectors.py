@@ -8,11 +8,13 @@ from typing import Any, NotRequired, TypedDict
 
 from characters import selectors as card_selectors
 from engine.groups import Group
+from memory import selectors as memory_selectors  # the channels' names for the pages
 from servers.models import Server
+from servers.selectors import directory_names
 
 from . import cache as group_cache
 from .cache import LoadedGroup
-from .models import ChannelGroup, MemberNote
+from .models import ChannelAuthorsNote, ChannelGroup, MemberNote
 from .models import Group as GroupRow
 
 
@@ -41,6 +43,12 @@ def loaded_group(server_id: int, name: str) -> LoadedGroup | None:
     return group_cache.get_group(server_id, name)
 
 
+def loaded_group_fresh(server_id: int, name: str) -> LoadedGroup | None:
+    """The group read from the database, past the cache (the answer to a write, before the write's
+    generation is published on commit)."""
+    return group_cache.compile_group(group_cache.load_group((server_id, name)))
+
+
 def channel_group(server_id: int, channel: int, parent_channel: int | None = None) -> str | None:
     """The name of the group `channel` uses (a thread inherits its parent's), or None (from the cache)."""
     return group_cache.get_channel_group(server_id, channel, parent_channel)
@@ -58,6 +66,11 @@ def channels_using(server_id: int) -> dict[str, list[int]]:
 def member_note(server_id: int, channel: int, member_id: int) -> str | None:
     """A member's note in a channel (from the cache), or None."""
     return group_cache.get_notes(server_id, channel).get(member_id)
+
+
+def authors_note(server_id: int, channel: int) -> str:
+    """The channel's Author's Note, "" when it has none (from the cache)."""
+    return group_cache.get_authors_note(server_id, channel)
 
 
 def member_notes(server_id: int, channel: int) -> dict[int, str]:
@@ -140,9 +153,37 @@ def notes_for(server: Server, *, channel: int | None = None, limit: int = 200) -
     return [
         {
             "channel": r.channel_id,
+            "card_id": r.card_id,
             "member": names.get(r.card_id, "?"),
             "text": r.text,
             "updated_at": r.updated_at,
         }
         for r in rows
     ]
+
+
+def channel_labels(server: Server) -> dict[int, str]:
+    """`#name` per channel id the bot has named (its directory push, else the channels memory knows),
+    so the pages show names rather than ids."""
+    labels = {row.discord_id: f"#{row.name}" for row in memory_selectors.channels_for(server) if row.name}
+    labels.update({cid: f"#{name}" for cid, name in directory_names(server.pk).channels.items() if name})
+    return labels
+
+
+def authors_notes_for(server: Server, *, limit: int = 200) -> list[dict[str, Any]]:
+    """The channels' Author's Notes on the server, newest first (at most `limit`)."""
+    rows = ChannelAuthorsNote.objects.filter(server=server).order_by("-updated_at", "-pk")[:limit]
+    return [{"channel": r.channel_id, "text": r.text, "updated_at": r.updated_at} for r in rows]
+
+
+def groups_with_card(server_id: int, card_id: int) -> list[str]:
+    """The names of the server's groups the card is a member of."""
+    rows = GroupRow.objects.filter(server_id=server_id, memberships__card_id=card_id).order_by("name")
+    return list(rows.values_list("name", flat=True).distinct())
+
+
+def card_use_words(server_id: int, card_id: int) -> str:
+    """The groups a card is a member of, in words for the card's pages ("" when none)."""
+    names = groups_with_card(server_id, card_id)
+    quoted = ", ".join(f"“{name}”" for name in names)
+    return "" if not names else f"the group {quoted}" if len(names) == 1 else f"the groups {quoted}"

@@ -20,7 +20,15 @@ from servers.models import AuditEvent, Server
 from servers.writes import server_write
 
 from . import cache as group_cache
-from .models import JOIN_TEXT_MAX_LENGTH, NAME_MAX_LENGTH, NOTE_MAX_LENGTH, ChannelGroup, MemberNote
+from .models import (
+    AUTHORS_NOTE_MAX_LENGTH,
+    JOIN_TEXT_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    NOTE_MAX_LENGTH,
+    ChannelAuthorsNote,
+    ChannelGroup,
+    MemberNote,
+)
 from .models import Group as GroupRow
 from .models import GroupMember as MemberRow
 
@@ -191,6 +199,44 @@ def member_note_set(
             },
         )
     return member_id, member_name
+
+
+def authors_note_set(*, server: Server | int, channel_id: int, text: str, by: Actor) -> bool:
+    """Keep `text` as the channel's Author's Note (blank text removes it). Returns whether the
+    channel has a note now. Raises GroupError."""
+    server_id = server if isinstance(server, int) else server.pk
+    if not 0 < channel_id <= MAX_CHANNEL_ID:
+        raise GroupError("A channel id is a positive Discord snowflake.")
+    if len(text) > AUTHORS_NOTE_MAX_LENGTH:
+        raise GroupError(f"An Author's Note has at most {AUTHORS_NOTE_MAX_LENGTH} characters.")
+    kept = bool(text.strip())
+    with server_write(server_id=server_id, stamps=(group_cache.NOTES_STAMP,)):
+        if kept:
+            ChannelAuthorsNote.objects.update_or_create(
+                server_id=server_id, channel_id=channel_id, defaults={"text": text}
+            )
+        else:
+            ChannelAuthorsNote.objects.filter(server_id=server_id, channel_id=channel_id).delete()
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            action=AuditAction.GROUP_AUTHORS_NOTE if kept else AuditAction.GROUP_AUTHORS_NOTE_CLEAR,
+            detail={"channel": str(channel_id), "chars": len(text)} if kept else {"channel": str(channel_id)},
+        )
+    return kept
+
+
+def dice_roll_record(
+    *, server_id: int, channel_id: int, formula: str, rolls: list[int], total: int, by: Actor
+) -> None:
+    """Audit one roll_dice call: who rolled what in which channel, and what came up."""
+    with transaction.atomic():
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            action=AuditAction.GROUP_DICE,
+            detail={"channel": str(channel_id), "formula": formula, "rolls": rolls, "total": total},
+        )
 
 
 def member_of(loaded: group_cache.LoadedGroup, member: str | int) -> tuple[int, str]:

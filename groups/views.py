@@ -1,6 +1,7 @@
 """The Groups page (docs/groups.md): every role reads the server's groups; admins create, edit and
-delete them and choose a group per channel (Action.MANAGE_GROUPS, admins only, as for cards). Every form works
-without JavaScript (POST, then redirect)."""
+delete them, choose a group per channel, and write the members' notes and the channels' Author's
+Notes (Action.MANAGE_GROUPS, admins only, as for cards). Every form works without JavaScript
+(POST, then redirect)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,13 @@ def group_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespons
         "avatars": card_selectors.card_ids_with_avatar(server.pk),
         "can_manage": user_can(request.user, server, Action.MANAGE_GROUPS),
         "known_channels": channel_selectors.known_channels(server),
+        "channel_labels": selectors.channel_labels(server),
         "notes": selectors.notes_for(server),
+        "authors_notes": selectors.authors_notes_for(server),
     }
+    context["note_members"] = sorted(
+        {(m["name"], m["card_id"]) for g in context["groups"] for m in g["members"]}, key=lambda pair: pair[0]
+    )
     return render(request, "groups/list.html", context)
 
 
@@ -76,37 +82,105 @@ def group_delete(request: AuthenticatedHttpRequest, server_id: int, group_id: in
 @require_POST
 def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
-    typed = str(request.POST.get("channel", "")).strip()
     group_id = str(request.POST.get("group", "")).strip()
     try:
-        if not typed.isdigit() or len(typed) > 20:
-            raise services.GroupError(
-                f"“{typed[:100]}” is not a channel id: give the channel's id (digits only)."
-                if typed
-                else "Choose a channel."
-            )
+        channel = _posted_channel(request)
         group = None
         if group_id:
             group = _group_or_none(server, group_id)
             if group is None:
                 raise services.GroupError("Choose one of this server's groups.")
-        services.channel_group_set(server=server, channel_id=int(typed), group=group, by=request.user)
+        services.channel_group_set(server=server, channel_id=channel, group=group, by=request.user)
     except services.GroupError as exc:
         messages.error(request, exc.message)
     else:
+        where = _channel_words(server, channel).capitalize()
         messages.success(
             request,
-            f"Channel {typed} now uses the group “{group.name}”."
+            f"{where} now uses the group “{group.name}”."
             if group
-            else f"Channel {typed} uses the server's character again.",
+            else f"{where} uses the server's character again.",
         )
     return redirect(reverse("groups:list", args=[server.pk]) + "#channels")
+
+
+@login_required
+@require_POST
+def member_note_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    """Add, edit or clear (empty text) a member's note in one channel."""
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
+    card = str(request.POST.get("card", "")).strip()
+    text = str(request.POST.get("text", "")).replace("\r\n", "\n")
+    try:
+        channel = _posted_channel(request)
+        in_groups = (
+            selectors.groups_with_card(server.pk, int(card)) if card.isdigit() and len(card) < 20 else []
+        )
+        if not in_groups:
+            raise services.GroupError("Choose a member of one of this server's groups.")
+        _, name = services.member_note_set(
+            server=server,
+            group_name=in_groups[0],
+            channel_id=channel,
+            member=int(card),
+            text=text,
+            by=request.user,
+        )
+    except services.GroupError as exc:
+        messages.error(request, exc.message)
+    else:
+        where = _channel_words(server, channel)
+        messages.success(
+            request,
+            f"Saved {name}'s note in {where}." if text.strip() else f"Cleared {name}'s note in {where}.",
+        )
+    return redirect(reverse("groups:list", args=[server.pk]) + "#notes")
+
+
+@login_required
+@require_POST
+def authors_note_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    """Write or clear (empty text) a channel's Author's Note."""
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
+    text = str(request.POST.get("text", "")).replace("\r\n", "\n")
+    try:
+        channel = _posted_channel(request)
+        kept = services.authors_note_set(server=server, channel_id=channel, text=text, by=request.user)
+    except services.GroupError as exc:
+        messages.error(request, exc.message)
+    else:
+        where = _channel_words(server, channel)
+        messages.success(
+            request,
+            f"Saved the Author's Note of {where}." if kept else f"Cleared the Author's Note of {where}.",
+        )
+    return redirect(reverse("groups:list", args=[server.pk]) + "#authors-notes")
+
+
+def _posted_channel(request: AuthenticatedHttpRequest) -> int:
+    typed = str(request.POST.get("channel", "")).strip()
+    if not typed.isdigit() or len(typed) > 20:
+        raise services.GroupError(
+            f"“{typed[:100]}” is not a channel id: give the channel's id (digits only)."
+            if typed
+            else "Choose a channel."
+        )
+    return int(typed)
+
+
+def _channel_words(server: Server, channel: int) -> str:
+    return selectors.channel_labels(server).get(channel) or f"channel {channel}"
 
 
 def _save(
     request: AuthenticatedHttpRequest, server: Server, form: forms.GroupForm, *, group: GroupRow | None
 ) -> HttpResponse:
     try:
+        if form.unknown_cards:
+            raise services.GroupError(
+                "A card in the form is not one of this server's cards (deleted, or from another server): "
+                "reload the page and choose again."
+            )
         saved = services.group_save(
             server=server,
             name=form.name,

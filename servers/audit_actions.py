@@ -27,10 +27,13 @@ class AuditAction(models.TextChoices):
     CONVERSATION_SWIPE_DELETE = "conversation.swipe_delete"
     CONVERSATION_SWIPE_SELECT = "conversation.swipe_select"
 
+    GROUP_AUTHORS_NOTE = "group.authors_note"
+    GROUP_AUTHORS_NOTE_CLEAR = "group.authors_note.clear"
     GROUP_CHANNEL_CLEAR = "group.channel.clear"
     GROUP_CHANNEL_SET = "group.channel.set"
     GROUP_CREATE = "group.create"
     GROUP_DELETE = "group.delete"
+    GROUP_DICE = "group.dice"
     GROUP_NOTE = "group.note"
     GROUP_NOTE_CLEAR = "group.note.clear"
     GROUP_REPLACE = "group.replace"

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import channel_tools, views
 
 app_name = "servers"
 urlpatterns = [
@@ -11,6 +11,11 @@ urlpatterns = [
     path("servers/<int:server_id>/tokens/", views.tokens, name="tokens"),
     path("servers/<int:server_id>/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("servers/<int:server_id>/audit/", views.audit, name="audit"),
+    path(
+        "api/v1/servers/<int:server_id>/channels/<int:channel_id>/tools/<str:tool_name>",
+        channel_tools.channel_tool,
+        name="api-channel-tool",
+    ),
 ]
 
 # Sign-in lives at the top level under its conventional names.

@@ -111,8 +111,8 @@ def with_text_chunks(image: bytes | None, texts: dict[str, bytes]) -> bytes:
             if keyword in texts:
                 continue
         chunks.append(chunk)
-    chunks.extend(_chunk(b"tEXt", name.encode("latin-1") + b"\x00" + text) for name, text in texts.items())
-    chunks.append(_chunk(b"IEND", b""))
+    chunks.extend(png_chunk(b"tEXt", name.encode("latin-1") + b"\x00" + text) for name, text in texts.items())
+    chunks.append(png_chunk(b"IEND", b""))
     return SIGNATURE + b"".join(chunks)
 
 
@@ -120,10 +120,10 @@ def placeholder_png() -> bytes:
     """A 1×1 grey pixel: the avatar of a card that came without one."""
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
     pixels = zlib.compress(b"\x00\x80")
-    return SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", pixels) + _chunk(b"IEND", b"")
+    return SIGNATURE + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", pixels) + png_chunk(b"IEND", b"")
 
 
-def _chunk(kind: bytes, body: bytes) -> bytes:
+def png_chunk(kind: bytes, body: bytes) -> bytes:
     return (
         struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
     )

@@ -1,7 +1,8 @@
-"""The group tools (docs/groups.md, "Agents that talk to each other") as each provider declares a
-tool: with `group_tools: true` in the bucket document the provider body lets the speaker list the
-group's members, make one of them answer next, and keep a private note for one of them. The bot
-carries the calls out through the group API; the shapes follow `engine/memory_tool.py`.
+"""The group tools (docs/groups.md, "Agents that talk to each other" and "A shared workspace") as each
+provider declares a tool: with `group_tools: true` in the bucket document the provider body lets the
+speaker list the group's members, make one of them answer next, keep a private note for one of them,
+write the channel's Author's Note and roll dice. The bot carries the calls out through the group API
+and the channel tool route; the shapes follow `engine/memory_tool.py`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from typing import Any
 
 NOTE_MAX_CHARS = 1_500
 TRIGGER_MAX_CHARS = 2_000
+AUTHORS_NOTE_MAX_CHARS = 1_500
+DICE_FORMULA_MAX_CHARS = 100
 LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
-TOOL_NAMES = (LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE)
+SET_AUTHORS_NOTE, ROLL_DICE = "set_author_note", "roll_dice"
+TOOL_NAMES = (LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE, SET_AUTHORS_NOTE, ROLL_DICE)
 
 _MEMBER_ID = {"type": "integer", "description": "The member's id, as list_group_members gives it."}
 
@@ -54,6 +58,37 @@ _TOOLS: tuple[tuple[str, str, dict[str, Any] | None], ...] = (
                 },
             },
             "required": ["id", "text"],
+        },
+    ),
+    (
+        SET_AUTHORS_NOTE,
+        "Write this channel's Author's Note: a short text every member's prompt receives near the end "
+        "of the chat, to steer the scene. It replaces the note there was; an empty text removes it.",
+        {
+            "type": "object",
+            "properties": {
+                "text": {
+                    "type": "string",
+                    "description": f"The note, at most {AUTHORS_NOTE_MAX_CHARS} characters.",
+                    "maxLength": AUTHORS_NOTE_MAX_CHARS,
+                },
+            },
+            "required": ["text"],
+        },
+    ),
+    (
+        ROLL_DICE,
+        "Roll dice. The server rolls them and answers each die and the total; never invent a result.",
+        {
+            "type": "object",
+            "properties": {
+                "formula": {
+                    "type": "string",
+                    "description": "Dice notation: 2d6, d20, 3d8+2, 1d10-1, or a number N for one die of N sides.",
+                    "maxLength": DICE_FORMULA_MAX_CHARS,
+                },
+            },
+            "required": ["formula"],
         },
     ),
 )

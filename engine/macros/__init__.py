@@ -11,7 +11,7 @@ Pure Python (no Django). Entry points:
 """
 
 from .catalog import KNOWN_MACROS
-from .dice import parse_roll
+from .dice import MAX_DICE, MAX_SIDES, Roll, parse_roll, roll_each, stream_for
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .extraction import extract_ops
 from .identity import Speaker, depends_on_seed, has_angle_form, resolve_identity, unescape_braces
@@ -35,6 +35,8 @@ from .values import to_text
 __all__ = [
     "CONTENT_BLOCKS",
     "KNOWN_MACROS",
+    "MAX_DICE",
+    "MAX_SIDES",
     "WRITE_OPS",
     "CompiledText",
     "Macro",
@@ -44,6 +46,7 @@ __all__ = [
     "RenderMemo",
     "RenderOutput",
     "Replay",
+    "Roll",
     "Scoped",
     "Segment",
     "SegmentOutput",
@@ -64,7 +67,9 @@ __all__ = [
     "render_texts",
     "replay_steps",
     "resolve_identity",
+    "roll_each",
     "static_text",
+    "stream_for",
     "to_text",
     "unescape_braces",
 ]

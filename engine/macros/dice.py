@@ -130,6 +130,11 @@ def parse_roll(formula: str) -> Roll | None:
     return Roll(dice, faces, shift, problem)
 
 
+def roll_each(spec: Roll, rng: Stream) -> list[int]:
+    """Each die drawn from `rng`, in order: the draws `roll` sums (the modifier not added)."""
+    return [rng.below(spec.sides) + 1 for _ in range(spec.dice)]
+
+
 def roll(spec: Roll, rng: Stream) -> int:
     """Return the sum of the dice drawn from `rng`, plus the modifier."""
     if spec.dice == 1:  # most rolls in real presets

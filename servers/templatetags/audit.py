@@ -28,6 +28,10 @@ _SUBJECTS = {
     "membership": "Membership",
     "token": "API token",
     "server": "Server",
+    "group": "Group",
+    "group.channel": "Channel group",
+    "group.note": "Member note",
+    "group.authors_note": "Author's Note",
 }
 _DONE = {
     "import": "imported",
@@ -60,6 +64,10 @@ _DONE = {
     "channel_private": "channel made private",
     "bypass_on": "privacy bypass turned on",
     "bypass_off": "privacy bypass turned off",
+    "note": "member note written",
+    "trigger": "member asked to answer next",
+    "authors_note": "Author's Note written",
+    "dice": "dice rolled",
 }
 _KEYS = {
     "shape": "format",
@@ -92,12 +100,36 @@ _KEYS = {
     "mode": "settings from",
     "provider": "provider",
     "name": "name",
+    "group": "group",
+    "member": "member",
+    "muted": "muted",
+    "join_prefix": "join prefix",
+    "join_suffix": "join suffix",
+    "strategy": "who speaks next",
+    "allow_self_responses": "may answer itself",
+    "chars": "characters",
+    "formula": "dice",
+    "rolls": "rolled",
+    "total": "total",
 }
+# A group's settings: its generation mode is stored as `mode` (as the sampler choice's is), so a
+# detail with a strategy reads `mode` as the group's; texts a group may leave empty are left out.
+_GROUP_MODE_LABEL = "generation mode"
+_LEFT_OUT_WHEN_EMPTY = frozenset({"muted", "join_prefix", "join_suffix"})
 _VALUES = {
     "prompt_manager": "Prompt Manager preset",
     "legacy": "system-prompt preset",
     "o200k_base": "OpenAI's current tokenizer",
     "cl100k_base": "OpenAI's older tokenizer",
+}
+_GROUP_VALUES = {
+    "swap": "swap character cards",
+    "join_exclude_muted": "join character cards (exclude muted)",
+    "join_include_muted": "join character cards (include muted)",
+    "natural": "natural order",
+    "list": "list order",
+    "pooled": "pooled order",
+    "manual": "manual",
 }
 
 
@@ -121,7 +153,13 @@ def detail_words(detail: dict[str, Any], names: Any) -> list[tuple[str, str, str
         stored = f"{key}: {value}"
         if key == "script_json":
             continue  # the script's whole JSON: its name is already shown
+        if key in _LEFT_OUT_WHEN_EMPTY and value in ("", [], None):
+            continue
         label = _KEYS.get(key, key.replace("_", " "))
+        if key in ("mode", "strategy") and "strategy" in (detail or {}):
+            label = _GROUP_MODE_LABEL if key == "mode" else label
+            shown.append((label, _GROUP_VALUES.get(str(value), str(value)), stored))
+            continue
         if key in ("user", "user_id") and not str(value).isdigit():
             shown.append(("user", str(value), stored))  # a dashboard account (a membership), not a Discord id
             continue

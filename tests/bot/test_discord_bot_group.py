@@ -87,7 +87,11 @@ def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
                         {
                             "delta": {
                                 "tool_calls": [
-                                    {"index": index, "function": {"name": name, "arguments": raw[:4]}}
+                                    {
+                                        "index": index,
+                                        "id": f"call_{name}_{index}",
+                                        "function": {"name": name, "arguments": raw[:4]},
+                                    }
                                 ]
                             }
                         }
@@ -109,7 +113,7 @@ def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
                 {
                     "type": "content_block_start",
                     "index": index,
-                    "content_block": {"type": "tool_use", "name": name},
+                    "content_block": {"type": "tool_use", "id": f"toolu_{name}_{index}", "name": name},
                 }
             )
             for part in (raw[:4], raw[4:]):
@@ -126,12 +130,36 @@ def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
     return sse(events)
 
 
+def tool_results(provider: str, body: dict) -> list:
+    """The tool results a request hands back to the model (its last turn), in that provider's shape."""
+    if provider == "openai":
+        messages = body.get("messages", [])
+        tail = []
+        for message in reversed(messages):
+            if message.get("role") != "tool":
+                break
+            tail.insert(0, json.loads(message["content"]))
+        return tail
+    if provider == "anthropic":
+        last = (body.get("messages") or [{}])[-1]
+        content = last.get("content") if isinstance(last.get("content"), list) else []
+        return [json.loads(b["content"]) for b in content if b.get("type") == "tool_result"]
+    last = (body.get("contents") or [{}])[-1]
+    return [
+        p["functionResponse"]["response"]["result"] for p in last.get("parts", []) if "functionResponse" in p
+    ]
+
+
 class Cast:
     """A model endpoint on 127.0.0.1 that plays whichever member the request's nudge names: it records
-    the request and streams that member's line (and tool calls) from `lines`."""
+    the request and streams that member's line (and tool calls) from `lines`. A request that hands tool
+    results back gets the line's third part (the text after the results; none: an empty reply), so
+    `turns` holds each speaker's first request and `rounds` the ones with results."""
 
-    def __init__(self, provider: str, lines: dict[str, tuple[str, list[tuple[str, dict]]]]) -> None:
+    def __init__(self, provider: str, lines: dict[str, tuple]) -> None:
         self.requests: list[dict] = []
+        self.turns: list[dict] = []
+        self.rounds: list[tuple[str, list]] = []  # (speaker, the results handed back)
         self.speakers: list[str] = []
         cast = self
 
@@ -141,8 +169,16 @@ class Cast:
                 named = NUDGE.findall(json.dumps(body))
                 speaker = named[-1] if named else "?"
                 cast.requests.append(body)
-                cast.speakers.append(speaker)
-                text, calls = lines.get(speaker, (f"{speaker} has nothing to say.", []))
+                line = lines.get(speaker, (f"{speaker} has nothing to say.", []))
+                results = tool_results(provider, body)
+                if results:
+                    cast.rounds.append((speaker, results))
+                    after = line[2] if len(line) > 2 else ""
+                    text, calls = after if isinstance(after, tuple) else (after, [])
+                else:
+                    cast.turns.append(body)
+                    cast.speakers.append(speaker)
+                    text, calls = line[0], line[1]
                 answer = stream(provider, text, calls)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -166,7 +202,7 @@ class Cast:
         self.server.server_close()
 
 
-def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?"):
+def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?", raw=False):
     core = bot.BotCore(
         bot.Tavernkeep("http://testserver", api_token, http),
         bot.Model(provider, cast.url, "k", "m"),
@@ -180,7 +216,7 @@ def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?
     assert group is not None and group["name"] == "Party"
     posts: list = []
     core.handle_group(message, group, posts.append)
-    return core, [(p.name, " ".join(p.pieces)) for p in posts]
+    return core, posts if raw else [(p.name, " ".join(p.pieces)) for p in posts]
 
 
 def test_each_speaker_gets_its_own_turn_and_its_reply_is_posted_under_its_name_in_order(
@@ -194,10 +230,10 @@ def test_each_speaker_gets_its_own_turn_and_its_reply_is_posted_under_its_name_i
         _, posts = run_group("openai", http, api_token, cast)
     assert posts == [("Mira", "I keep it, Ann."), ("Tomas", "Mira keeps it; I fetch the oil.")]
     assert cast.speakers == ["Mira", "Tomas"]  # the muted Old Tom is not asked
-    mira, tomas = (json.dumps(r) for r in cast.requests)
+    mira, tomas = (json.dumps(r) for r in cast.turns)
     assert "Who keeps the lamp tonight?" in mira and "Mira's shift." in mira and "Tomas's shift." not in mira
     assert "I keep it, Ann." in tomas and "Tomas's shift." in tomas  # Tomas sees Mira's cleaned reply
-    tools = [t["function"]["name"] for t in cast.requests[0]["tools"]]
+    tools = [t["function"]["name"] for t in cast.turns[0]["tools"]]
     assert {"trigger_group_member", "set_member_note", "list_group_members"} <= set(tools)
     entry = StmEntry.objects.get(channel__discord_id=int(CHANNEL))
     assert [m["content"] for m in entry.messages][-3:] == [
@@ -218,7 +254,7 @@ def test_a_trigger_call_makes_the_triggered_member_answer_next(provider, http, a
     with Cast(provider, lines) as cast:
         _, posts = run_group(provider, http, api_token, cast)
     assert [name for name, _ in posts] == ["Mira", "Old Tom", "Tomas"]  # muted, yet asked by name
-    assert "Old Tom, is there oil in the cellar?" in json.dumps(cast.requests[1])  # for the members only
+    assert "Old Tom, is there oil in the cellar?" in json.dumps(cast.turns[1])  # for the members only
     assert all("cellar" not in said for _, said in posts)
     assert AuditEvent.objects.filter(action="group.trigger").count() == 1
 
@@ -234,7 +270,7 @@ def test_members_that_trigger_each_other_stop_at_six_replies(http, api_token, pa
     with Cast("openai", lines) as cast:
         _, posts = run_group("openai", http, api_token, cast)
     assert len(posts) == bot.GROUP_REPLIES_MAX == 6
-    assert [name for name, _ in posts] == ["Mira", "Tomas"] * 3 and len(cast.requests) == 6
+    assert [name for name, _ in posts] == ["Mira", "Tomas"] * 3 and len(cast.turns) == 6
 
 
 @pytest.mark.django_db(transaction=True)  # each API request commits, as in production: the note's cache
@@ -244,7 +280,7 @@ def test_a_note_call_is_kept_and_becomes_the_members_scenario_for_its_next_turn(
     with Cast("anthropic", lines) as cast:
         run_group("anthropic", http, api_token, cast)
     assert MemberNote.objects.get().text == "Tomas promised Ann a new wick."
-    tomas = json.dumps(cast.requests[1])
+    tomas = json.dumps(cast.turns[1])
     assert "Tomas promised Ann a new wick." in tomas and "Tomas's shift." not in tomas
 
 
@@ -273,5 +309,102 @@ def test_a_member_list_call_is_shown_to_the_next_speaker_not_posted(http, api_to
     with Cast("gemini", lines) as cast:
         _, posts = run_group("gemini", http, api_token, cast)
     listed = f"Tomas (id {party['Tomas']}), Old Tom (id {party['Old Tom']}, muted)"
-    assert listed in json.dumps(cast.requests[1])
+    assert listed in json.dumps(cast.turns[1])
     assert posts == [("Mira", "Who is on tonight?"), ("Tomas", "All of us.")]
+
+
+def last_turn(provider: str, body: dict) -> tuple[dict, dict]:
+    """The model's turn with its calls and the turn with their results, as the request carries them."""
+    key = "contents" if provider == "gemini" else "messages"
+    return body[key][-2], body[key][-1]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_a_dice_result_goes_back_to_the_model_in_its_providers_shape_before_the_reply_is_posted(
+    provider, http, api_token, party
+):
+    lines = {
+        "Mira": ("Let me roll for the lamp.", [("roll_dice", {"formula": "2d6+1"})], "Snake eyes? No: fine.")
+    }
+    with Cast(provider, lines) as cast:
+        _, posts = run_group(provider, http, api_token, cast)
+    assert posts[0] == ("Mira", "Let me roll for the lamp.\n\nSnake eyes? No: fine.")
+    [(speaker, [result])] = cast.rounds
+    assert speaker == "Mira" and result["formula"] == "2d6+1" and len(result["rolls"]) == 2
+    assert result["total"] == sum(result["rolls"]) + 1 and all(1 <= die <= 6 for die in result["rolls"])
+    asked, answered = last_turn(provider, cast.requests[1])
+    if provider == "openai":
+        call = asked["tool_calls"][0]
+        assert asked["role"] == "assistant" and call["function"]["name"] == "roll_dice"
+        assert answered == {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+    elif provider == "anthropic":
+        use = next(block for block in asked["content"] if block["type"] == "tool_use")
+        assert asked["role"] == "assistant" and use["input"] == {"formula": "2d6+1"}
+        assert answered["role"] == "user" and answered["content"][0]["tool_use_id"] == use["id"]
+    else:
+        assert asked["role"] == "model" and asked["parts"][-1]["functionCall"]["name"] == "roll_dice"
+        assert answered["parts"][0]["functionResponse"]["name"] == "roll_dice"
+    assert AuditEvent.objects.filter(action="group.dice").count() == 1
+    assert cast.speakers == ["Mira", "Tomas"]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_a_model_that_keeps_calling_tools_is_answered_four_times_then_posted(
+    provider, http, api_token, party
+):
+    again = ("Once more.", [("roll_dice", {"formula": "d20"})])
+    lines = {"Mira": ("Rolling.", [("roll_dice", {"formula": "d20"})], again)}
+    with Cast(provider, lines) as cast:
+        _, posts = run_group(provider, http, api_token, cast)
+    assert [speaker for speaker, _ in cast.rounds] == ["Mira"] * bot.TOOL_ROUNDS_MAX == ["Mira"] * 4
+    assert (
+        posts[0][0] == "Mira"
+        and posts[0][1].startswith("Rolling.")
+        and [n for n, _ in posts] == ["Mira", "Tomas"]
+    )
+    assert AuditEvent.objects.filter(action="group.dice").count() == 5  # every call made is carried out
+
+
+def test_a_refused_tool_call_is_answered_with_the_sentence_and_the_model_goes_on(http, api_token, party):
+    lines = {"Mira": ("Hm.", [("roll_dice", {"formula": "all the dice"})], "I cannot roll that.")}
+    with Cast("openai", lines) as cast:
+        _, posts = run_group("openai", http, api_token, cast)
+    [(_, [result])] = cast.rounds
+    assert "is not dice notation" in result["error"]
+    assert posts[0] == ("Mira", "Hm.\n\nI cannot roll that.")
+
+
+@pytest.mark.django_db(transaction=True)  # each API request commits, as in production: the note's cache
+def test_one_member_sets_the_authors_note_another_rolls_and_the_next_prompts_carry_both(
+    http, api_token, party
+):
+    """The shared workspace in one loop: Mira writes the channel's Author's Note, Tomas rolls, and
+    every prompt after Mira's carries the note; Tomas's roll reaches only his own next round."""
+    lines = {
+        "Mira": (
+            "Setting the scene.",
+            [("set_author_note", {"text": "A storm is rising over the harbour."})],
+            "",
+        ),
+        "Tomas": ("I try the rusty lock.", [("roll_dice", {"formula": "1d20+2"})], "It gives."),
+    }
+    with Cast("anthropic", lines) as cast:
+        _, posts = run_group("anthropic", http, api_token, cast)
+    assert [name for name, _ in posts] == ["Mira", "Tomas"]
+    assert "A storm is rising" not in json.dumps(cast.turns[0])  # Mira's own first prompt came before it
+    assert "A storm is rising over the harbour." in json.dumps(cast.turns[1])  # Tomas's prompt has it
+    assert AuditEvent.objects.filter(action="group.authors_note").count() == 1
+    [(mira, [note]), (tomas, [roll])] = cast.rounds
+    assert (mira, tomas) == ("Mira", "Tomas") and note["authors_note"].startswith("A storm")
+    assert roll["formula"] == "1d20+2" and 3 <= roll["total"] <= 22
+
+
+def test_each_member_is_posted_with_its_public_avatar_url(http, api_token, party):
+    lines = {"Mira": ("Here.", []), "Tomas": ("Here too.", [])}
+    with Cast("openai", lines) as cast:
+        _, posts = run_group("openai", http, api_token, cast, raw=True)
+    assert [p.avatar_url.split("/avatars/1001/")[1].split("/")[0] for p in posts] == [
+        str(party["Mira"]),
+        str(party["Tomas"]),
+    ]
+    assert http.get(posts[0].avatar_url).headers["Content-Type"] == "image/png"

@@ -1,0 +1,76 @@
+"""The shared-workspace tools the groups app carries out (SPEC §12.5, docs/groups.md#a-shared-workspace),
+added to the channel tool route's registry (`servers.channel_tools.CHANNEL_TOOLS`) from
+`GroupsConfig.ready()`:
+
+- `set_author_note` {text}: the channel's Author's Note (≤ 1 500 characters; blank removes it);
+- `roll_dice` {formula, seed?}: SillyTavern's dice notation rolled by the server with the engine's
+  seeded source (the `{{roll}}` macro's parser and draws); the answer carries the seed, so the same
+  seed gives the same dice.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from engine.groups import AUTHORS_NOTE_MAX_CHARS, DICE_FORMULA_MAX_CHARS
+from engine.macros import MAX_DICE, MAX_SIDES, parse_roll, roll_each, stream_for
+from servers.channel_tools import ChannelTool, ToolCall
+
+from . import services
+
+MAX_SEED = 2**63 - 1
+ROLL_KIND = 2  # the {{roll}} macro's draw kind (engine/macros/handlers.py)
+
+
+def set_author_note(call: ToolCall) -> dict[str, Any]:
+    text = call.arguments.get("text")
+    if not isinstance(text, str):
+        raise services.GroupError("`text` must be text (empty removes the Author's Note).")
+    if len(text) > AUTHORS_NOTE_MAX_CHARS:
+        raise services.GroupError(f"`text` has at most {AUTHORS_NOTE_MAX_CHARS} characters.")
+    kept = services.authors_note_set(server=call.server_id, channel_id=call.channel_id, text=text, by=call.by)
+    return {"authors_note": text if kept else "", "channel": str(call.channel_id)}
+
+
+def roll_dice(call: ToolCall) -> dict[str, Any]:
+    formula = call.arguments.get("formula")
+    if isinstance(formula, int) and not isinstance(formula, bool):
+        formula = str(formula)  # a bare number is one die of that many sides
+    if not isinstance(formula, str) or not formula.strip():
+        raise services.GroupError("`formula` must be dice notation such as 2d6+1.")
+    if len(formula) > DICE_FORMULA_MAX_CHARS:
+        raise services.GroupError(f"`formula` has at most {DICE_FORMULA_MAX_CHARS} characters.")
+    spec = parse_roll(formula)
+    if spec is None:
+        raise services.GroupError(
+            f"“{formula.strip()}” is not dice notation: write XdY, XdY+Z, XdY-Z, dY or a number N (one die of N sides)."
+        )
+    if spec.problem:  # the macro clamps and warns; a tool answer must be the dice asked for, or a refusal
+        raise services.GroupError(
+            f"“{formula.strip()}” asks for more than the server rolls: at most {MAX_DICE} dice of at most "
+            f"{MAX_SIDES} sides."
+        )
+    seed = call.arguments.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(MAX_SEED + 1)
+    elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise services.GroupError("`seed` must be a whole number from 0 to 2^63 - 1.")
+    rolls = roll_each(spec, stream_for(seed, ROLL_KIND))
+    total = sum(rolls) + spec.modifier
+    shown = f"{spec.dice}d{spec.sides}" + (f"{spec.modifier:+d}" if spec.modifier else "")
+    services.dice_roll_record(
+        server_id=call.server_id,
+        channel_id=call.channel_id,
+        formula=shown,
+        rolls=rolls,
+        total=total,
+        by=call.by,
+    )
+    return {"formula": shown, "rolls": rolls, "modifier": spec.modifier, "total": total, "seed": seed}
+
+
+TOOLS = (
+    ChannelTool(name="set_author_note", fields=("text",), run=set_author_note),
+    ChannelTool(name="roll_dice", fields=("formula", "seed"), run=roll_dice),
+)
