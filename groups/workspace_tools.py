@@ -1,4 +1,4 @@
-"""The shared-workspace tools the groups app carries out (SPEC §12.5, docs/groups.md#a-shared-workspace),
+"""The shared-workspace tools the groups app carries out (docs/groups.md#a-shared-workspace),
 added to the channel tool route's registry (`servers.channel_tools.CHANNEL_TOOLS`) from
 `GroupsConfig.ready()`:
 

@@ -1,4 +1,4 @@
-"""The tools a model calls in a channel, carried out by the server (SPEC §12.5, docs/groups.md#a-shared-workspace):
+"""The tools a model calls in a channel, carried out by the server (docs/groups.md#a-shared-workspace):
 
     POST /api/v1/servers/<id>/channels/<channel>/tools/<tool name>   body: the tool's arguments
     → 200 {"result": …}   (the bot hands the result back to the model as the tool's answer)

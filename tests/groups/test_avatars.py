@@ -1,4 +1,4 @@
-"""Avatars for webhooks (SPEC §12.5, docs/groups.md#avatars): the group API lists each member's public
+"""Avatars for webhooks (docs/groups.md#avatars): the group API lists each member's public
 image URL; it works with no session, shows the picture and nothing of the card, and stops working
 once the card is deleted; a changed signature or another server's path finds nothing."""
 

@@ -1,4 +1,4 @@
-"""Groups through the API (SPEC §12.5, docs/groups.md#the-api): the bot creates, replaces, reads and
+"""Groups through the API (docs/groups.md#the-api): the bot creates, replaces, reads and
 deletes a group with the `group create` options as JSON, sets a channel's group, and is refused as
 the command line refuses; another server's token reaches nothing."""
 

@@ -1,4 +1,4 @@
-"""A shared workspace (SPEC §12.5, docs/groups.md#a-shared-workspace): the channel tool route carries
+"""A shared workspace (docs/groups.md#a-shared-workspace): the channel tool route carries
 out set_author_note (the channel's Author's Note, placed as the document's note settings say) and
 roll_dice (SillyTavern's dice notation, rolled by the server with the seeded source); each call is
 bounded, audited and kept to its channel and server."""
