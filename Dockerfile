@@ -1,4 +1,7 @@
-FROM python:3.11-slim
+# BASE: any image with Python 3.11 as `python` and `pip` on PATH. The official one by default;
+# deploy/stack.sh passes one built from a local Debian base where Docker Hub cannot be reached.
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY pyproject.toml ./
