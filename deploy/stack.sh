@@ -158,6 +158,16 @@ secret_key() {
     export SECRET_KEY
 }
 
+build_tag() { # build_tag TAG ARGS...: build; the image TAG named before goes unless a container uses it
+    local tag=$1 before
+    shift
+    before=$("$ENGINE" image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
+    "$ENGINE" build -q "$@" -t "$tag" >/dev/null
+    if [ -n "$before" ] && [ "$before" != "$("$ENGINE" image inspect --format '{{.Id}}' "$tag")" ]; then
+        "$ENGINE" rmi "$before" >/dev/null 2>&1 || true
+    fi
+}
+
 # Built here rather than by the compose tool: the layer cache makes a rebuild with nothing changed
 # take seconds, with Docker and podman alike.
 build_images() {
@@ -170,15 +180,15 @@ build_images() {
             local tag=localhost/tavernkeep-$name:local
             [ "$name" = python ] && tag=$PYTHON_LOCAL
             say "Building $tag"
-            "$ENGINE" build -q --build-arg "DEBIAN_BASE=$DEBIAN_BASE" --build-arg "PYTHON_BASE=$PYTHON_LOCAL" -f "deploy/local/$name.Dockerfile" \
-                -t "$tag" deploy/local >/dev/null
+            build_tag "$tag" --build-arg "DEBIAN_BASE=$DEBIAN_BASE" --build-arg "PYTHON_BASE=$PYTHON_LOCAL" \
+                -f "deploy/local/$name.Dockerfile" deploy/local
         done
         say "Building tavernkeep:latest on $PYTHON_LOCAL"
-        "$ENGINE" build -q --build-arg "BASE=$PYTHON_LOCAL" -t tavernkeep:latest . >/dev/null
+        build_tag tavernkeep:latest --build-arg "BASE=$PYTHON_LOCAL" .
     else
         podman_runtime_settings docker.io/library/python:3.11-slim
         say "Building tavernkeep:latest"
-        "$ENGINE" build -q -t tavernkeep:latest . >/dev/null
+        build_tag tavernkeep:latest .
     fi
     say "Images ready in $((SECONDS - started)) s"
 }
