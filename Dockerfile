@@ -1,10 +1,14 @@
-FROM python:3.11-slim
+# BASE: any image with Python 3.11 as `python` and `pip` on PATH. The official one by default;
+# deploy/stack.sh passes one built from a local Debian base where Docker Hub cannot be reached.
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+RUN useradd --create-home tavern && mkdir /app && chown tavern /app
 WORKDIR /app
 COPY pyproject.toml ./
 RUN pip install --no-cache-dir .
-COPY . .
-RUN DEBUG=0 SECRET_KEY=build python manage.py collectstatic --noinput
-RUN useradd --create-home tavern && chown -R tavern /app
+# Owned by the app's user as it is copied: a `chown -R` afterwards would store every file twice.
+COPY --chown=tavern . .
+RUN DEBUG=0 SECRET_KEY=build python manage.py collectstatic --noinput && chown -R tavern /app/staticfiles
 USER tavern
 EXPOSE 8000

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run dev test setup browser lint format bench worker beat clean fidelity fidelity-check
+.PHONY: run dev test setup browser lint format bench worker beat clean fidelity fidelity-check compose-up compose-down
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,15 @@ test: setup browser
 	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
+
+# The compose stack (docker-compose.yml) under Docker or podman, from nothing to a served page: builds the
+# images (from a local Debian base when Docker Hub cannot be reached), starts every service, waits
+# for health and prints the URL. `make compose-down` keeps the data; `make compose-down VOLUMES=1` drops it.
+compose-up:
+	deploy/stack.sh up
+
+compose-down:
+	deploy/stack.sh down $(if $(VOLUMES),-v)
 
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

@@ -48,7 +48,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=0,
         help="lower this pool's CPU priority by N, 0-19 (the dashboard's pool: the bot's API pool is served first)",
     )
-    parser.add_argument("--access-log", action="store_true", help="log every request to standard output")
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        default=os.environ.get("ACCESS_LOG", "").strip().lower() in ("1", "true", "yes", "on"),
+        help="log every request to standard output (default: the ACCESS_LOG environment variable)",
+    )
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"]
     )

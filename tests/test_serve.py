@@ -19,6 +19,13 @@ def test_the_worker_count_comes_from_web_concurrency_as_compose_sets_it(monkeypa
     assert parse_args(["--workers", "3"]).workers == 3
 
 
+@pytest.mark.parametrize(("value", "logged"), [("1", True), ("yes", True), ("0", False), ("", False)])
+def test_the_access_log_is_on_when_access_log_says_so_as_compose_sets_it(monkeypatch, value, logged):
+    monkeypatch.setenv("ACCESS_LOG", value)
+    assert parse_args([]).access_log is logged
+    assert parse_args(["--access-log"]).access_log is True
+
+
 def test_an_ipv6_address_is_given_in_brackets():
     args = parse_args(["--bind", "[::1]:9000"])
     assert (args.host, args.port) == ("::1", 9000)
