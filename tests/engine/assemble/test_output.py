@@ -91,7 +91,25 @@ def test_other_providers_are_counted_as_an_estimate_on_their_shape(sample_doc):
     assert result.provider_payload["system"].startswith(sample_doc.system_prompt)
 
 
-def test_the_budget_trims_whole_sample_pairs_first(doc_with):
+def test_sample_dialogues_get_what_the_trimmed_history_leaves_whole_and_in_order(doc_with):
+    # SillyTavern 1.18 (openai.js, populateChatHistory then populateDialogueExamples): the newest
+    # messages that fit first, then each example block while the whole block fits in what is left
+    short = [{"user": "Map?", "char": "A favour."}, {"user": "Riddle?", "char": "Keys, no locks."}] * 2
+    full = assemble(doc_with(sample_dialogues=short))
+    everything = [m.content for m in full.messages if m.tag == "DIALOGUE_SAMPLE"]
+    history_count = len(doc_with().history)
+    kept_with_cut_history = 0
+    for context in range(full.tokens.total - 150, full.tokens.total, 3):
+        trimmed = assemble(doc_with(sample_dialogues=short, budget={"context": context + 100, "reply": 100}))
+        samples = [m.content for m in trimmed.messages if m.tag == "DIALOGUE_SAMPLE"]
+        assert samples == everything[: len(samples)]
+        assert trimmed.tokens.total <= context
+        if samples and sum(1 for m in trimmed.messages if m.history) < history_count:
+            kept_with_cut_history += 1
+    assert kept_with_cut_history
+
+
+def test_a_budget_the_whole_history_fits_keeps_the_first_sample_pairs(doc_with):
     full = assemble(doc_with())
     budget = full.tokens.total - 10
     trimmed = assemble(doc_with(budget={"context": budget + 100, "reply": 100}))
