@@ -124,9 +124,10 @@ def _piece_of(inj: Injection) -> object:
     return kind if kind == "card" else inj  # the server's own: each apart
 
 
-def injected_messages(injections: Sequence[Injection]) -> list[tuple[str, str]]:
-    """(role, text) of each message the injections make once placed: one per depth, order and role,
-    as SillyTavern 1.18 counts them against the budget (openai.js, populationInjectionPrompts)."""
+def injected_messages(injections: Sequence[Injection]) -> list[tuple[str, str, list[Injection]]]:
+    """(role, text, the injections joined) of each message the injections make once placed: one per
+    depth, order and role, deeper first, as SillyTavern 1.18 builds them (openai.js,
+    populationInjectionPrompts) and counts them against the budget."""
     by_key: dict[tuple[int, int], list[Injection]] = {}
     for inj in sorted(injections, key=lambda i: (-i.depth, i.order, i.index)):
         by_key.setdefault((-inj.depth, inj.order), []).append(inj)
@@ -134,9 +135,10 @@ def injected_messages(injections: Sequence[Injection]) -> list[tuple[str, str]]:
     for key in sorted(by_key):
         members = by_key[key]
         for role in sorted({inj.role for inj in members}, key=ROLE_ORDER.__getitem__):
-            text = _joined([inj for inj in members if inj.role == role])
+            same = [inj for inj in members if inj.role == role]
+            text = _joined(same)
             if text:
-                out.append((role, text))
+                out.append((role, text, same))
     return out
 
 

@@ -206,55 +206,61 @@ def trim_to_budget(
         named = count_text(item.name, encoding) + 1 if item.name else 0
         return message_tokens(text, encoding) + ROLE_TOKENS + named
 
-    def injected_cost(injections: list[Injection]) -> int:
-        # one message per depth, order and role, as they will be sent
-        return sum(
-            message_tokens(resolve_identity(text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
-            for _role, text in injected_messages(injections)
-        )
+    def text_cost(text: str) -> int:
+        return message_tokens(resolve_identity(text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
 
     def is_sample(item: Item) -> bool:
         return item.tag == "DIALOGUE_SAMPLE"
 
-    injected = injected_cost(arr.injections)
-    runs = (arr.before, arr.history, arr.after)
+    # The chat as SillyTavern 1.18 fills it (openai.js, populateChatHistory): the history with the
+    # in-chat messages at their depths (placed in the whole history first), taken newest first while
+    # each fits, up to the first that does not; the rest of the prompt is counted before it.
+    history = arr.history
+    count = len(history)
+    at: dict[int, list[Injection]] = {}
+    for inj in arr.injections:
+        at.setdefault(count - min(inj.depth, count), []).append(inj)
+    chat: list[tuple[int, Item | list[Injection]]] = []  # (cost, a history item or the injections joined)
+    for position in range(count + 1):
+        chat += [(text_cost(text), same) for _role, text, same in injected_messages(at.get(position, []))]
+        if position < count:
+            chat.append((cost(history[position]), history[position]))
     samples: dict[int, int] = {}  # block -> its cost, in block order
-    total = injected + REPLY_PRIMING
-    for run in runs:
+    total = REPLY_PRIMING
+    for run in (arr.before, arr.after):
         for item in run:
             if is_sample(item):
                 samples[item.group] = samples.get(item.group, 0) + cost(item)
             else:
                 total += cost(item)
     limit = budget.prompt
-    if total + sum(samples.values()) <= limit:
+    if total + sum(c for c, _ in chat) + sum(samples.values()) <= limit:
         return
+    first = len(chat)
+    while first > 0 and total + chat[first - 1][0] <= limit:
+        first -= 1
+        total += chat[first][0]
     dropped = 0
-    # Oldest first, as SillyTavern 1.18 keeps the newest messages that fit: an injection as deep as the
-    # history still kept sits before all of it, so it goes before the oldest message (the deepest first).
-    while total > limit:
-        deep = [inj for inj in arr.injections if inj.depth >= len(arr.history)]
-        if deep:
-            oldest = max(deep, key=lambda inj: inj.depth)
-            arr.injections.remove(oldest)
-            total += injected_cost(arr.injections) - injected
-            injected = injected_cost(arr.injections)
-            notes.omit(
-                f"An in-chat {oldest.role} message at depth {oldest.depth}.",
-                "Trimmed to fit the token budget (it sits before the oldest history message kept).",
-                oldest.source,
-            )
+    for _cost, piece in chat[:first]:
+        if isinstance(piece, Item):
+            dropped += 1
             continue
-        if len(arr.history) <= 1:
-            break
-        total -= cost(arr.history.pop(0))
-        dropped += 1
+        for inj in piece:
+            arr.injections.remove(inj)
+            notes.omit(
+                f"An in-chat {inj.role} message at depth {inj.depth}.",
+                "Trimmed to fit the token budget (it sits before the oldest history message kept).",
+                inj.source,
+            )
     if dropped:
+        del history[:dropped]
         notes.omit(
             f"The {dropped} oldest history message{'s' if dropped != 1 else ''}.",
             "Trimmed to fit the token budget.",
             native_source("DIALOGUE_HISTORY"),
         )
+        if not history:
+            notes.warn("Not even the latest history message fits the token budget; SillyTavern sends no chat then.")
     kept: set[int] = set()
     for block in sorted(samples):
         if total + samples[block] > limit:
