@@ -191,7 +191,7 @@ def trim_to_budget(
     arr: Arrangement, budget: Budget, encoding: str, notes: Notes, *, doc: BucketDocument, seed: int
 ) -> None:
     """Keep the newest history items that fit, then the sample dialogues, in order, with what the history
-    left (docs/assembly.md#the-token-budget): SillyTavern 1.18 fills the history first and adds each
+    left (docs/assembly.md#order-of-work, step 11): SillyTavern 1.18 fills the history first and adds each
     example block (its separator and messages) while the whole block fits, stopping at the first that
     does not (openai.js, populateDialogueExamples and its `canAffordAll`)."""
     user, char = doc.user_name, doc.char_name
