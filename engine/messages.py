@@ -260,7 +260,9 @@ def trim_to_budget(
             native_source("DIALOGUE_HISTORY"),
         )
         if not history:
-            notes.warn("Not even the latest history message fits the token budget; SillyTavern sends no chat then.")
+            notes.warn(
+                "Not even the latest history message fits the token budget; SillyTavern sends no chat then."
+            )
     kept: set[int] = set()
     for block in sorted(samples):
         if total + samples[block] > limit:
