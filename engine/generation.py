@@ -84,6 +84,7 @@ def closing_items(
     settings: PromptSettings,
     *,
     continued: Item | None,
+    continued_text: str | None = None,
     provider: str | None,
     env: MacroEnv,
     seed: int,
@@ -94,7 +95,8 @@ def closing_items(
     """The items the generation type appends after everything the preset arranged
     (docs/assembly.md#generation-types-and-prefill).
 
-    `continued` is the newest history item, taken out of the history for a continue.
+    `continued` is the newest history item, taken out of the history for a continue; `continued_text`
+    its message's own text (without the `Name: ` the history shows), for `{{lastChatMessage}}`.
     """
     kind = doc.generation_type
     prefill_on = kind == "continue" and settings.continue_prefill
@@ -119,8 +121,11 @@ def closing_items(
     render = None
     texts: dict[str, str] = {}
     if prompts:
-        if continued is not None:  # {{lastChatMessage}} is the text being continued
-            env = replace(env, last_chat_message=continued.text)
+        if continued is not None:
+            # {{lastChatMessage}} is the continued message's raw text, trimmed (SillyTavern 1.18's
+            # openai.js continue nudge takes the chat message itself, never the history's "Name: text")
+            text = continued.text if continued_text is None else continued_text
+            env = replace(env, last_chat_message=text.strip())
         render = render_texts(
             prompts,
             env=env,

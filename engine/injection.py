@@ -124,6 +124,24 @@ def _piece_of(inj: Injection) -> object:
     return kind if kind == "card" else inj  # the server's own: each apart
 
 
+def injected_messages(injections: Sequence[Injection]) -> list[tuple[str, str, list[Injection]]]:
+    """(role, text, the injections joined) of each message the injections make once placed: one per
+    depth, order and role, deeper first, as SillyTavern 1.18 builds them (openai.js,
+    populationInjectionPrompts) and counts them against the budget."""
+    by_key: dict[tuple[int, int], list[Injection]] = {}
+    for inj in sorted(injections, key=lambda i: (-i.depth, i.order, i.index)):
+        by_key.setdefault((-inj.depth, inj.order), []).append(inj)
+    out = []
+    for key in sorted(by_key):
+        members = by_key[key]
+        for role in sorted({inj.role for inj in members}, key=ROLE_ORDER.__getitem__):
+            same = [inj for inj in members if inj.role == role]
+            text = _joined(same)
+            if text:
+                out.append((role, text, same))
+    return out
+
+
 def _groups(injections: list[Injection]) -> list[list[Item]]:
     """Messages for one insertion point: deeper first, then order ascending, one message per role."""
     by_key: dict[tuple[int, int], list[Injection]] = {}

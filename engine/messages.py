@@ -11,6 +11,7 @@ from operator import attrgetter
 from typing import Any
 
 from .buckets import BucketDocument, Budget
+from .injection import injected_messages
 from .macros import depends_on_seed, resolve_identity
 from .native import HistoryRun, history_run, ready_messages
 from .parts import Injection, Item, Message, Notes, Part, Source, Transform, native_source
@@ -189,7 +190,10 @@ def _joined(chain: list[Item], reuse: tuple[Reuse, ...]) -> Item:
 def trim_to_budget(
     arr: Arrangement, budget: Budget, encoding: str, notes: Notes, *, doc: BucketDocument, seed: int
 ) -> None:
-    """Drop whole sample pairs (last first), then the oldest history items, until the prompt fits."""
+    """Keep the newest history items that fit, then the sample dialogues, in order, with what the history
+    left (docs/assembly.md#order-of-work, step 11): SillyTavern 1.18 fills the history first and adds each
+    example block (its separator and messages) while the whole block fits, stopping at the first that
+    does not (openai.js, populateDialogueExamples and its `canAffordAll`)."""
     user, char = doc.user_name, doc.char_name
 
     def cost(item: Item) -> int:
@@ -202,55 +206,78 @@ def trim_to_budget(
         named = count_text(item.name, encoding) + 1 if item.name else 0
         return message_tokens(text, encoding) + ROLE_TOKENS + named
 
-    def injected_cost(inj: Injection) -> int:
-        return (
-            message_tokens(resolve_identity(inj.text, user=user, char=char, seed=seed), encoding)
-            + ROLE_TOKENS
-        )
+    def text_cost(text: str) -> int:
+        return message_tokens(resolve_identity(text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
 
-    injected = sum(injected_cost(inj) for inj in arr.injections)
-    total = sum(cost(i) for i in (*arr.before, *arr.history, *arr.after)) + injected + REPLY_PRIMING
+    def is_sample(item: Item) -> bool:
+        return item.tag == "DIALOGUE_SAMPLE"
+
+    # The chat as SillyTavern 1.18 fills it (openai.js, populateChatHistory): the history with the
+    # in-chat messages at their depths (placed in the whole history first), taken newest first while
+    # each fits, up to the first that does not; the rest of the prompt is counted before it.
+    history = arr.history
+    count = len(history)
+    at: dict[int, list[Injection]] = {}
+    for inj in arr.injections:
+        at.setdefault(count - min(inj.depth, count), []).append(inj)
+    chat: list[tuple[int, Item | list[Injection]]] = []  # (cost, a history item or the injections joined)
+    for position in range(count + 1):
+        chat += [(text_cost(text), same) for _role, text, same in injected_messages(at.get(position, []))]
+        if position < count:
+            chat.append((cost(history[position]), history[position]))
+    samples: dict[int, int] = {}  # block -> its cost, in block order
+    total = REPLY_PRIMING
+    for run in (arr.before, arr.after):
+        for item in run:
+            if is_sample(item):
+                samples[item.group] = samples.get(item.group, 0) + cost(item)
+            else:
+                total += cost(item)
     limit = budget.prompt
-    if total <= limit:
+    if total + sum(c for c, _ in chat) + sum(samples.values()) <= limit:
         return
-    for run in (arr.after, arr.before):
-        groups = sorted({i.group for i in run if i.tag == "DIALOGUE_SAMPLE"}, reverse=True)
-        for group in groups:
-            if total <= limit:
-                break
-            pair = [i for i in run if i.tag == "DIALOGUE_SAMPLE" and i.group == group]
-            total -= sum(cost(i) for i in pair)
-            run[:] = [i for i in run if not (i.tag == "DIALOGUE_SAMPLE" and i.group == group)]
-            notes.omit(
-                f"Sample dialogue {group + 1}.",
-                "Trimmed to fit the token budget (sample dialogues go first).",
-                native_source("DIALOGUE_SAMPLE"),
-            )
+    first = len(chat)
+    while first > 0 and total + chat[first - 1][0] <= limit:
+        first -= 1
+        total += chat[first][0]
     dropped = 0
-    # Oldest first, as SillyTavern 1.18 keeps the newest messages that fit: an injection as deep as the
-    # history still kept sits before all of it, so it goes before the oldest message (the deepest first).
-    while total > limit:
-        deep = [inj for inj in arr.injections if inj.depth >= len(arr.history)]
-        if deep:
-            oldest = max(deep, key=lambda inj: inj.depth)
-            arr.injections.remove(oldest)
-            total -= injected_cost(oldest)
-            notes.omit(
-                f"An in-chat {oldest.role} message at depth {oldest.depth}.",
-                "Trimmed to fit the token budget (it sits before the oldest history message kept).",
-                oldest.source,
-            )
+    for _cost, piece in chat[:first]:
+        if isinstance(piece, Item):
+            dropped += 1
             continue
-        if len(arr.history) <= 1:
-            break
-        total -= cost(arr.history.pop(0))
-        dropped += 1
+        for inj in piece:
+            arr.injections.remove(inj)
+            notes.omit(
+                f"An in-chat {inj.role} message at depth {inj.depth}.",
+                "Trimmed to fit the token budget (it sits before the oldest history message kept).",
+                inj.source,
+            )
     if dropped:
+        del history[:dropped]
         notes.omit(
             f"The {dropped} oldest history message{'s' if dropped != 1 else ''}.",
             "Trimmed to fit the token budget.",
             native_source("DIALOGUE_HISTORY"),
         )
+        if not history:
+            notes.warn(
+                "Not even the latest history message fits the token budget; SillyTavern sends no chat then."
+            )
+    kept: set[int] = set()
+    for block in sorted(samples):
+        if total + samples[block] > limit:
+            break
+        total += samples[block]
+        kept.add(block)
+    for block in sorted(set(samples) - kept):
+        notes.omit(
+            f"Sample dialogue {block + 1}.",
+            "Trimmed to fit the token budget (sample dialogues get what the history leaves).",
+            native_source("DIALOGUE_SAMPLE"),
+        )
+    if len(kept) < len(samples):
+        for run in (arr.before, arr.after):
+            run[:] = [i for i in run if not is_sample(i) or i.group in kept]
     if total > limit:
         notes.warn(
             f"The system and preset items alone need about {total} tokens, more than the budget of {limit}; "

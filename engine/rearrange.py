@@ -86,6 +86,9 @@ APPENDED_WHEN_ABSENT = (
 )
 
 
+MAIN_SLOT_TAG = "MAIN_SLOT"  # see main_slot
+
+
 @dataclass(slots=True)
 class Arrangement:
     """The assembled items in three runs around the history, plus the injections to place."""
@@ -97,6 +100,20 @@ class Arrangement:
     # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
     # and nothing meant to land inside it (docs/assembly.md#what-sillytavern-118-corrected).
     chat: bool = True
+
+
+def main_slot(sources: tuple[Source, ...]) -> Item:
+    """Where a `main` node that rendered empty, or is switched off, stands: SillyTavern 1.18 keeps the
+    place of any `main` in the order (PromptManager.js getPromptCollection gives a switched-off one empty
+    text), and the Author's Note set beside the main prompt goes there (engine.authors_note); never sent."""
+    return Item(tag=MAIN_SLOT_TAG, role="system", parts=(Part("", sources, True),))
+
+
+def without_main_slot(arrangement: Arrangement) -> None:
+    """The arrangement without the empty main prompt's place (once the Author's Note has used it)."""
+    for run in (arrangement.before, arrangement.after):
+        if any(item.tag == MAIN_SLOT_TAG for item in run):
+            run[:] = [item for item in run if item.tag != MAIN_SLOT_TAG]
 
 
 def native_arrangement(items: tuple[Item, ...]) -> Arrangement:
@@ -510,6 +527,10 @@ class _Walk:
                         len(self.current),
                     )
                     self.current.append(item)
+                elif node.identifier == "main":
+                    self.current.append(main_slot(plan.sources[index]))
+            elif step is _MAIN_SLOT:
+                self.current.append(main_slot(plan.sources[index]))
             elif step is _MARKER:
                 self.marker(arg)
             elif step is _INJECT:
@@ -642,6 +663,7 @@ def _in_role(items: list[Item], node: PresetNode) -> list[Item]:
 
 
 _TAKE, _CONTENT, _MARKER, _INJECT, _HISTORY = "take", "content", "marker", "inject", "history"
+_MAIN_SLOT = "main slot"
 
 
 def _steps(
@@ -664,6 +686,8 @@ def _steps(
             steps.append((_HISTORY, index, None))
             continue
         if not active[index] or node.kind == "comment":
+            if node.identifier == "main":  # SillyTavern keeps a switched-off main's place (main_slot)
+                steps.append((_MAIN_SLOT, index, None))
             continue
         if node.kind == "content" and node.injection_position == 1:
             steps.append((_INJECT, index, node))

@@ -35,7 +35,7 @@ from .compare import (
     fold_sillytavern,
     fold_trimmed,
 )
-from .ours import SEEDS, OursFailed, our_messages
+from .ours import SEEDS, OursFailed, inert_pipes, our_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,7 +168,7 @@ class OurSide:
     messages: list[dict[str, Any]]  # the first seed's, folded, draws masked
     masks: list[Mask | None]
     folds: list[str]
-    name_tokens: int = 0  # what the names folded out of our user messages cost
+    name_tokens: int = 0  # what the names folded out of our user messages and the inert macros cost
 
 
 ENCODING = "cl100k_base"  # SillyTavern's tokenizer for a Custom (OpenAI-compatible) source
@@ -194,7 +194,13 @@ def our_side(case: Case, *, server_id: int) -> OurSide:
     if count:
         folds.append(DRAW_FOLD.format(count=count))
     names = sum(count_text(a, ENCODING) - count_text(b, ENCODING) for a, b in folded[0].renamed)
-    return OurSide(messages, masks, [*folds, *folded[0].folds], names)
+    # what the inert macros (item 6) cost our budget beyond SillyTavern's text: trimmed like the names
+    inert = sum(
+        max(0, count_text(inert_pipes(text), ENCODING) - count_text(text, ENCODING))
+        for text in (str(m["content"]) for m in folded[0].messages)
+        if "|" in text and "{{" in text
+    )
+    return OurSide(messages, masks, [*folds, *folded[0].folds], names + inert)
 
 
 def compare_case(case: Case, *, server_id: int, ours: OurSide | None = None) -> tuple[str | None, list[str]]:

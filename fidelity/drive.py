@@ -67,7 +67,7 @@ def _prepare(case: Case) -> str:
             "user_name": case.user,
             "character_name": char,
             "create_date": "2026-01-01@00h00m00s",
-            "chat_metadata": {"integrity": str(uuid.uuid4()), **_authors_note(case)},
+            "chat_metadata": {"integrity": str(uuid.uuid4()), **group.authors_note(case)},
         }
     ]
     for n, message in enumerate(case.chat):
@@ -87,25 +87,6 @@ def _prepare(case: Case) -> str:
     )
     _settings(case)
     return char
-
-
-# SillyTavern's Author's Note positions and roles, by our bucket document's names
-NOTE_POSITIONS = {"after_main": 0, "in_chat": 1, "before_main": 2}
-NOTE_ROLES = {"system": 0, "user": 1, "assistant": 2}
-
-
-def _authors_note(case: Case) -> dict[str, Any]:
-    """The chat metadata SillyTavern keeps its Author's Note in."""
-    note = case.authors_note
-    if not note:
-        return {}
-    return {
-        "note_prompt": note.get("text", ""),
-        "note_interval": note.get("interval", 1),
-        "note_position": NOTE_POSITIONS[note.get("position", "in_chat")],
-        "note_depth": note.get("depth", 4),
-        "note_role": NOTE_ROLES[note.get("role", "system")],
-    }
 
 
 def _import_card(path: Path, file_name: str) -> None:

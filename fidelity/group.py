@@ -55,8 +55,27 @@ def prepare(case: Case, import_card: Any) -> None:
     _chat(case, avatars)
 
 
+# SillyTavern's Author's Note positions and roles, by our bucket document's names
+NOTE_POSITIONS = {"after_main": 0, "in_chat": 1, "before_main": 2}
+NOTE_ROLES = {"system": 0, "user": 1, "assistant": 2}
+
+
+def authors_note(case: Case) -> dict[str, Any]:
+    """The chat metadata SillyTavern keeps its Author's Note in (a character's chat or a group's)."""
+    note = case.authors_note
+    if not note:
+        return {}
+    return {
+        "note_prompt": note.get("text", ""),
+        "note_interval": note.get("interval", 1),
+        "note_position": NOTE_POSITIONS[note.get("position", "in_chat")],
+        "note_depth": note.get("depth", 4),
+        "note_role": NOTE_ROLES[note.get("role", "system")],
+    }
+
+
 def _chat(case: Case, avatars: dict[str, str]) -> None:
-    metadata: dict[str, Any] = {"integrity": str(uuid.uuid4())}
+    metadata: dict[str, Any] = {"integrity": str(uuid.uuid4()), **authors_note(case)}
     if case.group.get("scenario_override"):
         metadata["scenario"] = case.group["scenario_override"]
     if case.group.get("examples_override"):

@@ -158,13 +158,17 @@ def as_written_pipes(data: dict[str, Any]) -> tuple[dict[str, Any], int]:
         if not isinstance(content, str) or "|" not in content or "{{" not in content:
             changed.append(prompt)
             continue
-        spans = _piped_spans(content)
-        count += len(spans)
-        for start, end in reversed(spans):
-            inert = content[start:end].replace("{{", OPEN).replace("}}", CLOSE)
-            content = content[:start] + inert + content[end:]
-        changed.append({**prompt, "content": content})
+        count += len(_piped_spans(content))
+        changed.append({**prompt, "content": inert_pipes(content)})
     return {**data, "prompts": changed}, count
+
+
+def inert_pipes(content: str) -> str:
+    """`content` with the braces of every macro whose arguments hold a `|` swapped."""
+    for start, end in reversed(_piped_spans(content)):
+        inert = content[start:end].replace("{{", OPEN).replace("}}", CLOSE)
+        content = content[:start] + inert + content[end:]
+    return content
 
 
 def _piped_spans(text: str) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ from ..macros import render_texts
 from ..messages import squash_kept, trim_to_budget
 from ..native import doc_reuse, history_run, macro_env
 from ..parts import Injection, Item, Part, assembler_source, card_source
-from ..rearrange import plan_reuse
+from ..rearrange import plan_reuse, without_main_slot
 from ..st_format import PromptSettings
 from ..worldinfo import CARD_DEPTH_INDEX
 from .state import State
@@ -35,6 +35,7 @@ def in_chat(state: State) -> None:
     if wi is not None:
         arrangement.injections.extend(wi.injections)
     place_authors_note(arrangement, doc, _authors_note_text(state), notes)
+    without_main_slot(arrangement)
     if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
         state.continued = arrangement.history.pop()
     stm = state.request.stm
@@ -119,6 +120,7 @@ def closing(state: State) -> None:
         doc,
         preset.settings if preset is not None else PromptSettings(),
         continued=state.continued,
+        continued_text=_continued_text(state),
         provider=state.request.provider,
         env=macro_env(doc, state.items, server_id=state.request.server_id),
         seed=state.seed,
@@ -130,6 +132,15 @@ def closing(state: State) -> None:
         state.variables = closing.render.variables
         state.global_variables = closing.render.global_variables
     state.ordered = closing.after(state.ordered)
+
+
+def _continued_text(state: State) -> str | None:
+    """The continued message's own text (after the prompt regex scripts), without a speaker's name."""
+    history = state.doc.history
+    if state.continued is None or not history:
+        return None
+    last = len(history) - 1
+    return state.rewritten[last][0] if last in state.rewritten else history[last].content
 
 
 def squash(state: State) -> None:

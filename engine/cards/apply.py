@@ -2,8 +2,8 @@
 
 - The bucket document's empty fields are filled from the card; the bot's non-empty values win.
 - The card's `system_prompt` replaces the preset's `main` text and `post_history_instructions` the
-  `jailbreak` text, unless that node forbids overrides; `{{original}}` inside them (first occurrence)
-  is the text they replace.
+  `jailbreak` text, unless that node forbids overrides; the first `{{original}}` inside them is the
+  text they replace, the later ones render empty.
 - The depth prompt is a depth injection with its role; the scenario fills the `scenario` marker.
 """
 
@@ -131,5 +131,8 @@ def node_override(identifier: str, original: str, card: Card, *, forbidden: bool
     text = getattr(card, field)
     if not text.strip():
         return None
-    text = _ORIGINAL.sub(lambda _: original, text, count=1)
+    # SillyTavern 1.18 fills `{{original}}` once per field (MacroEnvBuilder.js): the later ones render empty
+    first = _ORIGINAL.search(text)
+    if first is not None:
+        text = text[: first.start()] + original + _ORIGINAL.sub("", text[first.end() :])
     return NodeOverride(field=field, template=compiled_once(text))

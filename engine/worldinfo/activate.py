@@ -21,9 +21,10 @@ from engine.worldinfo.settings import WorldInfoSettings
 from engine.worldinfo.timed import TimedState
 
 INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
-# SillyTavern 1.18 counts World Info text as one system message: 3 tokens per message, 1 for the role
-# and 3 of reply priming on top of the text's own tokens.
-MESSAGE_OVERHEAD = 7
+# SillyTavern 1.18 counts World Info text as one system message (docs/worldinfo.md): its server adds 3
+# tokens per message, 1 for the role and 3 of reply priming, and its client starts the sum at -1, so an
+# entry costs its text's tokens + 6.
+MESSAGE_OVERHEAD = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,11 @@ def activate(
     return _Run(request, count_tokens, render or (lambda ce: ce.text)).run()
 
 
+def _key(ce: CompiledEntry) -> tuple[str, int]:
+    """An entry as SillyTavern 1.18 tells activated entries apart: its book and uid (Entry.st_uid)."""
+    return (ce.book, ce.entry.st_uid)
+
+
 class _Run:
     def __init__(
         self,
@@ -183,7 +189,8 @@ class _Run:
         self.scanner = Scanner(request.texts, self.settings, dict(request.names))
         self.timed = TimedState(request.state, request.chat_length)
         self.budget = self.settings.budget_tokens(request.budget_context)
-        self.activated: dict[int, Activated] = {}
+        # by (book, uid as SillyTavern knows it): entries sharing a uid take one place (`_budget`)
+        self.activated: dict[tuple[str, int], Activated] = {}
         self.failed: set[int] = set()
         self.skipped: dict[int, Skipped] = {}
         self.group_winners: set[str] = set()
@@ -217,6 +224,7 @@ class _Run:
             if state and recursing:  # what SillyTavern counts of the earlier passes in the budget
                 self.activated_text = recursing + "\n" + self.activated_text
         activated = tuple(self.activated.values())
+        sent = {id(a.entry) for a in activated}
         for item in activated:
             self.timed.activated(item.entry)
         warnings = tuple(
@@ -224,7 +232,7 @@ class _Run:
         )
         return Activation(
             activated=activated,
-            skipped=tuple(s for k, s in self.skipped.items() if k not in self.activated),
+            skipped=tuple(s for k, s in self.skipped.items() if k not in sent),
             tokens=self.tokens,
             budget=self.budget,
             state=self.timed.to_json(),
@@ -268,7 +276,7 @@ class _Run:
         added = self.scanner.added_text()
         for position in positions:
             ce = self.entries[position]
-            if id(ce) in self.activated or id(ce) in self.failed:
+            if _key(ce) in self.activated or id(ce) in self.failed:
                 continue
             if incremental and id(ce) in self.missed and not _may_occur(ce, added, self.scanner.rules(ce)[1]):
                 continue
@@ -464,8 +472,8 @@ class _Run:
         return kept
 
     def _cost(self, text: str) -> int:
-        """Tokens as SillyTavern 1.18 counts World Info: the text as one system message (its OpenAI
-        counter adds 7 tokens of message overhead), nothing for no text."""
+        """Tokens as SillyTavern 1.18 counts World Info: the text as one system message (its tokens
+        + MESSAGE_OVERHEAD), nothing for no text."""
         return self.count_tokens(text) + MESSAGE_OVERHEAD if text else 0
 
     def _budget(self, candidates: list[_Candidate], pass_number: int) -> list[Activated]:
@@ -489,6 +497,12 @@ class _Run:
                 continue
             self.tokens = max(self.tokens, used)
             item = Activated(c.entry, content, c.reason, pass_number)
-            self.activated[id(c.entry)] = item
+            # SillyTavern 1.18 keeps activated entries in a Map keyed by book and uid (world-info.js):
+            # an entry sharing its uid with one activated in the same pass takes that one's place
+            key = _key(c.entry)
+            replaced = self.activated.get(key)
+            if replaced is not None:
+                self._skip(replaced.entry, f"shares uid {key[1]} with a later entry, sent in its place")
+            self.activated[key] = item
             new.append(item)
         return new

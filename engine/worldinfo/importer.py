@@ -20,7 +20,14 @@ from engine.tokens import count_text
 from engine.worldinfo.fields import Report, normalise_entry
 from engine.worldinfo.gc_pause import paused_gc
 from engine.worldinfo.keys import compile_regex_key, parse_regex_key
-from engine.worldinfo.model import POSITIONS, Entry, LorebookRefused, LorebookSummary, ParsedLorebook
+from engine.worldinfo.model import (
+    POSITIONS,
+    SHARED_UID,
+    Entry,
+    LorebookRefused,
+    LorebookSummary,
+    ParsedLorebook,
+)
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_MAX_ENTRIES = 10_000
@@ -312,23 +319,27 @@ def _normalise(pairs: list[tuple[Any, Any]], *, max_entries: int) -> tuple[tuple
     findings = Findings()
     skipped = 0
     used: set[int] = set()
-    wanted: list[tuple[int | None, dict[str, Any]]] = []
+    wanted: list[tuple[int | None, int | None, dict[str, Any]]] = []  # (uid, the uid it shares, raw)
     for hint, raw in pairs:
         if not isinstance(raw, dict):
             skipped += 1
             continue
         uid = _uid(hint)
-        wanted.append((uid if uid is not None and uid not in used else None, raw))
+        repeated = uid is not None and uid in used
+        wanted.append((None if repeated else uid, uid if repeated else None, raw))
         if uid is not None:
             used.add(uid)
     renumbered = 0
     next_uid = max(used, default=-1) + 1
     entries: list[Entry] = []
-    for uid, raw in wanted:
+    for uid, shared, raw in wanted:
         if uid is None:
             uid, next_uid, renumbered = next_uid, next_uid + 1, renumbered + 1
         label = _label(raw, uid)
-        entries.append(normalise_entry(raw, uid, _reporter(findings, label)))
+        entry = normalise_entry(raw, uid, _reporter(findings, label))
+        if shared is not None:  # SillyTavern still knows it by the uid it shares (docs/worldinfo.md)
+            entry.extra[SHARED_UID] = shared
+        entries.append(entry)
     warnings = findings.sentences()
     if skipped:
         verb = "is" if skipped == 1 else "are"

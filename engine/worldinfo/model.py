@@ -31,6 +31,10 @@ class LorebookRefused(EngineError):
         self.status = status
 
 
+# `extra` key: the uid an entry shared in its file with an earlier entry (SillyTavern sends one of them)
+SHARED_UID = "sharedUid"
+
+
 @dataclass(frozen=True, slots=True)
 class CharacterFilter:
     """SillyTavern's `characterFilter`: activate only for (or never for) these character names/tags."""
@@ -104,6 +108,13 @@ class Entry:
     def has_timed_effect(self) -> bool:
         """True when the entry uses sticky, cooldown or delay."""
         return bool(self.sticky or self.cooldown or self.delay)
+
+    @property
+    def st_uid(self) -> int:
+        """The uid SillyTavern knows the entry by: the one it shares with an earlier entry of its file,
+        when the file gave one uid to several entries (the importer gave it a new one, docs/worldinfo.md)."""
+        shared = self.extra.get(SHARED_UID)
+        return shared if type(shared) is int else self.uid
 
     @property
     def label(self) -> str:

@@ -64,3 +64,42 @@ def test_without_a_note_nothing_changes():
 def test_a_malformed_note_is_refused_with_one_sentence_naming_the_field(note):
     with pytest.raises(BucketError, match="authors_note"):
         parse_buckets({"authors_note": note})
+
+
+@pytest.mark.parametrize("main_text", ["", "{{// left to the card }}", "{{trim}}"])
+@pytest.mark.parametrize("position", ["after_main", "before_main"])
+def test_the_note_keeps_the_place_of_an_enabled_main_prompt_that_renders_empty(main_text, position):
+    # SillyTavern 1.18 (openai.js, injectToMain) puts the note into main's place whenever the order
+    # has an enabled main, whatever it renders: Ann's note still comes first, before the jailbreak node
+    preset = build_preset(
+        [make_node("main", content=main_text), marker("chatHistory"), make_node("jb", content="JB.")]
+    )
+    doc = parse_buckets(
+        {
+            "names": {"user": "Ann", "char": "Tess"},
+            "history": HISTORY,
+            "authors_note": {"text": "Present tense.", "position": position},
+        }
+    )
+    contents = [m.content for m in assemble(doc, preset=preset, style="standalone", seed=1).messages]
+    assert contents[0] == "Present tense."
+    assert contents[-1] == "JB." and "" not in contents
+
+
+@pytest.mark.parametrize("node", [{"enabled": False}, {"injection_trigger": ("impersonate",)}])
+def test_a_switched_off_main_prompt_still_gives_the_note_its_place(node):
+    # SillyTavern 1.18 (PromptManager.js, getPromptCollection) keeps a switched-off main as an empty
+    # prompt "for relative inserts": the note sits where main stands in the order, after the examples
+    preset = build_preset(
+        [
+            make_node("intro", content="Intro."),
+            make_node("main", content="Main.", **node),
+            marker("chatHistory"),
+            make_node("jb", content="JB."),
+        ]
+    )
+    note = {"text": "Present tense.", "position": "after_main"}
+    doc = parse_buckets({"names": {"user": "Ann", "char": "Tess"}, "history": HISTORY, "authors_note": note})
+    contents = [m.content for m in assemble(doc, preset=preset, style="standalone", seed=1).messages]
+    assert contents[:2] == ["Intro.", "Present tense."]
+    assert "Main." not in contents

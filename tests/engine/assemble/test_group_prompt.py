@@ -162,3 +162,17 @@ def test_narrator_lines_are_accepted_only_in_a_group_and_only_named():
                 "group": {"name": "Party", "speaker": "Wren"},
             }
         )
+
+
+@pytest.mark.parametrize("mode", ["swap", "join_exclude_muted"])
+def test_last_chat_message_in_a_groups_continue_nudge_is_the_message_without_its_speakers_name(mode):
+    # SillyTavern 1.18 (script.js takes the chat message's own text as cyclePrompt; openai.js trims it
+    # into the continue nudge): Wren's unfinished "A song!" is sent as "Wren: A song!" but nudged bare
+    sent = texts(
+        run(
+            group(mode),
+            settings={"continue_nudge_prompt": "[Continue from: {{lastChatMessage}}]"},
+            generation_type="continue",
+        )
+    )
+    assert sent[-2:] == ["Wren: A song!", "[Continue from: A song!]"]

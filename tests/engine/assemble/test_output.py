@@ -91,7 +91,25 @@ def test_other_providers_are_counted_as_an_estimate_on_their_shape(sample_doc):
     assert result.provider_payload["system"].startswith(sample_doc.system_prompt)
 
 
-def test_the_budget_trims_whole_sample_pairs_first(doc_with):
+def test_sample_dialogues_get_what_the_trimmed_history_leaves_whole_and_in_order(doc_with):
+    # SillyTavern 1.18 (openai.js, populateChatHistory then populateDialogueExamples): the newest
+    # messages that fit first, then each example block while the whole block fits in what is left
+    short = [{"user": "Map?", "char": "A favour."}, {"user": "Riddle?", "char": "Keys, no locks."}] * 2
+    full = assemble(doc_with(sample_dialogues=short))
+    everything = [m.content for m in full.messages if m.tag == "DIALOGUE_SAMPLE"]
+    history_count = len(doc_with().history)
+    kept_with_cut_history = 0
+    for context in range(full.tokens.total - 150, full.tokens.total, 3):
+        trimmed = assemble(doc_with(sample_dialogues=short, budget={"context": context + 100, "reply": 100}))
+        samples = [m.content for m in trimmed.messages if m.tag == "DIALOGUE_SAMPLE"]
+        assert samples == everything[: len(samples)]
+        assert trimmed.tokens.total <= context
+        if samples and sum(1 for m in trimmed.messages if m.history) < history_count:
+            kept_with_cut_history += 1
+    assert kept_with_cut_history
+
+
+def test_a_budget_the_whole_history_fits_keeps_the_first_sample_pairs(doc_with):
     full = assemble(doc_with())
     budget = full.tokens.total - 10
     trimmed = assemble(doc_with(budget={"context": budget + 100, "reply": 100}))
@@ -133,6 +151,34 @@ def test_an_injection_older_than_the_messages_kept_is_trimmed_with_them_as_silly
     assert "A very old note." not in contents
     assert "A recent note." in contents
     assert any(o.what == f"An in-chat system message at depth {count - 1}." for o in trimmed.omitted)
+
+
+def test_the_chat_is_filled_newest_first_and_stops_at_the_first_message_that_does_not_fit(doc_with):
+    # SillyTavern 1.18 (openai.js, populateChatHistory) walks the chat newest first, in-chat messages
+    # included, and stops at the first that does not fit: a long note at depth 0 that does not fit
+    # leaves the whole chat out, though older short messages would have fitted
+    doc = doc_with(sample_dialogues=[])
+    preset = build_preset(
+        [make_node("main", content="Main."), depth("long", "long " * 120, 0), marker("chatHistory")]
+    )
+    full = assemble(doc, preset=preset, style="standalone")
+    costs = full.tokens.per_message
+    note = next(i for i, m in enumerate(full.messages) if m.content.startswith("long long"))
+    chat = sum(cost for cost, m in zip(costs, full.messages, strict=True) if m.history) + costs[note]
+
+    def with_room(room: int):
+        context = full.tokens.total - chat + room
+        return assemble(
+            doc_with(sample_dialogues=[], budget={"context": context}), preset=preset, style="standalone"
+        )
+
+    trimmed = with_room(costs[note] - 1)
+    assert not any(m.history or m.content.startswith("long long") for m in trimmed.messages)
+    assert "Main." in [m.content for m in trimmed.messages]
+    assert any("latest history message" in w for w in trimmed.warnings)
+    roomy = with_room(costs[note] + 30)
+    assert any(m.content.startswith("long long") for m in roomy.messages)
+    assert 0 < sum(1 for m in roomy.messages if m.history) < len(doc.history)
 
 
 def test_system_and_preset_items_are_never_trimmed_and_an_impossible_budget_says_so(doc_with):

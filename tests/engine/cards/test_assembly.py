@@ -70,11 +70,18 @@ def test_the_bots_own_values_win_over_the_cards():
     assert ("example_assistant", "Always.") in [(m.name, m.content) for m in result.messages]
 
 
-def test_the_system_prompt_replaces_mains_text_with_original_at_its_first_occurrence():
-    card = Card(spec="chara_card_v3", name="Mira", system_prompt="A {{original}} B {{original}}")
+def test_the_system_prompt_replaces_mains_text_with_original_once_and_later_originals_empty():
+    # SillyTavern 1.18 (MacroEnvBuilder.js, the one-shot `original`): the first fills, the rest are empty
+    card = Card(spec="chara_card_v3", name="Mira", system_prompt="A {{original}} B {{ORIGINAL}}.")
     result = assemble(doc(), preset=preset(), card=card, seed=1)
-    assert text_from(result, "card", "system_prompt") == "A Preset main text. B {{original}}"
-    assert "Preset main text." not in result.messages[0].content.replace("A Preset main text.", "")
+    assert text_from(result, "card", "system_prompt") == "A Preset main text. B ."
+    assert "{{original}}" not in "\n".join(m.content for m in result.messages).lower()
+
+
+def test_post_history_instructions_fill_original_once_too():
+    card = Card(spec="chara_card_v3", name="Mira", post_history_instructions="{{original}}|{{original}}|")
+    result = assemble(doc(), preset=preset(), card=card, seed=1)
+    assert text_from(result, "card", "post_history_instructions").endswith("||")
 
 
 def test_forbid_overrides_keeps_the_presets_main_text():

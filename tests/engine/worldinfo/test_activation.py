@@ -3,7 +3,12 @@ budget, timed effects, gates."""
 
 from __future__ import annotations
 
-from .conftest import book, reasons, run, uids
+import json
+
+from engine.worldinfo.fields import entry_from_st
+from engine.worldinfo.importer import parse_lorebook
+
+from .conftest import book, compile_book, reasons, run, uids
 
 
 def test_a_constant_entry_activates_without_keys() -> None:
@@ -197,7 +202,7 @@ def test_probability_off_always_activates() -> None:
 
 
 def test_the_budget_drops_the_entry_that_reaches_it_and_every_later_one() -> None:
-    # SillyTavern 1.18 counts the pass's entries so far as one system message: 7 tokens of overhead
+    # SillyTavern 1.18 counts the pass's entries so far as one system message: its text + 6 tokens
     lore = book(
         {"uid": 1, "constant": True, "order": 300, "content": "one two three"},
         {"uid": 2, "constant": True, "order": 200, "content": "four five six seven"},
@@ -206,17 +211,18 @@ def test_the_budget_drops_the_entry_that_reaches_it_and_every_later_one() -> Non
     result = run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 13})
     assert uids(result) == [1]
     assert reasons(result) == {2: "budget", 3: "budget"}
-    assert result.tokens == 3 + 7 and result.budget == 13
+    assert result.tokens == 3 + 6 and result.budget == 13
 
 
 def test_the_budget_counts_what_earlier_passes_added_to_the_scan_but_not_prevent_recursion_entries() -> None:
-    # pass 1: "lamp oil" (2 words + 7); pass 2 counts it again with its own text: 2 + 7 + 4 + 7 = 20
+    # pass 1: "lamp oil" (2 words + 6); pass 2 counts it again with its own text: 2 + 6 + 4 + 6 = 18,
+    # dropped once that reaches the budget
     lore = book(
         {"uid": 1, "key": ["lamp"], "content": "lamp oil"},
         {"uid": 2, "key": ["oil"], "content": "oil from the cellar"},
     )
-    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 21})) == [1, 2]
-    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 20})) == [1]
+    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 19})) == [1, 2]
+    assert uids(run(lore, ("the lamp",), settings={"budget_percent": 100, "context_size": 18})) == [1]
     unseen = book(
         {"uid": 1, "key": ["lamp"], "content": "lamp oil", "preventRecursion": True},
         {"uid": 2, "key": ["lamp"], "content": "x", "delayUntilRecursion": 2},
@@ -224,8 +230,16 @@ def test_the_budget_counts_what_earlier_passes_added_to_the_scan_but_not_prevent
         {"uid": 4, "key": ["nothing"], "delayUntilRecursion": 1},
     )
 
-    # uid 1 (2 + 7) stays out of the later passes' count: uid 2's pass costs 1 + 7 only, uid 3 never matches
+    # uid 1 (2 + 6) stays out of the later passes' count: uid 2's pass costs 1 + 6 only, uid 3 never matches
     assert uids(run(unseen, ("the lamp",), settings={"budget_percent": 100, "context_size": 10})) == [1, 2]
+
+
+def test_an_entry_one_token_under_the_budget_comes_in_and_one_at_the_budget_does_not() -> None:
+    # SillyTavern 1.18 (world-info.js, the budget check) stops at `>= budget`, an entry costing its
+    # text + 6 (tokenizers.js: the count starts at -1, the server adds 3 + 1 + 3): two words cost 8
+    lore = book({"uid": 1, "constant": True, "content": "lamp oil"})
+    assert uids(run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 9})) == [1]
+    assert uids(run(lore, ("hi",), settings={"budget_percent": 100, "context_size": 8})) == []
 
 
 def test_ignore_budget_entries_activate_after_the_budget_overflowed() -> None:
@@ -324,3 +338,40 @@ def test_character_book_entries_come_first_by_default_and_the_strategy_changes_i
     assert [a.entry.book for a in run([world, character], ("hi",)).activated] == ["Card", "World"]
     flipped = run([world, character], ("hi",), settings={"strategy": "global_first"})
     assert [a.entry.book for a in flipped.activated] == ["World", "Card"]
+
+
+def _shared_uid_book(*raws: tuple[str, dict]):
+    """A World Info file whose object keys and uids disagree, read by the importer and stored again."""
+    data = {"entries": {key: {"comment": "", "order": 100, **raw} for key, raw in raws}}
+    parsed = parse_lorebook(json.dumps(data).encode(), filename="Harbour.json")
+    stored = [entry_from_st(e.to_st(), e.uid) for e in parsed.entries]  # as the database keeps it
+    return compile_book("Harbour", stored)
+
+
+def test_entries_sharing_a_uid_send_one_text_the_last_activated_in_the_first_ones_place() -> None:
+    # SillyTavern 1.18 (world-info.js) keeps activated entries in a Map keyed by book and uid: a
+    # later entry of the same uid replaces the earlier one's text where the earlier one stood
+    lore = _shared_uid_book(
+        ("0", {"uid": 0, "key": ["lamp"], "content": "Lamp."}),
+        ("1", {"uid": 1, "key": ["rope"], "content": "Rope."}),
+        ("2", {"uid": 1, "key": ["net"], "content": "Net."}),
+        ("3", {"uid": 1, "key": ["anchor"], "content": "Anchor."}),
+        ("4", {"uid": 4, "key": ["tide"], "content": "Tide."}),
+    )
+    result = run(lore, ("rope, net, anchor, lamp and tide",))
+    assert [a.content for a in result.activated] == ["Lamp.", "Anchor.", "Tide."]
+    assert {s.reason for s in result.skipped} == {"shares uid 1 with a later entry, sent in its place"}
+    alone = run(lore, ("just the net",))
+    assert [a.content for a in alone.activated] == ["Net."]
+
+
+def test_an_entry_whose_uid_came_in_on_an_earlier_pass_is_never_activated() -> None:
+    lore = _shared_uid_book(
+        ("0", {"uid": 0, "key": ["lamp"], "content": "Lamp with a new rope."}),
+        ("1", {"uid": 1, "key": ["rope"], "content": "Rope."}),
+        ("2", {"uid": 1, "key": ["net"], "content": "Net."}),
+    )
+    assert [a.content for a in run(lore, ("the lamp and the net",)).activated] == [
+        "Lamp with a new rope.",
+        "Net.",
+    ]
