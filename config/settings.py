@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.middleware.BodySizeLimitMiddleware",  # before CSRF, which reads the whole form
+    "config.middleware.UnstorableTextMiddleware",  # after the size check: NUL in a form is a 400
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -87,6 +88,7 @@ API_MIDDLEWARE = [
         "config.middleware.MaintenanceMiddleware",
         "django.middleware.common.CommonMiddleware",
         "config.middleware.BodySizeLimitMiddleware",
+        "config.middleware.UnstorableTextMiddleware",
         "core.fairness.ServerShareMiddleware",
     }
 ]

@@ -11,6 +11,7 @@ Callers outside the engine import from this package or from a sub-package's own 
 from .assemble import SAMPLE_NOTE, Assembly, AssemblyJson, StoredStm, assemble
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
+    UNSTORABLE_CHAR,
     UNSTORABLE_ESCAPE,
     BucketDocument,
     BucketError,
@@ -62,6 +63,7 @@ __all__ = [
     "SAMPLE_NOTE",
     "SHOWN",
     "STYLES",
+    "UNSTORABLE_CHAR",
     "UNSTORABLE_ESCAPE",
     "VERDICTS",
     "Assembly",
