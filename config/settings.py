@@ -164,6 +164,11 @@ SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1
 # Each signed-in browser's page requests per process (core/client_rate.py): a burst, then a rate.
 CLIENT_BURST = float(os.environ.get("CLIENT_BURST") or 120)
 CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") or 30)
+# The API's requests refused for their token, per client address and process (servers/api_auth.py):
+# past a burst of API_REFUSALS_BURST, refilling at API_REFUSALS_PER_MINUTE, the address is answered
+# 429 before any token is looked up. A bot whose token was accepted lately is not held back.
+API_REFUSALS_BURST = env_int("API_REFUSALS_BURST", default=60)
+API_REFUSALS_PER_MINUTE = env_int("API_REFUSALS_PER_MINUTE", default=30)
 # Heavy page work (the preview's render, the regex tester, a preset's token total) runs in this many
 # niced child processes per web process (core/offload.py), each call stopped after OFFLOAD_WALL_SECONDS.
 # Off (inline) without REDIS_URL: a child's local-memory cache would not see the web process's writes.

@@ -31,8 +31,33 @@ BUSY = (
     "<p>This browser sent more requests than a person clicks; wait a second and try again.</p>"
 )
 
-_lock = threading.Lock()
-_buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # session → (requests left, when)
+
+class Buckets:
+    """Token buckets per key in one process: a burst of `burst()` that refills at `rate()` a second.
+    At most `kept` keys are remembered (the least recently seen is forgotten first, which gives it a
+    full bucket again: a flood of new keys cannot grow the process)."""
+
+    def __init__(self, *, rate: Callable[[], float], burst: Callable[[], float], kept: int = _KEPT) -> None:
+        self.rate, self.burst, self.kept = rate, burst, kept
+        self._lock = threading.Lock()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key → (left, when)
+
+    def take(self, key: str, now: float, *, spend: bool = True) -> bool:
+        """Spend one of `key`'s bucket (only look, with `spend=False`); False when it is empty."""
+        rate, burst = self.rate(), self.burst()
+        with self._lock:
+            left, at = self._buckets.pop(key, (burst, now))
+            left = min(burst, left + (now - at) * rate)
+            allowed = left >= 1.0
+            self._buckets[key] = (left - 1.0 if allowed and spend else left, now)
+            if len(self._buckets) > self.kept:
+                self._buckets.popitem(last=False)
+        return allowed
+
+    def forget(self) -> None:
+        """Every bucket emptied of its history (tests)."""
+        with self._lock:
+            self._buckets.clear()
 
 
 def _rate() -> float:
@@ -43,23 +68,17 @@ def _burst() -> float:
     return float(getattr(settings, "CLIENT_BURST", 120.0))
 
 
+_sessions = Buckets(rate=_rate, burst=_burst)
+
+
 def take(key: str, now: float) -> bool:
-    """Spend one request of `key`'s bucket; False when it is empty."""
-    rate, burst = _rate(), _burst()
-    with _lock:
-        left, at = _buckets.pop(key, (burst, now))
-        left = min(burst, left + (now - at) * rate)
-        allowed = left >= 1.0
-        _buckets[key] = (left - 1.0 if allowed else left, now)
-        if len(_buckets) > _KEPT:
-            _buckets.popitem(last=False)
-    return allowed
+    """Spend one request of session `key`'s bucket; False when it is empty."""
+    return _sessions.take(key, now)
 
 
 def forget() -> None:
-    """Every bucket emptied of its history (tests)."""
-    with _lock:
-        _buckets.clear()
+    """Every session's bucket emptied of its history (tests)."""
+    _sessions.forget()
 
 
 class ClientRateMiddleware:
