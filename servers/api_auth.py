@@ -90,7 +90,7 @@ def _refusals_burst() -> float:
 
 # Per address, per process: the requests refused for their token (missing, unknown, revoked, or
 # another server's). An address past its bucket is answered 429 before its token is looked up, so a
-# flood of made-up tokens costs neither a query nor a cache round trip (docs/bot.md#tokens).
+# flood of made-up tokens costs neither a query nor a cache round trip (docs/bot.md#one-guild-one-server-one-token).
 _REFUSALS = Buckets(rate=_refusals_per_second, burst=_refusals_burst)
 # Digests this process has accepted lately: a bot that shares its address with a flood keeps being
 # served (its token is still checked, so a revocation holds at once).
