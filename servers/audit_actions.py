@@ -45,6 +45,7 @@ class AuditAction(models.TextChoices):
     LOREBOOK_REPLACE = "lorebook.replace"
     LOREBOOK_SETTINGS = "lorebook.settings"
 
+    MEMBERSHIP_REMOVE = "membership.remove"
     MEMBERSHIP_SET = "membership.set"
 
     PRESET_ACTIVATE = "preset.activate"

@@ -50,6 +50,7 @@ _DONE = {
     "clear": "cleared",
     "create": "created",
     "revoke": "revoked",
+    "remove": "taken away",
     "settings": "settings changed",
     "update": "changed",
     "directory": "directory pushed by the bot",
