@@ -9,6 +9,7 @@ Callers outside the engine import from this package or from a sub-package's own 
 """
 
 from .assemble import SAMPLE_NOTE, Assembly, AssemblyJson, StoredStm, assemble
+from .bounded import BoundedCache, MiB, text_cache
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
     UNSTORABLE_CHAR,
@@ -68,6 +69,7 @@ __all__ = [
     "VERDICTS",
     "Assembly",
     "AssemblyJson",
+    "BoundedCache",
     "BucketDocument",
     "BucketError",
     "CompiledNode",
@@ -77,6 +79,7 @@ __all__ = [
     "EntrySnapshot",
     "Item",
     "Message",
+    "MiB",
     "Part",
     "Source",
     "StmContext",
@@ -95,4 +98,5 @@ __all__ = [
     "parse_buckets",
     "refuse_unstorable_text",
     "shape",
+    "text_cache",
 ]
