@@ -169,6 +169,8 @@ CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") 
 # 429 before any token is looked up. A bot whose token was accepted lately is not held back.
 API_REFUSALS_BURST = env_int("API_REFUSALS_BURST", default=60)
 API_REFUSALS_PER_MINUTE = env_int("API_REFUSALS_PER_MINUTE", default=30)
+# Triggers (a member asking another to answer, docs/groups.md) per channel and minute, across processes.
+GROUP_TRIGGERS_PER_MINUTE = env_int("GROUP_TRIGGERS_PER_MINUTE", default=20)
 # Heavy page work (the preview's render, the regex tester, a preset's token total) runs in this many
 # niced child processes per web process (core/offload.py), each call stopped after OFFLOAD_WALL_SECONDS.
 # Off (inline) without REDIS_URL: a child's local-memory cache would not see the web process's writes.

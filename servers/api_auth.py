@@ -42,9 +42,10 @@ _UNKNOWN = -1  # a digest no row has: never cached (a flood of made-up tokens wo
 class ApiError(UserError):
     """An error the API answers with `{"error": message}` and the given status."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after  # seconds, sent as Retry-After (a 429's)
 
 
 def _load_token(key: tuple[int, str]) -> int:
@@ -133,6 +134,7 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
             "Too many requests with a missing, unknown or revoked API token came from this address; "
             f"wait {RETRY_AFTER_SECONDS} s and try again.",
             429,
+            retry_after=RETRY_AFTER_SECONDS,
         )
     try:
         if not well_formed:
@@ -166,8 +168,8 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             return view(request, server_id, *args, **kwargs)
         except ApiError as exc:
             response = JsonResponse({"error": exc.message}, status=exc.status)
-            if exc.status == 429:
-                response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            if exc.retry_after is not None:
+                response["Retry-After"] = str(exc.retry_after)
             return response
         except ServerBusy:
             return busy_json()
