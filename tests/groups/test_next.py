@@ -277,3 +277,21 @@ def test_triggers_are_bounded_per_channel_and_minute(client, settings, lantern, 
         "`trigger.channel` must be a Discord id"
         in post_next(client, lantern.pk, bad, api_token).json()["error"]
     )
+
+
+def test_a_word_two_names_share_stands_for_the_first_member_who_may_answer():
+    """A member's word names the first member (in the group's order) whose name has it; the member
+    barred from answering itself is passed over for the next one."""
+    group = party(member("Tom Reed", 0), member("Old Tom", 0), member("Mira", 0))
+    assert next_speakers(group, [user("tom and mira")], seed=1) == ["Tom Reed", "Mira"]
+    after_reed = [user("hi"), said("Tom Reed", "Ask Tom, or Mira.")]
+    assert next_speakers(group, after_reed, seed=1) == ["Old Tom", "Mira"]
+
+
+@pytest.mark.django_db
+def test_a_next_body_past_the_limit_is_refused_with_a_json_413(client, lantern, stored_party, api_token):
+    """The work of `next` grows with its message's words; the body limit bounds it."""
+    huge = {"messages": [{"role": "user", "name": "Ann", "content": "Mira " * 60_000}]}
+    answer = post_next(client, lantern.pk, huge, api_token)
+    assert answer.status_code == 413
+    assert answer.json() == {"error": "The request body is larger than 256 KiB."}
