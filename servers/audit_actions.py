@@ -94,6 +94,8 @@ class AuditAction(models.TextChoices):
     STM_CHANNEL_PUBLIC = "stm.channel_public"
     STM_OPT_IN = "stm.opt_in"
     STM_OPT_OUT = "stm.opt_out"
+    STM_RECEIVE_OFF = "stm.receive_off"
+    STM_RECEIVE_ON = "stm.receive_on"
 
     TOKEN_CREATE = "token.create"
     TOKEN_REVOKE = "token.revoke"

@@ -26,6 +26,10 @@ class Server(models.Model):
     stm_privacy_bypass = models.BooleanField(
         default=False, help_text="Let memories of private channels surface in every channel of this server."
     )
+    stm_receive_other_servers = models.BooleanField(
+        default=False,
+        help_text="Let other servers' memories of a user (with that user's consent there) surface here.",
+    )
     # The tokenizer the token counts use (docs/assembly.md#tokens); the provider is the sampling choice's.
     token_encoding = models.CharField(
         max_length=16,

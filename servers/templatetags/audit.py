@@ -57,6 +57,8 @@ _DONE = {
     "tokenizer": "tokenizer changed",
     "opt_in": "cross-server memory turned on by a member",
     "opt_out": "cross-server memory turned off by a member",
+    "receive_on": "other servers' memories let in",
+    "receive_off": "other servers' memories shut out",
     "channel_public": "channel made public",
     "channel_private": "channel made private",
     "bypass_on": "privacy bypass turned on",
