@@ -67,6 +67,7 @@ MIDDLEWARE = [
     "config.middleware.UnstorableTextMiddleware",  # after the size check: NUL in a form is a 400
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.client_rate.AccountRateMiddleware",  # one account's rate across its sessions
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -164,6 +165,11 @@ SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1
 # Each signed-in browser's page requests per process (core/client_rate.py): a burst, then a rate.
 CLIENT_BURST = float(os.environ.get("CLIENT_BURST") or 120)
 CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") or 30)
+# Dashboard sessions one account may hold at once (servers/sessions.py): a new sign-in ends the oldest.
+SESSIONS_PER_ACCOUNT = env_int("SESSIONS_PER_ACCOUNT", default=5)
+# One account's page requests per process, across its sessions (core/client_rate.py).
+ACCOUNT_BURST = float(os.environ.get("ACCOUNT_BURST") or 240)
+ACCOUNT_REQUESTS_PER_SECOND = float(os.environ.get("ACCOUNT_REQUESTS_PER_SECOND") or 60)
 # The API's requests refused for their token, per client address and process (servers/api_auth.py):
 # past a burst of API_REFUSALS_BURST, refilling at API_REFUSALS_PER_MINUTE, the address is answered
 # 429 before any token is looked up. A bot whose token was accepted lately is not held back.

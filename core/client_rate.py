@@ -76,9 +76,42 @@ def take(key: str, now: float) -> bool:
     return _sessions.take(key, now)
 
 
+def _account_rate() -> float:
+    return float(getattr(settings, "ACCOUNT_REQUESTS_PER_SECOND", 60.0))
+
+
+def _account_burst() -> float:
+    return float(getattr(settings, "ACCOUNT_BURST", 240.0))
+
+
+# The same per signed-in account, across its sessions (at most SESSIONS_PER_ACCOUNT of them).
+_accounts = Buckets(rate=_account_rate, burst=_account_burst)
+
+
 def forget() -> None:
-    """Every session's bucket emptied of its history (tests)."""
+    """Every session's and account's bucket emptied of its history (tests)."""
     _sessions.forget()
+    _accounts.forget()
+
+
+def _busy() -> HttpResponse:
+    response = HttpResponse(BUSY, status=429)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class AccountRateMiddleware:
+    """429 for an account past its rate, however many sessions it spreads its requests over; after
+    the session and the user are read (one account's requests cost that much more than a cookie's)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not _accounts.take(str(user.pk), time.monotonic()):
+            return _busy()
+        return self.get_response(request)
 
 
 class ClientRateMiddleware:
@@ -90,7 +123,5 @@ class ClientRateMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
         if key and not take(key, time.monotonic()):
-            response = HttpResponse(BUSY, status=429)
-            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-            return response
+            return _busy()
         return self.get_response(request)

@@ -36,6 +36,7 @@ def _generous_cpu_share(settings) -> None:
     fairness._credit.clear()
     # the same for one browser's requests (core/client_rate.py); its tests set their own figures
     settings.CLIENT_REQUESTS_PER_SECOND = 100_000.0
+    settings.ACCOUNT_REQUESTS_PER_SECOND = 100_000.0
     client_rate.forget()
     # and for the API's refusals per address (servers/api_auth.py): the suite's many 401s come from one
     settings.API_REFUSALS_BURST = 1_000_000
