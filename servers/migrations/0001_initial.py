@@ -6,6 +6,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
@@ -14,154 +15,62 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name="Server",
+            name='Server',
             fields=[
-                (
-                    "id",
-                    models.BigIntegerField(
-                        help_text="The Discord guild id (a snowflake).", primary_key=True, serialize=False
-                    ),
-                ),
-                ("name", models.CharField(max_length=100)),
-                (
-                    "stm_privacy_bypass",
-                    models.BooleanField(
-                        default=False,
-                        help_text="Let memories of private channels surface in every channel of this server.",
-                    ),
-                ),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ('id', models.BigIntegerField(help_text='The Discord guild id (a snowflake).', primary_key=True, serialize=False)),
+                ('name', models.CharField(max_length=100)),
+                ('stm_privacy_bypass', models.BooleanField(default=False, help_text='Let memories of private channels surface in every channel of this server.')),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                "ordering": ["name", "id"],
+                'ordering': ['name', 'id'],
             },
         ),
         migrations.CreateModel(
-            name="ApiToken",
+            name='ApiToken',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("name", models.CharField(max_length=100)),
-                ("digest", models.CharField(max_length=64, unique=True)),
-                (
-                    "prefix",
-                    models.CharField(help_text="The first characters, to tell tokens apart.", max_length=12),
-                ),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "created_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "server",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="api_tokens",
-                        to="servers.server",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('name', models.CharField(max_length=100)),
+                ('digest', models.CharField(max_length=64, unique=True)),
+                ('prefix', models.CharField(help_text='The first characters, to tell tokens apart.', max_length=12)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('revoked_at', models.DateTimeField(blank=True, null=True)),
+                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ('server', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='api_tokens', to='servers.server')),
             ],
             options={
-                "ordering": ["-created_at"],
+                'ordering': ['-created_at'],
             },
         ),
         migrations.CreateModel(
-            name="Membership",
+            name='Membership',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "role",
-                    models.CharField(
-                        choices=[("admin", "Admin"), ("moderator", "Moderator"), ("support", "Support")],
-                        max_length=16,
-                    ),
-                ),
-                (
-                    "user",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="memberships",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "server",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="memberships",
-                        to="servers.server",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('role', models.CharField(choices=[('admin', 'Admin'), ('moderator', 'Moderator'), ('support', 'Support')], max_length=16)),
+                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
+                ('server', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='servers.server')),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(
-                        fields=("user", "server"), name="one_membership_per_user_and_server"
-                    )
-                ],
+                'constraints': [models.UniqueConstraint(fields=('user', 'server'), name='one_membership_per_user_and_server')],
             },
         ),
         migrations.CreateModel(
-            name="AuditEvent",
+            name='AuditEvent',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "actor_label",
-                    models.CharField(
-                        blank=True, help_text="'api token …', 'cli', or the username.", max_length=150
-                    ),
-                ),
-                ("action", models.CharField(max_length=64)),
-                ("target_type", models.CharField(blank=True, max_length=64)),
-                ("target_id", models.CharField(blank=True, max_length=64)),
-                ("target_label", models.CharField(blank=True, max_length=200)),
-                ("detail", models.JSONField(blank=True, default=dict)),
-                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                (
-                    "actor",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "server",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="audit_events",
-                        to="servers.server",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('actor_label', models.CharField(blank=True, help_text="'api token …', 'cli', or the username.", max_length=150)),
+                ('action', models.CharField(max_length=64)),
+                ('target_type', models.CharField(blank=True, max_length=64)),
+                ('target_id', models.CharField(blank=True, max_length=64)),
+                ('target_label', models.CharField(blank=True, max_length=200)),
+                ('detail', models.JSONField(blank=True, default=dict)),
+                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
+                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ('server', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='audit_events', to='servers.server')),
             ],
             options={
-                "ordering": ["-created_at", "-id"],
-                "indexes": [
-                    models.Index(fields=["server", "-created_at"], name="servers_aud_server__59abe0_idx")
-                ],
+                'ordering': ['-created_at', '-id'],
+                'indexes': [models.Index(fields=['server', '-created_at'], name='servers_aud_server__59abe0_idx')],
             },
         ),
     ]

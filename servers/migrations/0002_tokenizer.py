@@ -4,18 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("servers", "0001_initial"),
+        ('servers', '0001_initial'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="server",
-            name="token_encoding",
-            field=models.CharField(
-                choices=[("o200k_base", "o200k_base"), ("cl100k_base", "cl100k_base")],
-                default="o200k_base",
-                max_length=16,
-            ),
+            model_name='server',
+            name='token_encoding',
+            field=models.CharField(choices=[('o200k_base', 'o200k_base'), ('cl100k_base', 'cl100k_base')], default='o200k_base', max_length=16),
         ),
     ]

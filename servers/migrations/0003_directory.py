@@ -5,27 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("servers", "0002_tokenizer"),
+        ('servers', '0002_tokenizer'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ServerDirectory",
+            name='ServerDirectory',
             fields=[
-                (
-                    "server",
-                    models.OneToOneField(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        primary_key=True,
-                        related_name="directory",
-                        serialize=False,
-                        to="servers.server",
-                    ),
-                ),
-                ("channels", models.JSONField(default=list)),
-                ("members", models.JSONField(default=list)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
+                ('server', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='directory', serialize=False, to='servers.server')),
+                ('channels', models.JSONField(default=list)),
+                ('members', models.JSONField(default=list)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
             ],
         ),
     ]

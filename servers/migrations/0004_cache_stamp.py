@@ -4,28 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("servers", "0003_directory"),
+        ('servers', '0003_directory'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="CacheStamp",
+            name='CacheStamp',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("server_id", models.BigIntegerField()),
-                ("name", models.CharField(max_length=32)),
-                ("generation", models.BigIntegerField(default=0)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('server_id', models.BigIntegerField()),
+                ('name', models.CharField(max_length=32)),
+                ('generation', models.BigIntegerField(default=0)),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(fields=("server_id", "name"), name="cachestamp_server_name")
-                ],
+                'constraints': [models.UniqueConstraint(fields=('server_id', 'name'), name='cachestamp_server_name')],
             },
         ),
     ]
