@@ -8,6 +8,10 @@ three, in `swap` and in `join_include_muted` with a join prefix; CPU ms (median 
 `assemble(count_tokens=False)`, a fresh seed each time) and the ratio group / solo against the
 target (≤ 1.2×). The history is 200 messages, its speakers the members, users and a narrator (in
 the solo document, the narrator's lines are a user's).
+
+Then who answers next (`next_speakers`, the `next` endpoint's work) for a message as large as the
+endpoint's body limit (250 KB of words) to groups of 2 and 32 members: CPU ms per call, which the
+body limit bounds (docs/groups.md#the-api).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,8 +32,9 @@ from assemble import cpu_ms, fresh_seed, presets  # noqa: E402
 from corpus_path import CORPUS  # noqa: E402
 
 from engine import assemble, parse_buckets  # noqa: E402
-from engine.cards import read_card  # noqa: E402
+from engine.cards import Card, read_card  # noqa: E402
 from engine.groups import Group, GroupMember  # noqa: E402
+from engine.groups.next import ChatLine, next_speakers  # noqa: E402
 
 CARDS = ROOT / "fidelity" / "cases" / "data" / "cards"
 MEMBERS = ("tavern-barkeep.json", "tavern-bard.json", "tavern-guard.json")
@@ -104,6 +110,18 @@ def main() -> None:
         ratio = took / base if base else float("inf")
         verdict = "within" if ratio <= TARGET else "over"
         print(f"group {mode:18s}{took:8.2f} ms  {ratio:5.2f}x  ({verdict} the {TARGET}x target)")
+    next_for_a_large_message(cards[0], runs=max(1, args.runs // 10), rounds=args.rounds)
+
+
+def next_for_a_large_message(card: Card, *, runs: int, rounds: int) -> None:
+    words = ["lantern", "harbor", "member", "bold", "the", "ale", "storm", *(f"w{i}" for i in range(500))]
+    text = " ".join(words[(i * 7919) % len(words)] for i in range(45_000))[:250_000]
+    message = [ChatLine(role="user", name="Ann", content=text)]
+    for size in (2, 32):
+        members = tuple(GroupMember(replace(card, name=f"Member {i} the Bold")) for i in range(size))
+        group = Group("Crowd", members)
+        took = cpu_ms(lambda group=group: next_speakers(group, message, 1), runs=runs, rounds=rounds)
+        print(f"next, 250 KB message, {size:2d} members {took:8.2f} ms")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ A's p99 under load is over 3× idle or any A request failed.
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import json
 import multiprocessing
@@ -245,13 +246,17 @@ def main() -> None:
             if status != 200:
                 sys.exit(f"warm-up assemble failed with HTTP {status}: {body[:200]!r}")
 
+        refused: collections.Counter[str] = collections.Counter()  # A's answers other than 200
+
         def measure_a(count: int | None, stop_at: float) -> tuple[list[float], int]:
             times, failures = [], 0
             while (count is None or len(times) < count) and time.monotonic() < stop_at:
                 start = time.perf_counter()
-                status, _, _ = call(api_port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
+                status, _, body = call(api_port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)
                 times.append((time.perf_counter() - start) * 1000)
-                failures += status != 200
+                if status != 200:
+                    failures += 1
+                    refused[f"{status} {body[:90].decode(errors='replace')}"] += 1
             return times, failures
 
         idle, idle_failures = measure_a(args.idle, time.monotonic() + 120)
@@ -281,6 +286,8 @@ def main() -> None:
         f"A under load: n={len(loaded)} p50={percentile(loaded, 0.5):.1f} ms p99={p99_loaded:.1f} ms "
         f"max={max(loaded):.1f} ms  failures={idle_failures + loaded_failures}"
     )
+    for answer, times in refused.most_common():
+        print(f"A answered {answer!r}: {times} times")
     for name, counts in outcomes.items():
         print(f"B {name}: {counts}")
     ratio = p99_loaded / p99_idle

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
 from core.uploads import declared_body_limit
+from engine import UNSTORABLE_CHAR
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,57 @@ class BodySizeLimitMiddleware:
         if request.path.startswith("/api/"):
             return JsonResponse({"error": message}, status=413)
         return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+
+
+class UnstorableTextMiddleware:
+    """Answers 400 to a request whose address, query or form spells NUL or a lone surrogate
+    (docs/reliability.md, "Text no column can store").
+
+    PostgreSQL refuses NUL in a text value, and no encoder writes a lone surrogate, so such a value
+    reaching a query or a page would be a 500. A form's own field check (Django's CharField) covers
+    only the forms that use one; this covers every view before it runs. JSON bodies are checked
+    where they are decoded (`decode_json`), naming the JSON field.
+    """
+
+    FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
+        where = unstorable_part(request)
+        if where is None:
+            return None
+        message = f"{where} contains a NUL character or a lone surrogate, which cannot be stored as text."
+        if request.path.startswith("/api/"):
+            return JsonResponse({"error": message}, status=400)
+        return HttpResponse(render_to_string("400.html", {"message": message}), status=400)
+
+
+def unstorable_part(request: HttpRequest) -> str | None:
+    """Which part of the request (address, query parameter, form field) holds NUL or a lone
+    surrogate, as the start of a sentence; None when none does. Called after the body-size check,
+    so a form read here is one the view would read anyway."""
+    if UNSTORABLE_CHAR.search(request.path_info):
+        return "The address"
+    for key, values in request.GET.lists():
+        if UNSTORABLE_CHAR.search(key) or any(UNSTORABLE_CHAR.search(value) for value in values):
+            return f"The query parameter `{_printable(key)}`"
+    if request.method != "POST" or request.content_type not in UnstorableTextMiddleware.FORM_TYPES:
+        return None
+    for key, values in request.POST.lists():
+        if UNSTORABLE_CHAR.search(key) or any(UNSTORABLE_CHAR.search(value) for value in values):
+            return f"The form field `{_printable(key)}`"
+    return None
+
+
+def _printable(name: str) -> str:
+    return UNSTORABLE_CHAR.sub("?", name)[:100]
 
 
 class MaintenanceMiddleware:

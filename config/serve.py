@@ -14,6 +14,12 @@ views imported, the token tables loaded and the active presets compiled. `--work
 WEB_CONCURRENCY (else 2, about one per core); `--threads` is how many requests one worker runs at
 once (1 for the bot's API: one request per core is the fastest way through). `--nice` lowers the
 priority of the dashboard's pool where it shares a machine with the API's (docs/scaling.md#two-pools).
+
+A worker that dies is replaced, and the pool never exits while its parent lives
+(docs/scaling.md#a-pool-that-never-exits): granian's own supervisor gives up ("crash loop detected")
+when a worker dies again within about 5 s of its replacement; `KeepServing` waits a back-off
+instead (0.5 s, doubling to at most 30 s while the worker keeps dying young), logs each death, and
+starts the next one.
 """
 
 from __future__ import annotations
@@ -21,11 +27,24 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
+import logging
 import os
 import socket
 import sys
+import time
+from typing import Any
 
 DEFAULT_BIND = "127.0.0.1:8000"
+BACKOFF_FIRST_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 30.0
+LIVED_LONG_SECONDS = 60.0  # a worker that served this long before dying starts the back-off over
+
+log = logging.getLogger("tavernkeep.serve")
+
+
+def backoff_seconds(deaths_in_a_row: int) -> float:
+    """How long to wait before replacing a worker that died young `deaths_in_a_row` times."""
+    return min(BACKOFF_MAX_SECONDS, BACKOFF_FIRST_SECONDS * 2 ** max(0, deaths_in_a_row - 1))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -120,11 +139,11 @@ def main(argv: list[str] | None = None) -> None:
     # request's collections do not walk it and the forked workers do not copy its pages.
     gc.freeze()
 
-    from granian import Granian
     from granian.constants import Interfaces, RuntimeModes
     from granian.log import LogLevels
 
-    Granian(
+    logging.basicConfig(format="[%(levelname)s] %(name)s: %(message)s")
+    keep_serving_class()(
         "config.wsgi:application",
         address=args.host,
         port=args.port,
@@ -137,6 +156,44 @@ def main(argv: list[str] | None = None) -> None:
         respawn_failed_workers=True,  # a worker that dies is replaced, already warm (forked from here)
         workers_kill_timeout=20,  # a stop lets requests in flight finish, for at most this long
     ).serve()
+
+
+def keep_serving_class() -> type[Any]:
+    """granian's process server, made to replace dead workers with a back-off and never to exit."""
+    from granian import Granian
+
+    class KeepServing(Granian):  # type: ignore[misc, valid-type]
+        def _respawn_workers(self, workers: list[int], *args: Any, delay: float = 0, **kwargs: Any) -> None:
+            # granian passes no delay for a worker that died, and its respawn interval for a reload
+            # or a worker's end of life: only the first are deaths.
+            if delay == 0:
+                for idx in workers:
+                    wait = self._note_death(idx)
+                    log.warning(
+                        "web worker %d died; starting a new one in %.1f s (the pool keeps serving)",
+                        idx + 1,
+                        wait,
+                    )
+                    deadline = time.monotonic() + wait
+                    while not self.interrupt_signal and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    if self.interrupt_signal:
+                        return  # stopping: no new worker
+            super()._respawn_workers(workers, *args, delay=delay, **kwargs)
+            for idx in workers:
+                # granian exits when a worker it respawned dies again within about 5 s; the back-off
+                # above takes that decision's place, so granian never sees a recent respawn.
+                self.respawned_wrks.pop(idx, None)
+
+        def _note_death(self, idx: int) -> float:
+            deaths: dict[int, tuple[int, float]] = self.__dict__.setdefault("_tk_deaths", {})
+            now = time.monotonic()
+            count, last = deaths.get(idx, (0, 0.0))
+            count = 1 if now - last > LIVED_LONG_SECONDS + BACKOFF_MAX_SECONDS else count + 1
+            deaths[idx] = (count, now)
+            return backoff_seconds(count) if count > 1 else 0.0
+
+    return KeepServing
 
 
 if __name__ == "__main__":

@@ -64,8 +64,10 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.middleware.BodySizeLimitMiddleware",  # before CSRF, which reads the whole form
+    "config.middleware.UnstorableTextMiddleware",  # after the size check: NUL in a form is a 400
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.client_rate.AccountRateMiddleware",  # one account's rate across its sessions
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -87,6 +89,7 @@ API_MIDDLEWARE = [
         "config.middleware.MaintenanceMiddleware",
         "django.middleware.common.CommonMiddleware",
         "config.middleware.BodySizeLimitMiddleware",
+        "config.middleware.UnstorableTextMiddleware",
         "core.fairness.ServerShareMiddleware",
     }
 ]
@@ -162,6 +165,18 @@ SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1
 # Each signed-in browser's page requests per process (core/client_rate.py): a burst, then a rate.
 CLIENT_BURST = float(os.environ.get("CLIENT_BURST") or 120)
 CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") or 30)
+# Dashboard sessions one account may hold at once (servers/sessions.py): a new sign-in ends the oldest.
+SESSIONS_PER_ACCOUNT = env_int("SESSIONS_PER_ACCOUNT", default=5)
+# One account's page requests per process, across its sessions (core/client_rate.py).
+ACCOUNT_BURST = float(os.environ.get("ACCOUNT_BURST") or 240)
+ACCOUNT_REQUESTS_PER_SECOND = float(os.environ.get("ACCOUNT_REQUESTS_PER_SECOND") or 60)
+# The API's requests refused for their token, per client address and process (servers/api_auth.py):
+# past a burst of API_REFUSALS_BURST, refilling at API_REFUSALS_PER_MINUTE, the address is answered
+# 429 before any token is looked up. A bot whose token was accepted lately is not held back.
+API_REFUSALS_BURST = env_int("API_REFUSALS_BURST", default=60)
+API_REFUSALS_PER_MINUTE = env_int("API_REFUSALS_PER_MINUTE", default=30)
+# Triggers (a member asking another to answer, docs/groups.md) per channel and minute, across processes.
+GROUP_TRIGGERS_PER_MINUTE = env_int("GROUP_TRIGGERS_PER_MINUTE", default=20)
 # Heavy page work (the preview's render, the regex tester, a preset's token total) runs in this many
 # niced child processes per web process (core/offload.py), each call stopped after OFFLOAD_WALL_SECONDS.
 # Off (inline) without REDIS_URL: a child's local-memory cache would not see the web process's writes.

@@ -31,8 +31,33 @@ BUSY = (
     "<p>This browser sent more requests than a person clicks; wait a second and try again.</p>"
 )
 
-_lock = threading.Lock()
-_buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # session → (requests left, when)
+
+class Buckets:
+    """Token buckets per key in one process: a burst of `burst()` that refills at `rate()` a second.
+    At most `kept` keys are remembered (the least recently seen is forgotten first, which gives it a
+    full bucket again: a flood of new keys cannot grow the process)."""
+
+    def __init__(self, *, rate: Callable[[], float], burst: Callable[[], float], kept: int = _KEPT) -> None:
+        self.rate, self.burst, self.kept = rate, burst, kept
+        self._lock = threading.Lock()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key → (left, when)
+
+    def take(self, key: str, now: float, *, spend: bool = True) -> bool:
+        """Spend one of `key`'s bucket (only look, with `spend=False`); False when it is empty."""
+        rate, burst = self.rate(), self.burst()
+        with self._lock:
+            left, at = self._buckets.pop(key, (burst, now))
+            left = min(burst, left + (now - at) * rate)
+            allowed = left >= 1.0
+            self._buckets[key] = (left - 1.0 if allowed and spend else left, now)
+            if len(self._buckets) > self.kept:
+                self._buckets.popitem(last=False)
+        return allowed
+
+    def forget(self) -> None:
+        """Every bucket emptied of its history (tests)."""
+        with self._lock:
+            self._buckets.clear()
 
 
 def _rate() -> float:
@@ -43,23 +68,50 @@ def _burst() -> float:
     return float(getattr(settings, "CLIENT_BURST", 120.0))
 
 
+_sessions = Buckets(rate=_rate, burst=_burst)
+
+
 def take(key: str, now: float) -> bool:
-    """Spend one request of `key`'s bucket; False when it is empty."""
-    rate, burst = _rate(), _burst()
-    with _lock:
-        left, at = _buckets.pop(key, (burst, now))
-        left = min(burst, left + (now - at) * rate)
-        allowed = left >= 1.0
-        _buckets[key] = (left - 1.0 if allowed else left, now)
-        if len(_buckets) > _KEPT:
-            _buckets.popitem(last=False)
-    return allowed
+    """Spend one request of session `key`'s bucket; False when it is empty."""
+    return _sessions.take(key, now)
+
+
+def _account_rate() -> float:
+    return float(getattr(settings, "ACCOUNT_REQUESTS_PER_SECOND", 60.0))
+
+
+def _account_burst() -> float:
+    return float(getattr(settings, "ACCOUNT_BURST", 240.0))
+
+
+# The same per signed-in account, across its sessions (at most SESSIONS_PER_ACCOUNT of them).
+_accounts = Buckets(rate=_account_rate, burst=_account_burst)
 
 
 def forget() -> None:
-    """Every bucket emptied of its history (tests)."""
-    with _lock:
-        _buckets.clear()
+    """Every session's and account's bucket emptied of its history (tests)."""
+    _sessions.forget()
+    _accounts.forget()
+
+
+def _busy() -> HttpResponse:
+    response = HttpResponse(BUSY, status=429)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class AccountRateMiddleware:
+    """429 for an account past its rate, however many sessions it spreads its requests over; after
+    the session and the user are read (one account's requests cost that much more than a cookie's)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not _accounts.take(str(user.pk), time.monotonic()):
+            return _busy()
+        return self.get_response(request)
 
 
 class ClientRateMiddleware:
@@ -71,7 +123,5 @@ class ClientRateMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
         if key and not take(key, time.monotonic()):
-            response = HttpResponse(BUSY, status=429)
-            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-            return response
+            return _busy()
         return self.get_response(request)

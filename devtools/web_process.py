@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = (
@@ -28,10 +29,16 @@ def free_port() -> int:
 
 
 def start_server(
-    port: int, *, workers: int, env: dict[str, str], threads: int = 1, nice: int = 0
+    port: int,
+    *,
+    workers: int,
+    env: dict[str, str],
+    threads: int = 1,
+    nice: int = 0,
+    stderr: IO[str] | None = None,
 ) -> subprocess.Popen:
     """The project served on 127.0.0.1:`port`, in its own process group (so it can be stopped whole);
-    `nice` lowers its CPU priority (config.serve --nice)."""
+    `nice` lowers its CPU priority (config.serve --nice); its log goes to `stderr` when given."""
     return subprocess.Popen(
         [
             PYTHON,
@@ -47,6 +54,7 @@ def start_server(
         ],
         env=env,
         cwd=ROOT,
+        stderr=stderr,
         start_new_session=True,
     )
 

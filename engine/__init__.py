@@ -9,8 +9,10 @@ Callers outside the engine import from this package or from a sub-package's own 
 """
 
 from .assemble import SAMPLE_NOTE, Assembly, AssemblyJson, StoredStm, assemble
+from .bounded import BoundedCache, MiB, text_cache
 from .buckets import (
     AUTHORS_NOTE_POSITIONS,
+    UNSTORABLE_CHAR,
     UNSTORABLE_ESCAPE,
     BucketDocument,
     BucketError,
@@ -62,10 +64,12 @@ __all__ = [
     "SAMPLE_NOTE",
     "SHOWN",
     "STYLES",
+    "UNSTORABLE_CHAR",
     "UNSTORABLE_ESCAPE",
     "VERDICTS",
     "Assembly",
     "AssemblyJson",
+    "BoundedCache",
     "BucketDocument",
     "BucketError",
     "CompiledNode",
@@ -75,6 +79,7 @@ __all__ = [
     "EntrySnapshot",
     "Item",
     "Message",
+    "MiB",
     "Part",
     "Source",
     "StmContext",
@@ -93,4 +98,5 @@ __all__ = [
     "parse_buckets",
     "refuse_unstorable_text",
     "shape",
+    "text_cache",
 ]

@@ -203,7 +203,7 @@ def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
 # surrogate pair (`\ud800` alone). Raw bytes cannot carry either (a NUL byte is not allowed in a
 # JSON string, a surrogate is not UTF-8), so only these escapes need looking for.
 UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
-_UNSTORABLE_CHAR = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE_CHAR = re.compile("[\x00\ud800-\udfff]")
 
 
 def refuse_unstorable_text(data: Any, *, text: str | None = None, what: str = "The request body") -> None:
@@ -226,13 +226,13 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
     while stack:
         node, where = stack.pop()
         if isinstance(node, str):
-            bad = _UNSTORABLE_CHAR.search(node)
+            bad = UNSTORABLE_CHAR.search(node)
             if bad:
                 return where, bad.group()
         elif isinstance(node, dict):
             for key, child in reversed(list(node.items())):
                 inner = f"{where}.{key}" if where else str(key)
-                bad = _UNSTORABLE_CHAR.search(key)
+                bad = UNSTORABLE_CHAR.search(key)
                 if bad:
                     return (f"{where} key {key!r}" if where else f"key {key!r}"), bad.group()
                 stack.append((child, inner))

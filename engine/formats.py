@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
+
+from engine.bounded import MiB, text_cache
 
 from .macros import MacroEnv, RenderOutput, render_texts
 from .parts import Notes
@@ -41,7 +42,7 @@ class Formats:
     group_nudge: str = ""  # in a group only
 
 
-@lru_cache(maxsize=1024)  # a preset's few settings, asked on every assembly
+@text_cache(max_entries=1024, max_bytes=16 * MiB)  # a preset's few settings, asked on every assembly
 def plain_wrap(template: str, placeholder: str) -> bool:
     """True when the template is its placeholder once with text around it that holds no macro but
     the identity ones (resolved at the end in any case), or when it is empty."""
@@ -51,7 +52,7 @@ def plain_wrap(template: str, placeholder: str) -> bool:
     return bool(found) and _identity_only(before) and _identity_only(after)
 
 
-@lru_cache(maxsize=1024)
+@text_cache(max_entries=1024, max_bytes=16 * MiB)
 def _identity_only(text: str) -> bool:
     return "{{" not in text or "{{" not in _IDENTITY.sub("", text)
 

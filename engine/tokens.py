@@ -10,18 +10,21 @@ provider-shaped messages, labelled `exact: false` (documented in docs/assembly.m
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypedDict
 
+from engine.bounded import ENTRY_OVERHEAD, BoundedCache
+
 ENCODINGS = ("o200k_base", "cl100k_base")
 DEFAULT_ENCODING = "o200k_base"
 PER_MESSAGE = 3
 REPLY_PRIMING = 3
-_CACHE_SIZE = 20_000
-_counts: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+# Keyed by a 16-byte digest of the text, so each entry costs the same few bytes whatever the text's size.
+_counts: BoundedCache[tuple[str, bytes], int] = BoundedCache(
+    max_entries=20_000, max_bytes=20_000 * ENTRY_OVERHEAD
+)
 
 
 @cache
@@ -43,12 +46,9 @@ def count_text(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     key = (encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
     found = _counts.get(key)
     if found is not None:
-        _counts.move_to_end(key)
         return found
     count = len(_encoder(encoding).encode_ordinary(text))
-    _counts[key] = count
-    if len(_counts) > _CACHE_SIZE:
-        _counts.popitem(last=False)
+    _counts.put(key, count, ENTRY_OVERHEAD)
     return count
 
 

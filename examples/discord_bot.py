@@ -182,9 +182,9 @@ class Tavernkeep:
             body["seed"] = seed
         return self._post(server_id, f"groups/{quote(name, safe='')}/next", body)["speakers"]
 
-    def trigger(self, server_id: str, name: str, member: Any, message: str) -> str:
+    def trigger(self, server_id: str, name: str, channel: str, member: Any, message: str) -> str:
         """The trigger_group_member tool: the member who answers next (by name)."""
-        body = {"trigger": {"member": member, "message": message}}
+        body = {"trigger": {"member": member, "message": message, "channel": channel}}
         return self._post(server_id, f"groups/{quote(name, safe='')}/next", body)["speakers"][0]
 
     def set_note(self, server_id: str, name: str, channel: str, member: Any, text: str) -> dict[str, Any]:
@@ -536,7 +536,7 @@ class BotCore:
             return None, kept
         if tool == TRIGGER_MEMBER:
             said = str(args.get("message", ""))[:2000]
-            member = self.tavernkeep.trigger(server, group_name, args.get("id"), said)
+            member = self.tavernkeep.trigger(server, group_name, message.channel_id, args.get("id"), said)
             triggered.append(member)
             line = {"role": "system", "name": speaker, "content": f"{speaker} to {member}: {said}"}
             return (line if said else None), {"answers_next": member}

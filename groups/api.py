@@ -10,7 +10,7 @@ GET   /api/v1/servers/<id>/channels/<channel>/group    the group a channel uses 
       (members with their `avatar_url`, as the group's GET)
 PUT   /api/v1/servers/<id>/channels/<channel>/group    {"group": name | null} sets it; DELETE clears it
 POST  /api/v1/servers/<id>/groups/<name>/next          who answers next: {messages: [{role, name, content}], seed?,
-      trigger?: {member, message}} → {speakers: [names], strategy, seed}
+      trigger?: {member, message, channel?}} → {speakers: [names], strategy, seed}
 POST  /api/v1/servers/<id>/groups/<name>/notes         the set_member_note tool: {channel, member, text ≤ 1 500}
 
 Errors are `{"error": one sentence}`. A warm `next` (token and group cached) makes no SQL query.
@@ -19,12 +19,16 @@ Errors are `{"error": one sentence}`. A warm `next` (token and group cached) mak
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
+from urllib.parse import quote
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from characters.selectors import avatar_path
 from core.actors import Agent
+from core.resilient_cache import cache_incr
 from engine.groups import ChatLine, next_speakers
 from servers.api_auth import (
     ApiError,
@@ -219,6 +223,7 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
     trigger = body.get("trigger")
     if trigger is not None:
         member, message = _trigger(trigger, loaded)
+        _count_trigger(server_id, trigger.get("channel"), loaded.group.name)
         try:
             services.member_trigger_record(
                 server_id=server_id,
@@ -294,6 +299,29 @@ def _member_ref(value: Any) -> str | int:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ApiError("`member` must be a member's name or id.")
     return value
+
+
+def _count_trigger(server_id: int, channel: Any, group_name: str) -> None:
+    """Count a trigger against its channel's minute (the group's, when the bot names no channel);
+    ApiError 429 past GROUP_TRIGGERS_PER_MINUTE. Two members that keep triggering each other (a
+    loop in the bot, or a model that never stops) are stopped here (docs/groups.md#agents-that-talk-to-each-other)."""
+    channel_id = None if channel is None else snowflake_or_none(channel)
+    if channel is not None and channel_id is None:
+        raise ApiError(
+            "`trigger.channel` must be a Discord id: a positive whole number, as a string or a number."
+        )
+    where = group_name if channel_id is None else str(channel_id)
+    now = time.time()
+    minute = int(now // 60)
+    key = f"group-triggers:{server_id}:{quote(where, safe='')}:{minute}"
+    count = cache_incr(key, 60)
+    limit = int(settings.GROUP_TRIGGERS_PER_MINUTE)
+    if count is not None and count > limit:
+        wait = max(1, 60 - int(now % 60))
+        place = "this channel" if channel is not None else "this group"
+        raise ApiError(
+            f"At most {limit} triggers a minute in {place}; try again in {wait} s.", 429, retry_after=wait
+        )
 
 
 def _trigger(value: Any, loaded: LoadedGroup) -> tuple[str, str]:

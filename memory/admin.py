@@ -1,10 +1,15 @@
+"""Shown read-only: memory, consent and channel privacy are written by memory.services, which bump
+their cache stamps and audit (servers/admin.py says why)."""
+
 from django.contrib import admin
+
+from servers.admin import ReadOnlyAdmin
 
 from .models import Channel, DiscordUser, StmConsent, StmEntry
 
 
 @admin.register(Channel)
-class ChannelAdmin(admin.ModelAdmin):
+class ChannelAdmin(ReadOnlyAdmin):
     list_display = ("discord_id", "name", "owner", "server", "parent", "is_private")
     list_filter = ("is_private",)
     search_fields = ("discord_id", "name")
@@ -12,19 +17,19 @@ class ChannelAdmin(admin.ModelAdmin):
 
 
 @admin.register(DiscordUser)
-class DiscordUserAdmin(admin.ModelAdmin):
+class DiscordUserAdmin(ReadOnlyAdmin):
     list_display = ("id",)
     search_fields = ("id",)
 
 
 @admin.register(StmConsent)
-class StmConsentAdmin(admin.ModelAdmin):
+class StmConsentAdmin(ReadOnlyAdmin):
     list_display = ("user", "server", "created_at")
     raw_id_fields = ("user",)
 
 
 @admin.register(StmEntry)
-class StmEntryAdmin(admin.ModelAdmin):
+class StmEntryAdmin(ReadOnlyAdmin):
     list_display = ("channel", "server", "user", "lineage", "updated_at")
     raw_id_fields = ("channel", "user")
     list_select_related = ("channel", "server", "user")

@@ -4,7 +4,8 @@ POST  /api/v1/servers/<id>/stm/turns     store a turn's messages (keeps the last
 POST  /api/v1/servers/<id>/stm/summary   the update_short_term_memory tool (≤ 1500 chars, else 400)
 GET   /api/v1/servers/<id>/stm/entries   the server's live entries, newest first (?channel=)
 POST  /api/v1/servers/<id>/stm/users/<user>/opt-in   the user's consent, relayed by this server's bot,
-      that this server's memories of them may surface in their other servers {"opt_in": bool}
+      that this server's memories of them may surface in their other servers {"opt_in": bool};
+      {"opt_in": false, "everywhere": true} withdraws the consents the user gave in every server
 GET   /api/v1/servers/<id>/directory  the channel and member names the bot pushed
 POST  /api/v1/servers/<id>/directory  replace them: {"channels": [{id, name, parent, private}], "members": [{id, display_name}]}
 Errors are `{"error": one sentence}`.
@@ -156,11 +157,26 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     if request.method != "POST":
         return _json({"error": "Use POST to set a user's cross-server opt-in."}, status=405)
     body = _object_body(request)
-    refuse_unknown_fields(body, ("opt_in",))
+    refuse_unknown_fields(body, ("opt_in", "everywhere"))
     if not isinstance(body.get("opt_in"), bool):
         raise ApiError("`opt_in` must be true or false.")
+    everywhere = body.get("everywhere", False)
+    if not isinstance(everywhere, bool):
+        raise ApiError("`everywhere` must be true or false.")
+    if everywhere and body["opt_in"]:
+        raise ApiError("`everywhere` only withdraws: send it with `opt_in: false`.")
     if not 0 < user_id <= SNOWFLAKE_MAX:
         raise ApiError("The user id is not a Discord id.")
+    if everywhere:
+        withdrawn = services.user_withdraw_consents(user_id=user_id, server=server_id, by=Agent("api token"))
+        return _json(
+            {
+                "user": snowflake_text(user_id),
+                "server": snowflake_text(server_id),
+                "cross_server_opt_in": False,
+                "withdrawn": withdrawn,
+            }
+        )
     consent = services.user_set_opt_in(
         user_id=user_id, opt_in=body["opt_in"], server=server_id, by=Agent("api token")
     )

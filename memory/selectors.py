@@ -118,14 +118,21 @@ def _load(
     dm = context.dm or (current is not None and current.is_dm)
     home = None if dm else server_id
 
-    bypass = False
-    if home is not None:
-        bypass = bool(Server.objects.filter(pk=home).values_list("stm_privacy_bypass", flat=True).first())
+    bypass = receive = False
+    if server_id is not None:
+        row = Server.objects.filter(pk=server_id).values_list(
+            "stm_privacy_bypass", "stm_receive_other_servers"
+        )
+        bypass, receive = row.first() or (False, False)
+        bypass = bool(bypass) and home is not None
+    # Another server's memories come in only when this server's admins let them (off by default):
+    # a consent a hostile server's bot relayed must not write into this server's prompts.
     consents = consenting_servers(context.user)
     policy = StmPolicy(
         server_id=home,
         privacy_bypass=bypass,
-        consenting_servers=consents,
+        # without receiving, only this server's own consent counts (its memories in its own DMs)
+        consenting_servers=consents if receive else consents & frozenset([server_id or 0]),
         channel_private=bool(current and current.is_private),
         parent_private=bool(parent_id in channels and channels[parent_id].is_private),
     )
@@ -157,7 +164,7 @@ def _load(
         ids = [s.entry_id for s in snapshots]
         entries = {
             row.id: row
-            for row in StmEntry.objects.filter(id__in=ids).select_related("channel__parent", "user")
+            for row in StmEntry.objects.filter(id__in=ids).select_related("channel__parent", "user", "server")
         }
     return LoadedStm(contribution=contribution, entries=entries, dm=dm, consents=consents)
 

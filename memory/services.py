@@ -314,6 +314,50 @@ def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Actor) -> Non
         )
 
 
+def server_set_receive_other_servers(*, server: Server, receive: bool, by: Actor) -> None:
+    """Let other servers' memories of a user (each relayed with the user's consent by its own
+    server's bot) surface in this server's prompts, or shut them out; audited (docs/memory.md)."""
+    with transaction.atomic():
+        Server.objects.filter(pk=server.pk).update(stm_receive_other_servers=receive)
+        server.stm_receive_other_servers = receive
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            action=AuditAction.STM_RECEIVE_ON if receive else AuditAction.STM_RECEIVE_OFF,
+            detail={"stm_receive_other_servers": receive},
+        )
+
+
+def user_withdraw_consents(*, user_id: int, server: Server | int, by: Actor = SYSTEM) -> int:
+    """Withdraw every consent the user gave, through any server's bot, from `server`'s bot: a user
+    may take back in any server what they gave in another (docs/memory.md). Each server whose
+    consent goes is told in its own audit log; the asking server's log gets the count."""
+    server_id = server.pk if isinstance(server, Server) else server
+    with transaction.atomic():
+        user = user_ensure(user_id=user_id)
+        withdrawn = sorted(
+            StmConsent.objects.select_for_update().filter(user_id=user_id).values_list("server_id", flat=True)
+        )
+        StmConsent.objects.filter(user_id=user_id, server_id__in=withdrawn).delete()
+        for other in withdrawn:
+            if other != server_id:
+                AuditEvent.record(
+                    server=other,
+                    actor=Agent("the user, through another server's bot"),
+                    action=AuditAction.STM_OPT_OUT,
+                    target=user,
+                    detail={"user": user_id, "cross_server_opt_in": False, "withdrawn_elsewhere": True},
+                )
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            action=AuditAction.STM_OPT_OUT,
+            target=user,
+            detail={"user": user_id, "cross_server_opt_in": False, "everywhere": len(withdrawn)},
+        )
+    return len(withdrawn)
+
+
 def user_set_opt_in(
     *,
     user_id: int,

@@ -6,6 +6,7 @@ app_name = "memory"
 urlpatterns = [
     path("servers/<int:server_id>/memory/", views.review, name="review"),
     path("servers/<int:server_id>/memory/bypass/", views.privacy_bypass, name="bypass"),
+    path("servers/<int:server_id>/memory/receive/", views.receive_other_servers, name="receive"),
     path(
         "servers/<int:server_id>/memory/channels/<int:channel_id>/private/",
         views.channel_private,

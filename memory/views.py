@@ -104,6 +104,17 @@ def privacy_bypass(request: AuthenticatedHttpRequest, server_id: int) -> HttpRes
     return _after_write(request, server)
 
 
+@login_required
+@vary_on_headers("HX-Request")
+@require_POST
+def receive_other_servers(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_CROSS_SERVER_MEMORY)
+    services.server_set_receive_other_servers(
+        server=server, receive=request.POST.get("receive") == "on", by=request.user
+    )
+    return _after_write(request, server)
+
+
 def _after_write(request: AuthenticatedHttpRequest, server: Server) -> HttpResponse:
     """The review partial for htmx; otherwise back to the review the form was posted from."""
     if request.htmx:
@@ -146,6 +157,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         "form": form,
         "providers": PROVIDERS,
         "can_manage": user_can(request.user, server, Action.MANAGE_PRIVACY),
+        "can_manage_receive": user_can(request.user, server, Action.MANAGE_CROSS_SERVER_MEMORY),
         "can_see_opt_in": user_can(request.user, server, Action.SEE_OPT_IN),
         "channels": channels,
         # The review's picker: once the bot has pushed a directory, the channels of its latest push.
@@ -187,7 +199,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
         person=person,
         person_name=member_names.get(user_id, ""),
         consent_here=server.pk in loaded.consents,
-        consents_elsewhere=len(loaded.consents - {server.pk}),
+        consents_elsewhere=len(loaded.consents - {server.pk}) if server.stm_receive_other_servers else 0,
         dm=loaded.dm,
         contribution=loaded.contribution,
         rows=[_row(v.verdict, loaded.entries[v.entry_id], server, now) for v in loaded.contribution.verdicts],
@@ -223,7 +235,10 @@ def _row(verdict: str, entry: StmEntry, server: Server, now: datetime) -> Review
     if entry.server_id is None:
         where, channel_label = "direct message", f"DM {channel.discord_id}"
     elif entry.server_id != server.pk:
-        where, channel_label = "another server", "a channel in another server"
+        # The server it came from is named: this server's admins let it in and answer for it.
+        origin = entry.server
+        where = f"server {origin.name} ({origin.pk})" if origin is not None else "another server"
+        channel_label = "a channel in another server"
     else:
         where = "this server"
         channel_label = f"#{channel.name}" if channel.name else str(channel.discord_id)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from characters import cache as card_cache
-from engine import CompiledPreset
+from engine import CompiledPreset, MiB, text_cache
 from engine.cards import Card
 from engine.macros import MacroEnv
 from engine.regex import (
@@ -69,7 +68,7 @@ def card_compiled_scripts(card: Card | None) -> tuple[CompiledScript, ...]:
     return _compiled_card_scripts(json.dumps(card.regex_scripts, sort_keys=True, ensure_ascii=False))
 
 
-@lru_cache(maxsize=64)
+@text_cache(max_entries=64, max_bytes=32 * MiB, weight=4)
 def _compiled_card_scripts(scripts_json: str) -> tuple[CompiledScript, ...]:
     compiled = []
     for data in json.loads(scripts_json):

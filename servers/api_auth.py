@@ -12,38 +12,48 @@ from __future__ import annotations
 
 import difflib
 import json
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from functools import wraps
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from core.actors import Agent
+from core.client_rate import Buckets
 from core.errors import UserError
-from core.fairness import ServerBusy, busy_json, claim_share
+from core.fairness import RETRY_AFTER_SECONDS, ServerBusy, busy_json, claim_share
+from core.login_throttle import client_address
 from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
 
 from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
 
-_REVOKED = 0
+_REVOKED = 0  # a token that was made and then revoked: a row, so its answer is cached
+_UNKNOWN = -1  # a digest no row has: never cached (a flood of made-up tokens would fill the cache)
 
 
 class ApiError(UserError):
     """An error the API answers with `{"error": message}` and the given status."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after  # seconds, sent as Retry-After (a 429's)
 
 
 def _load_token(key: tuple[int, str]) -> int:
-    """The server a token digest belongs to when it is live; 0 when it is unknown or revoked."""
+    """The server a token digest belongs to when it is live; _REVOKED or _UNKNOWN otherwise."""
     row = ApiToken.objects.filter(digest=key[1]).values_list("server_id", "revoked_at").first()
-    return row[0] if row and row[1] is None else _REVOKED
+    if row is None:
+        return _UNKNOWN
+    return row[0] if row[1] is None else _REVOKED
 
 
 # Keyed by (the server the request names, digest), so that server's stamp covers the entry: a token
@@ -55,6 +65,7 @@ TOKENS: GenerationalCache[tuple[int, str], int, int] = GenerationalCache(
     server_of=lambda key: key[0],
     stale=False,
     valid=lambda plain: isinstance(plain, int),
+    keep=lambda plain: plain != _UNKNOWN,
 )
 
 
@@ -66,26 +77,82 @@ TOKENS_STAMP = TOKENS.stamp
 def server_id_for_token(token: str, *, server_id: int) -> int | None:
     """The server a live token belongs to (asked on behalf of `server_id`), or None when it is
     unknown or revoked."""
-    return TOKENS.get((server_id, token_digest(token))) or None
+    found = TOKENS.get((server_id, token_digest(token)))
+    return found if found > 0 else None
+
+
+def _refusals_per_second() -> float:
+    return float(getattr(settings, "API_REFUSALS_PER_MINUTE", 30)) / 60
+
+
+def _refusals_burst() -> float:
+    return float(getattr(settings, "API_REFUSALS_BURST", 60))
+
+
+# Per address, per process: the requests refused for their token (missing, unknown, revoked, or
+# another server's). An address past its bucket is answered 429 before its token is looked up, so a
+# flood of made-up tokens costs neither a query nor a cache round trip (docs/bot.md#one-guild-one-server-one-token).
+_REFUSALS = Buckets(rate=_refusals_per_second, burst=_refusals_burst)
+# Digests this process has accepted lately: a bot that shares its address with a flood keeps being
+# served (its token is still checked, so a revocation holds at once).
+_ACCEPTED_KEPT = 1024
+_accepted_lock = threading.Lock()
+_accepted: OrderedDict[str, None] = OrderedDict()
+
+
+def _accepted_lately(digest: str) -> bool:
+    with _accepted_lock:
+        return digest in _accepted
+
+
+def _note_accepted(digest: str) -> None:
+    with _accepted_lock:
+        _accepted[digest] = None
+        _accepted.move_to_end(digest)
+        if len(_accepted) > _ACCEPTED_KEPT:
+            _accepted.popitem(last=False)
+
+
+def forget_refusals() -> None:
+    """This process's refusal counts and accepted digests forgotten (tests)."""
+    _REFUSALS.forget()
+    with _accepted_lock:
+        _accepted.clear()
 
 
 def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
-    """Return the server id the request may act on, or raise ApiError (401 / 404)."""
+    """Return the server id the request may act on, or raise ApiError (401 / 404, 429 for an
+    address whose requests were refused too often)."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > 200:
-        raise ApiError("Send an API token as 'Authorization: Bearer <token>'.", 401)
-    token_server = server_id_for_token(token, server_id=server_id)
-    if token_server is None:
-        raise ApiError("This API token is not valid (unknown or revoked).", 401)
-    if token_server != server_id:
-        # Says nothing of the server asked for; only that this token is not its token.
+    well_formed = scheme.lower() == "bearer" and bool(token) and len(token) <= 200
+    digest = token_digest(token) if well_formed else ""
+    address, now = client_address(request), time.monotonic()
+    if not (digest and _accepted_lately(digest)) and not _REFUSALS.take(address, now, spend=False):
         raise ApiError(
-            "No such server for this token: each Discord guild is its own server with its own token "
-            "(docs/bot.md, “One guild, one server, one token”).",
-            404,
+            "Too many requests with a missing, unknown or revoked API token came from this address; "
+            f"wait {RETRY_AFTER_SECONDS} s and try again.",
+            429,
+            retry_after=RETRY_AFTER_SECONDS,
         )
+    try:
+        if not well_formed:
+            raise ApiError("Send an API token as 'Authorization: Bearer <token>'.", 401)
+        token_server = server_id_for_token(token, server_id=server_id)
+        if token_server is None:
+            raise ApiError("This API token is not valid (unknown or revoked).", 401)
+        if token_server != server_id:
+            # Says nothing of the server asked for; only that this token is not its token.
+            raise ApiError(
+                "No such server for this token: each Discord guild is its own server with its own "
+                "token (docs/bot.md, “One guild, one server, one token”).",
+                404,
+            )
+    except ApiError:
+        _REFUSALS.take(address, now)
+        raise
+    _note_accepted(digest)
     return server_id
 
 
@@ -100,7 +167,10 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             claim_share(server_id)  # every API call counts toward its server's share
             return view(request, server_id, *args, **kwargs)
         except ApiError as exc:
-            return JsonResponse({"error": exc.message}, status=exc.status)
+            response = JsonResponse({"error": exc.message}, status=exc.status)
+            if exc.retry_after is not None:
+                response["Retry-After"] = str(exc.retry_after)
+            return response
         except ServerBusy:
             return busy_json()
 

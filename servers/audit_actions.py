@@ -48,6 +48,7 @@ class AuditAction(models.TextChoices):
     LOREBOOK_REPLACE = "lorebook.replace"
     LOREBOOK_SETTINGS = "lorebook.settings"
 
+    MEMBERSHIP_REMOVE = "membership.remove"
     MEMBERSHIP_SET = "membership.set"
 
     PRESET_ACTIVATE = "preset.activate"
@@ -96,6 +97,8 @@ class AuditAction(models.TextChoices):
     STM_CHANNEL_PUBLIC = "stm.channel_public"
     STM_OPT_IN = "stm.opt_in"
     STM_OPT_OUT = "stm.opt_out"
+    STM_RECEIVE_OFF = "stm.receive_off"
+    STM_RECEIVE_ON = "stm.receive_on"
 
     TOKEN_CREATE = "token.create"
     TOKEN_REVOKE = "token.revoke"

@@ -236,6 +236,8 @@ class GenerationalCache(Generic[K, P, V]):
     - `local_entries`: how many compiled values this process keeps (0: none; a callable reads a
       setting).
     - `valid(plain)`: whether a shared entry has the expected shape (entries from older code).
+    - `keep(plain)`: whether a loaded value is stored at all (shared, stale or in this process);
+      the API tokens' cache keeps no answer for a token nobody made, so made-up tokens write nothing.
     """
 
     name: str
@@ -248,6 +250,7 @@ class GenerationalCache(Generic[K, P, V]):
     outage: Callable[[], V] | None = None
     local_entries: int | Callable[[], int] = 0
     valid: Callable[[Any], bool] = lambda plain: True
+    keep: Callable[[Any], bool] = lambda plain: True
     _local: OrderedDict[K, _Local[V]] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -287,6 +290,8 @@ class GenerationalCache(Generic[K, P, V]):
             plain = self.load(key)
         except DatabaseError as exc:
             return self._during_outage(key, exc)
+        if not self.keep(plain):
+            return self.compile(plain)
         values: dict[str, Any] = {}
         if self.shared and generation is not None:
             values[self.entry_key(key)] = (generation, plain)

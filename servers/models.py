@@ -26,6 +26,10 @@ class Server(models.Model):
     stm_privacy_bypass = models.BooleanField(
         default=False, help_text="Let memories of private channels surface in every channel of this server."
     )
+    stm_receive_other_servers = models.BooleanField(
+        default=False,
+        help_text="Let other servers' memories of a user (with that user's consent there) surface here.",
+    )
     # The tokenizer the token counts use (docs/assembly.md#tokens); the provider is the sampling choice's.
     token_encoding = models.CharField(
         max_length=16,
@@ -170,3 +174,19 @@ class CacheStamp(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} of {self.server_id}: {self.generation}"
+
+
+class AccountSession(models.Model):
+    """A dashboard session of an account, kept so that an account holds at most
+    SESSIONS_PER_ACCOUNT of them (servers/sessions.py): signing in again and again does not multiply
+    a browser's share of a web process."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    session_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user_id", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"session of {self.user_id} since {self.created_at:%Y-%m-%d %H:%M}"

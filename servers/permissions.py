@@ -43,6 +43,7 @@ class Action(StrEnum):
     MANAGE_TOKENS = "manage_tokens"
     REVIEW_STM = "review_stm"
     MANAGE_PRIVACY = "manage_privacy"  # private channels, privacy bypass
+    MANAGE_CROSS_SERVER_MEMORY = "manage_cross_server_memory"  # whether other servers' memories come in
     SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
     VIEW_PREVIEW = "view_preview"  # preview, sample buckets and conversations (read)
     EDIT_SAMPLES = "edit_samples"  # sample buckets and sample conversations (edit)
@@ -68,6 +69,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
     Action.MANAGE_TOKENS: _ADMIN,
     Action.REVIEW_STM: _ALL,
     Action.MANAGE_PRIVACY: frozenset({Role.ADMIN, Role.MODERATOR}),
+    Action.MANAGE_CROSS_SERVER_MEMORY: _ADMIN,
     Action.SEE_OPT_IN: _ALL,
     Action.VIEW_PREVIEW: _ALL,
     Action.EDIT_SAMPLES: frozenset({Role.ADMIN, Role.SUPPORT}),

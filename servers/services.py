@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.utils import timezone
 
 from core.actors import SYSTEM, Actor, user_of
@@ -68,26 +69,41 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
         )
 
 
-def server_ensure(*, server_id: int, name: str | None = None) -> Server:
+def server_ensure(*, server_id: int, name: str | None = None, by: Actor = SYSTEM) -> Server:
     """The server with this id, created (named after its id) when it does not exist yet."""
-    server, created = Server.objects.get_or_create(
-        pk=server_id, defaults={"name": name or f"Server {server_id}"}
-    )
-    if created:
-        AuditEvent.record(server=server, action=AuditAction.SERVER_CREATE, target=server, actor=SYSTEM)
+    with transaction.atomic():
+        server, created = Server.objects.get_or_create(
+            pk=server_id, defaults={"name": name or f"Server {server_id}"}
+        )
+        if created:
+            AuditEvent.record(server=server, action=AuditAction.SERVER_CREATE, target=server, actor=by)
     return server
 
 
 def membership_set(*, server: Server, user: User, role: Role, by: Actor = SYSTEM) -> Membership:
-    membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
-    AuditEvent.record(
-        server=server,
-        actor=by,
-        action=AuditAction.MEMBERSHIP_SET,
-        target=membership,
-        detail={"user": user.get_username(), "role": role},
-    )
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
+        AuditEvent.record(
+            server=server,
+            actor=by,
+            action=AuditAction.MEMBERSHIP_SET,
+            target=membership,
+            detail={"user": user.get_username(), "role": role},
+        )
     return membership
+
+
+def membership_remove(*, membership: Membership, by: Actor) -> None:
+    """Take a user's role on a server away (roles are read per request: nothing cached to bump)."""
+    with transaction.atomic():
+        AuditEvent.record(
+            server=membership.server,
+            actor=by,
+            action=AuditAction.MEMBERSHIP_REMOVE,
+            target=membership,
+            detail={"user": membership.user.get_username(), "role": membership.role},
+        )
+        Membership.objects.filter(pk=membership.pk).delete()
 
 
 def directory_replace(

@@ -30,12 +30,17 @@ def _generous_cpu_share(settings) -> None:
     """The suite sends one server hundreds of requests back to back, far past a server's CPU share
     of a process (core/fairness.py); tests of the share set their own figures."""
     from core import client_rate, fairness
+    from servers.api_auth import forget_refusals
 
     settings.SERVER_CPU_SHARE = 1000.0
     fairness._credit.clear()
     # the same for one browser's requests (core/client_rate.py); its tests set their own figures
     settings.CLIENT_REQUESTS_PER_SECOND = 100_000.0
+    settings.ACCOUNT_REQUESTS_PER_SECOND = 100_000.0
     client_rate.forget()
+    # and for the API's refusals per address (servers/api_auth.py): the suite's many 401s come from one
+    settings.API_REFUSALS_BURST = 1_000_000
+    forget_refusals()
     # PostgreSQL's notifications need a listening connection, which would keep the test database
     # from being dropped: the tests that need it turn it on and stop it (tests/faults).
     settings.CACHE_STAMP_LISTENER = False

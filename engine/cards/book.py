@@ -9,8 +9,8 @@ book.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 
+from engine.bounded import MiB, text_cache
 from engine.worldinfo import CompiledBook, LorebookRefused, compile_book, convert_character_book
 
 from .card import Card
@@ -34,7 +34,7 @@ def book_entry_count(card: Card) -> int | None:
     return len(entries)
 
 
-@lru_cache(maxsize=64)
+@text_cache(max_entries=64, max_bytes=64 * MiB, weight=4)  # the compiled entries and their patterns
 def _compiled(name: str, book_json: str) -> CompiledBook | None:
     try:
         entries, _ = convert_character_book(json.loads(book_json))

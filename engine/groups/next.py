@@ -82,12 +82,14 @@ def _natural(
 ) -> list[str]:
     barred = None if user_turn or group.allow_self_responses or last is None else last.name
     trigger_text = "" if last is None else last.content
-    chosen: list[str] = []
-    for word in words(trigger_text):  # members named, in the order the message names them
-        for name in enabled:
-            if name != barred and word in words(name):
-                chosen.append(name)
-                break
+    # Each word of the message stands for the first member (in the group's order) whose name has
+    # it; the index makes that one lookup per word instead of a walk over the members' names.
+    named_by: dict[str, str] = {}
+    for name in enabled:
+        if name != barred:
+            for word in words(name):
+                named_by.setdefault(word, name)
+    chosen = _unique([named_by[word] for word in words(trigger_text) if word in named_by])
     chance = {member.name: talkativeness(member.card.extensions) for member in group.members}
     chatty: list[str] = []
     shuffled = list(enabled)

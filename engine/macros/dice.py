@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from engine.bounded import MiB, text_cache
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -50,7 +51,7 @@ def stream_for(base: int, *numbers: int) -> Stream:
     return Stream(state)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(max_entries=4096, max_bytes=4 * MiB)
 def base_seed(*seed_parts: object) -> int:
     """A 64-bit hash of `seed_parts`, stable across processes (unlike `hash`)."""
     digest = hashlib.blake2b("|".join(map(str, seed_parts)).encode(), digest_size=8).digest()
@@ -96,7 +97,7 @@ class Roll:
     problem: str = ""
 
 
-@lru_cache(maxsize=1024)
+@text_cache(max_entries=1024, max_bytes=1 * MiB)
 def parse_roll(formula: str) -> Roll | None:
     """Parse `XdY`, `dY`, `XdY+M`, `XdY-M` or bare `N` (= 1dN); None when it is not a formula.
 

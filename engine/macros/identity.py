@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from engine.bounded import MiB, text_cache
 
 from .dice import choose, split_choices
 
@@ -101,7 +102,7 @@ _FORMS = frozenset({"user", "char", "group", "charifnotgroup", "groupnotmuted", 
 _PLAN_MAX_CHARS = 16_384  # longer texts are resolved in full each time, not kept
 
 
-@lru_cache(maxsize=4096)
+@text_cache(max_entries=4096, max_bytes=32 * MiB, weight=2)
 def _names_plan(text: str) -> tuple[str, ...] | None:
     """`text` cut around its identity forms, kept per text (preset and server texts recur on every
     assembly): literals at even positions, the identity forms (lowercase) at odd ones. None when the result

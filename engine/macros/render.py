@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
+
+from engine.bounded import MiB, text_cache
 
 from .catalog import ARITY, IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
 from .clock import local_now
@@ -50,7 +51,7 @@ def render_texts(
     )
 
 
-@lru_cache(maxsize=1024)
+@text_cache(max_entries=1024, max_bytes=64 * MiB, weight=3)  # parts: slices of the text and more
 def compiled_once(text: str) -> CompiledText:
     """`compile_text(text)`, kept per process: settings and card texts recur on every assembly."""
     return compile_text(text)

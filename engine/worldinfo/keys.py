@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
+from engine.bounded import MiB, text_cache
 from engine.regex import JsRegex, RegexError, RegexTimeout, compile_js_regex
 
 _REGEX_KEY = re.compile(r"\A/([\s\S]+?)/([gimsuy]*)\Z")
@@ -65,7 +65,7 @@ def compile_key(text: str) -> CompiledKey:
     return CompiledKey(text, text.lower(), None)
 
 
-@lru_cache(maxsize=65_536)
+@text_cache(max_entries=65_536, max_bytes=32 * MiB, weight=4)  # a compiled pattern
 def _word_pattern(needle: str) -> re.Pattern[str]:
     """The whole-word test for `needle`, built on first use (most keys never need it)."""
     return re.compile(rf"(?:\A|[^{_WORD}]){re.escape(needle)}(?:\Z|[^{_WORD}])")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -240,3 +241,57 @@ def test_charlie_cannot_ask_about_the_lantern_guilds_group(
     assert post_next(client, lantern.pk, {"messages": []}, harbor_token).status_code == 404
     answer = post_next(client, harbor.pk, {"messages": []}, harbor_token)
     assert answer.status_code == 404 and "no group named “Party”" in answer.json()["error"]
+
+
+@pytest.mark.django_db
+def test_triggers_are_bounded_per_channel_and_minute(client, settings, lantern, stored_party, api_token):
+    """Two members that keep triggering each other in one channel are stopped after the minute's
+    allowance; another channel of the same group is not held back, and the refused triggers are
+    not audited."""
+    from servers.models import AuditEvent
+
+    settings.GROUP_TRIGGERS_PER_MINUTE = 3
+
+    def trigger(channel: str, member: str = "Mira") -> Any:
+        body = {"trigger": {"member": member, "message": "Your turn.", "channel": channel}}
+        return post_next(client, lantern.pk, body, api_token)
+
+    answers = [trigger("601", member).status_code for member in ("Mira", "Tomas", "Mira", "Tomas")]
+    assert answers == [200, 200, 200, 429]
+    refused = trigger("601")
+    assert refused.status_code == 429
+    assert refused.json()["error"].startswith("At most 3 triggers a minute in this channel; try again in")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert trigger("602").status_code == 200
+    assert AuditEvent.objects.filter(action="group.trigger").count() == 4
+    # a trigger that names no channel counts against its group's minute
+    no_channel = {"trigger": {"member": "Mira", "message": "Your turn."}}
+    assert [post_next(client, lantern.pk, no_channel, api_token).status_code for _ in range(4)] == [
+        200,
+        200,
+        200,
+        429,
+    ]
+    bad = {"trigger": {"member": "Mira", "message": "x", "channel": "general"}}
+    assert (
+        "`trigger.channel` must be a Discord id"
+        in post_next(client, lantern.pk, bad, api_token).json()["error"]
+    )
+
+
+def test_a_word_two_names_share_stands_for_the_first_member_who_may_answer():
+    """A member's word names the first member (in the group's order) whose name has it; the member
+    barred from answering itself is passed over for the next one."""
+    group = party(member("Tom Reed", 0), member("Old Tom", 0), member("Mira", 0))
+    assert next_speakers(group, [user("tom and mira")], seed=1) == ["Tom Reed", "Mira"]
+    after_reed = [user("hi"), said("Tom Reed", "Ask Tom, or Mira.")]
+    assert next_speakers(group, after_reed, seed=1) == ["Old Tom", "Mira"]
+
+
+@pytest.mark.django_db
+def test_a_next_body_past_the_limit_is_refused_with_a_json_413(client, lantern, stored_party, api_token):
+    """The work of `next` grows with its message's words; the body limit bounds it."""
+    huge = {"messages": [{"role": "user", "name": "Ann", "content": "Mira " * 60_000}]}
+    answer = post_next(client, lantern.pk, huge, api_token)
+    assert answer.status_code == 413
+    assert answer.json() == {"error": "The request body is larger than 256 KiB."}

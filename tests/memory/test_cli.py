@@ -87,6 +87,11 @@ def test_another_servers_entry_follows_the_users_opt_in(db):
     stm("settings", "--server", "1", "--user", "7", "--opt-in", "on")
     assert review()["entries"][-1]["verdict"] == "hidden_no_opt_in"
     stm("settings", "--server", "2", "--user", "7", "--opt-in", "on")
+    assert review()["entries"][-1]["verdict"] == "hidden_no_opt_in"  # server 1 receives none yet
+    from memory.services import server_set_receive_other_servers
+    from servers.models import Server
+
+    server_set_receive_other_servers(server=Server.objects.get(pk=1), receive=True, by=None)
     result = review()
     assert {e["channel"]: e["verdict"] for e in result["entries"]} == {10: "same_channel", 21: "shown"}
     assert "a channel in another server" in result["items"][0]["text"]

@@ -80,7 +80,7 @@ def test_the_server_bypass_is_read_from_the_server(store, lantern):
     assert verdicts(review()) == {600: "shown"}
 
 
-def test_another_servers_entries_of_this_user_follow_that_servers_consent(store):
+def test_another_servers_entries_of_this_user_follow_that_servers_consent(store, lantern):
     store(600, summary="lantern")
     store(800, server=HARBOR, summary="harbor")
     store(801, server=HARBOR, user=TOMAS, summary="not Mira's")
@@ -88,6 +88,8 @@ def test_another_servers_entries_of_this_user_follow_that_servers_consent(store)
     services.user_set_opt_in(user_id=MIRA, opt_in=True, server=LANTERN)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
     services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
+    assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}  # the Lantern receives none
+    services.server_set_receive_other_servers(server=lantern, receive=True, by=None)
     assert verdicts(review()) == {600: "shown", 800: "shown"}
     services.user_set_opt_in(user_id=MIRA, opt_in=False, server=HARBOR)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}

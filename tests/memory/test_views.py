@@ -132,7 +132,7 @@ def test_a_user_id_that_is_not_a_number_asks_again(client, bob, lantern):
     assert "Choose a channel and a user" in body
 
 
-def test_the_consents_that_apply_are_shown_to_the_reviewer(client, bob, store):
+def test_the_consents_that_apply_are_shown_to_the_reviewer(client, bob, store, lantern):
     from memory import services
 
     store(600)
@@ -148,4 +148,7 @@ def test_the_consents_that_apply_are_shown_to_the_reviewer(client, bob, store):
     services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
     body = client.get(review_url(channel=500, user=MIRA)).content.decode()
     assert "may surface in their other servers): <strong>yes</strong>" in body
-    assert "<strong>1</strong> other server " in body
+    assert "<strong>0</strong> other servers (this server does not receive other servers' memories)" in body
+    services.server_set_receive_other_servers(server=lantern, receive=True, by=None)
+    body = client.get(review_url(channel=500, user=MIRA)).content.decode()
+    assert "<strong>1</strong> other server;" in body

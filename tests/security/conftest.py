@@ -181,7 +181,7 @@ def snapshot(server: Server) -> dict[str, Any]:
 
     server.refresh_from_db()
     return {
-        "server": (server.name, server.stm_privacy_bypass),
+        "server": (server.name, server.stm_privacy_bypass, server.stm_receive_other_servers),
         "presets": list(
             Preset.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
         ),
