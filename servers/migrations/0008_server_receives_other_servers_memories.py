@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('servers', '0006_audit_membership_remove'),
+        ('servers', '0007_audit_membership_remove'),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("servers", "0005_audit_action_choices"),
+        ("servers", "0006_alter_auditevent_action"),
     ]
 
     operations = [

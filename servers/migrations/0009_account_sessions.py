@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('servers', '0007_server_receives_other_servers_memories'),
+        ('servers', '0008_server_receives_other_servers_memories'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
