@@ -22,6 +22,7 @@ _SUBJECTS = {
     "card": "Character card",
     "regex": "Regex script",
     "regex.preset": "Preset regex script",
+    "channel": "Channel conversation",
     "conversation": "Sample conversation",
     "sample_bucket": "Sample",
     "stm": "Short-term memory",
@@ -51,6 +52,8 @@ _DONE = {
     "create": "created",
     "revoke": "revoked",
     "settings": "settings changed",
+    "forget": "forgotten",
+    "member_forget": "member forgotten",
     "update": "changed",
     "directory": "directory pushed by the bot",
     "tokenizer": "tokenizer changed",
@@ -92,6 +95,10 @@ _KEYS = {
     "mode": "settings from",
     "provider": "provider",
     "name": "name",
+    "messages": "messages",
+    "user_writes": "members' write macros",
+    "keep_messages": "messages kept per channel",
+    "keep_days": "days kept",
 }
 _VALUES = {
     "prompt_manager": "Prompt Manager preset",

@@ -132,6 +132,13 @@ API: dict[str, tuple[str, ...]] = {
     "groups:api-channel": ("GET",),
     "groups:api-next": ("POST",),
     "groups:api-notes": ("POST",),
+    "conversations:api-channel-messages": ("POST",),
+    "conversations:api-channel-message": ("PATCH", "DELETE"),
+    "conversations:api-channel-swipes": ("POST",),
+    "conversations:api-channel-swipe-current": ("PUT",),
+    "conversations:api-channel-swipe": ("DELETE",),
+    "conversations:api-channel-conversation": ("GET", "DELETE"),
+    "conversations:api-member-messages": ("DELETE",),
 }
 
 # Patterns the walk does not exercise, each with its reason.
@@ -277,6 +284,10 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
         "groups:api-next": ({"messages": [{"role": "user", "name": "U", "content": "hi"}], "seed": 1}, ""),
         "groups:api-notes": ({"channel": world.channel_id, "member": world.card_id, "text": "walked"}, ""),
+        "conversations:api-channel-messages": ({"id": "77", "role": "assistant", "content": "walk"}, ""),
+        "conversations:api-channel-message": ({"content": "walked"}, ""),
+        "conversations:api-channel-swipes": ({"content": "walked again"}, ""),
+        "conversations:api-channel-swipe-current": ({"index": 0}, ""),
     }
     body, query = bodies.get(name, (b"", ""))
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()

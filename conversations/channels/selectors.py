@@ -1,0 +1,209 @@
+"""Reads for channel conversations (docs/channels.md): the stored messages, the variables, the
+history an assembly starts from, and the pages' views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from engine.macros import Op, OpError, ops_from_json, replay_into_cache
+from servers.audit_actions import AuditAction
+from servers.models import AuditEvent
+from servers.snowflakes import snowflake_text
+
+from ..models import ChannelConversation, ChannelMessage, ChannelMessagePart, ChannelSettings, MessageRole
+
+DEFAULT_KEEP_MESSAGES = 500
+DEFAULT_KEEP_DAYS = 30
+
+
+def channel_settings(server_id: int) -> ChannelSettings:
+    """The server's channel rules, or the defaults (unsaved) when it never changed them."""
+    return ChannelSettings.objects.filter(server_id=server_id).first() or ChannelSettings(server_id=server_id)
+
+
+def conversation_for(server_id: int, channel_id: int) -> ChannelConversation | None:
+    return ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id).first()
+
+
+def conversations_of(server_id: int) -> QuerySet[ChannelConversation]:
+    """The server's stored channels, most recently changed first, each with `message_count`."""
+    return ChannelConversation.objects.filter(server_id=server_id).annotate(message_count=Count("messages"))
+
+
+def messages_of(conversation: ChannelConversation) -> list[ChannelMessage]:
+    """The conversation's messages in Discord's order (one query)."""
+    return list(ChannelMessage.objects.filter(conversation=conversation).order_by("discord_id"))
+
+
+def current_swipe(message: ChannelMessage) -> dict[str, Any]:
+    swipes = message.swipes or [{"content": "", "ops": []}]
+    return swipes[min(message.current, len(swipes) - 1)]
+
+
+def current_ops(message: ChannelMessage) -> tuple[Op, ...]:
+    """The current swipe's ops; () when the stored list cannot be read (then nothing replays from it)."""
+    try:
+        return ops_from_json(current_swipe(message).get("ops"))
+    except OpError:
+        return ()
+
+
+def speaker_name(message: ChannelMessage) -> str:
+    """The name the history gives the message: a group member's name for its replies, else the author's."""
+    return message.speaker or message.author_name
+
+
+def message_json(message: ChannelMessage, parts: Sequence[int] = ()) -> dict[str, Any]:
+    """One message as the API answers it (docs/channels.md#events)."""
+    swipe = current_swipe(message)
+    return {
+        "id": snowflake_text(message.discord_id),
+        "role": message.role,
+        "name": speaker_name(message),
+        "content": swipe.get("content", ""),
+        "ops": list(swipe.get("ops") or []),
+        "swipe": message.current,
+        "swipes": len(message.swipes or ()),
+        "parts": [snowflake_text(part) for part in parts],
+    }
+
+
+def parts_by_message(conversation: ChannelConversation) -> dict[int, list[int]]:
+    """The further Discord ids of each reply sent in parts, by message row id (one query)."""
+    found: dict[int, list[int]] = {}
+    rows = ChannelMessagePart.objects.filter(conversation=conversation).order_by("discord_id")
+    for message_id, discord_id in rows.values_list("message_id", "discord_id"):
+        found.setdefault(message_id, []).append(discord_id)
+    return found
+
+
+def state_before(
+    conversation: ChannelConversation, messages: Sequence[ChannelMessage], discord_id: int
+) -> dict[str, Any]:
+    """The cache as it stood before message `discord_id`: its ops and the later messages' out of scope."""
+    earlier = [current_ops(m) for m in messages if m.discord_id < discord_id]
+    removed = [op for m in messages if m.discord_id >= discord_id for op in current_ops(m)]
+    return replay_into_cache(
+        conversation.variables or {}, base=conversation.base or {}, removed=removed, surviving=earlier
+    ).variables
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChat:
+    """What an assembly reads of a stored channel: the history in the bucket document's shape, the
+    variables the render starts from, and the channel it belongs to."""
+
+    channel_id: int
+    parent_id: int | None
+    history: list[dict[str, Any]]
+    variables: dict[str, Any]
+
+
+class UnknownMessage(LookupError):
+    """`regenerate` names no stored message of the channel."""
+
+
+def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:
+    """The channel's stored conversation as an assembly starts from it (two queries), or None when the
+    server stores none for it. With `regenerate` the history ends before that message (or the reply
+    a part of it belongs to) and the variables are the state before it; UnknownMessage when unknown."""
+    conversation = conversation_for(server_id, channel_id)
+    if conversation is None:
+        return None
+    messages = messages_of(conversation)
+    variables = dict(conversation.variables or {})
+    if regenerate is not None:
+        target = _message_or_part(conversation, messages, regenerate)
+        if target is None:
+            raise UnknownMessage(regenerate)
+        variables = state_before(conversation, messages, target.discord_id)
+        messages = [m for m in messages if m.discord_id < target.discord_id]
+    history = [
+        {
+            "role": message.role,
+            "name": speaker_name(message),
+            "content": current_swipe(message).get("content", ""),
+            "timestamp": message.created_at.isoformat(),
+        }
+        for message in messages
+    ]
+    return StoredChat(conversation.channel_id, conversation.parent_id, history, variables)
+
+
+def _message_or_part(
+    conversation: ChannelConversation, messages: Sequence[ChannelMessage], discord_id: int
+) -> ChannelMessage | None:
+    for message in messages:
+        if message.discord_id == discord_id:
+            return message
+    owner = (
+        conversation.messages.filter(parts__discord_id=discord_id)
+        .values_list("discord_id", flat=True)
+        .first()
+    )
+    return next((m for m in messages if m.discord_id == owner), None) if owner is not None else None
+
+
+def recent_turns(server_id: int, channel_id: int, *, limit: int = 10) -> list[dict[str, Any]] | None:
+    """The channel's last `limit` stored messages as short-term memory keeps turns
+    (`{role, name, content}`), or None when the channel has no stored conversation."""
+    conversation = conversation_for(server_id, channel_id)
+    if conversation is None:
+        return None
+    rows = list(ChannelMessage.objects.filter(conversation=conversation).order_by("-discord_id")[:limit])
+    return [
+        {"role": m.role, "name": speaker_name(m), "content": current_swipe(m).get("content", "")}
+        for m in reversed(rows)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    """A stored message as the moderators' page shows it."""
+
+    message: ChannelMessage
+    id: str
+    role: str
+    name: str
+    author: str
+    content: str
+    ops: tuple[Op, ...]
+    swipe: int
+    swipes: int
+
+
+def message_rows(conversation: ChannelConversation) -> list[MessageRow]:
+    return [
+        MessageRow(
+            message=m,
+            id=str(m.discord_id),
+            role=m.role,
+            name=speaker_name(m),
+            author=m.author_name if m.role == MessageRole.USER else (m.speaker or "the bot"),
+            content=current_swipe(m).get("content", ""),
+            ops=current_ops(m),
+            swipe=m.current + 1,
+            swipes=len(m.swipes or ()),
+        )
+        for m in messages_of(conversation)
+    ]
+
+
+def forget_records(server_id: int, channel_id: int | None = None, *, limit: int = 50) -> list[AuditEvent]:
+    """What was forgotten on the server (the channel's, when given) and when, newest first."""
+    events = AuditEvent.objects.filter(
+        server_id=server_id, action__in=(AuditAction.CHANNEL_FORGET, AuditAction.CHANNEL_MEMBER_FORGET)
+    ).order_by("-id")
+    rows = list(events[: limit * 4])
+    if channel_id is not None:
+        key = str(channel_id)
+        rows = [
+            e
+            for e in rows
+            if key in (e.detail or {}).get("channels", []) or (e.detail or {}).get("channel") == key
+        ]
+    return rows[:limit]
