@@ -4,7 +4,8 @@ GET   /api/v1/servers/<id>/groups                      the server's groups, memb
 GET   /api/v1/servers/<id>/groups/<name>               one group (the list_group_members tool's answer)
 GET   /api/v1/servers/<id>/channels/<channel>/group    the group a channel uses (?parent=<thread's parent>), or null
 POST  /api/v1/servers/<id>/groups/<name>/next          who answers next: {messages: [{role, name, content}], seed?,
-      trigger?: {member, message}} → {speakers: [names], strategy, seed}
+      trigger?: {member, message}} → {speakers: [names], strategy, seed}; `conversation: <channel>`
+      instead of `messages` reads the channel's stored conversation (docs/channels.md)
 POST  /api/v1/servers/<id>/groups/<name>/notes         the set_member_note tool: {channel, member, text ≤ 1 500}
 
 Errors are `{"error": one sentence}`. A warm `next` (token and group cached) makes no SQL query.
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from conversations.channels import selectors as channel_selectors
 from core.actors import Agent
 from engine.groups import ChatLine, next_speakers
 from servers.api_auth import ApiError, api_view, json_response, read_json_body
@@ -110,7 +112,7 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
         return json_response(
             {"speakers": [member], **answer, "trigger": {"member": member, "message": message}}
         )
-    lines = _messages(body.get("messages", []))
+    lines = _stored_lines(server_id, body) if "conversation" in body else _messages(body.get("messages", []))
     return json_response({"speakers": next_speakers(loaded.group, lines, seed), **answer})
 
 
@@ -166,6 +168,18 @@ def _messages(value: Any) -> list[ChatLine]:
             raise ApiError(f"`messages[{index}].content` must be text.")
         lines.append(ChatLine(role=role, name=name.strip(), content=content))
     return lines
+
+
+def _stored_lines(server_id: int, body: dict[str, Any]) -> list[ChatLine]:
+    """The last stored messages of the channel `conversation` names, as `next` reads them."""
+    if "messages" in body:
+        raise ApiError("Send either `conversation` or `messages`: the stored conversation is the messages.")
+    stored = channel_selectors.stored_chat(server_id, read_snowflake(body, "conversation"))
+    if stored is None:
+        raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
+    return [
+        ChatLine(role=m["role"], name=m["name"], content=m["content"]) for m in stored.history[-MAX_MESSAGES:]
+    ]
 
 
 def _member_ref(value: Any) -> str | int:

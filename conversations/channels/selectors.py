@@ -3,11 +3,12 @@ history an assembly starts from, and the pages' views."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
 from servers.audit_actions import AuditAction
@@ -148,17 +149,38 @@ def _message_or_part(
     return next((m for m in messages if m.discord_id == owner), None) if owner is not None else None
 
 
-def recent_turns(server_id: int, channel_id: int, *, limit: int = 10) -> list[dict[str, Any]] | None:
-    """The channel's last `limit` stored messages as short-term memory keeps turns
-    (`{role, name, content}`), or None when the channel has no stored conversation."""
-    conversation = conversation_for(server_id, channel_id)
-    if conversation is None:
-        return None
-    rows = list(ChannelMessage.objects.filter(conversation=conversation).order_by("-discord_id")[:limit])
-    return [
-        {"role": m.role, "name": speaker_name(m), "content": current_swipe(m).get("content", "")}
-        for m in reversed(rows)
-    ]
+def recent_turns(
+    server_id: int, channel_ids: Collection[int], *, limit: int = 10
+) -> dict[int, list[dict[str, Any]]]:
+    """The last `limit` stored messages of each of the server's channels among `channel_ids` that has
+    a stored conversation, by channel, as short-term memory keeps turns (`{role, name, content,
+    timestamp}`, oldest first). Two queries at most, whatever the number of channels."""
+    conversations = dict(
+        ChannelConversation.objects.filter(server_id=server_id, channel_id__in=list(channel_ids)).values_list(
+            "pk", "channel_id"
+        )
+    )
+    if not conversations:
+        return {}
+    rows = (
+        ChannelMessage.objects.filter(conversation_id__in=list(conversations))
+        .annotate(
+            rank=Window(RowNumber(), partition_by=[F("conversation_id")], order_by=F("discord_id").desc())
+        )
+        .filter(rank__lte=limit)
+        .order_by("conversation_id", "discord_id")
+    )
+    turns: dict[int, list[dict[str, Any]]] = {}
+    for m in rows:
+        turns.setdefault(conversations[m.conversation_id], []).append(
+            {
+                "role": m.role,
+                "name": speaker_name(m),
+                "content": current_swipe(m).get("content", ""),
+                "timestamp": m.created_at.isoformat(),
+            }
+        )
+    return turns
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,3 +240,30 @@ def test_charlie_cannot_ask_about_the_lantern_guilds_group(
     assert post_next(client, lantern.pk, {"messages": []}, harbor_token).status_code == 404
     answer = post_next(client, harbor.pk, {"messages": []}, harbor_token)
     assert answer.status_code == 404 and "no group named “Party”" in answer.json()["error"]
+
+
+@pytest.mark.django_db
+def test_next_reads_the_channels_stored_conversation_with_each_members_name(
+    client, lantern, party_cards, api_token
+):
+    from conversations.channels.services import message_post
+
+    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=None)
+    message_post(
+        server_id=lantern.pk,
+        channel_id=42,
+        message_id=1,
+        role="user",
+        content="Hello all",
+        author_id=7,
+        author_name="Ann",
+    )
+    message_post(
+        server_id=lantern.pk, channel_id=42, message_id=2, role="assistant", content="Hi!", speaker="Mira"
+    )
+    answer = post_next(client, lantern.pk, {"conversation": "42", "seed": 3}, api_token, name="Crew")
+    assert answer.status_code == 200
+    assert answer.json()["speakers"] == ["Tomas"]  # Mira already spoke since Ann's message
+    both = post_next(client, lantern.pk, {"conversation": "42", "messages": []}, api_token, name="Crew")
+    assert both.status_code == 400
+    assert post_next(client, lantern.pk, {"conversation": "43"}, api_token, name="Crew").status_code == 404
