@@ -47,6 +47,7 @@ class PreviewOptions:
     seed: int | None = None
     conversation: int | None = None  # a sample conversation replacing the history and variables
     message: int | None = None  # with a conversation: preview at this message (1-based), else its last
+    channel: int | None = None  # a stored channel conversation, as it stands now (docs/channels.md#pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +192,7 @@ def _assemble(
         provider=options.provider or None,
         seed=seed if seed is not None else options.seed,
         replay_seed=replay,
+        channel=options.channel,
     )
 
 

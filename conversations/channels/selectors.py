@@ -35,6 +35,15 @@ def conversations_of(server_id: int) -> QuerySet[ChannelConversation]:
     return ChannelConversation.objects.filter(server_id=server_id).annotate(message_count=Count("messages"))
 
 
+def stored_channel_ids(server_id: int, *, limit: int = 200) -> list[int]:
+    """The server's stored channels, most recently changed first (for a select)."""
+    return list(
+        ChannelConversation.objects.filter(server_id=server_id)
+        .order_by("-updated_at", "id")
+        .values_list("channel_id", flat=True)[:limit]
+    )
+
+
 def messages_of(conversation: ChannelConversation) -> list[ChannelMessage]:
     """The conversation's messages in Discord's order (one query)."""
     return list(ChannelMessage.objects.filter(conversation=conversation).order_by("discord_id"))

@@ -151,12 +151,9 @@ def message_post(
         conversation = _lock(server_id, channel_id, create=True, parent_id=parent_id)
         existing = _find(conversation, message_id)
         if existing is not None:
+            _add_parts(conversation, existing, parts)
             return Posted(existing, dict(conversation.variables or {}), created=False)
-        taken = ChannelMessagePart.objects.filter(conversation=conversation, discord_id__in=ids).exists() or (
-            parts and ChannelMessage.objects.filter(conversation=conversation, discord_id__in=parts).exists()
-        )
-        if taken:
-            raise ChannelError("`parts` names a message this channel already stores.")
+        _add_parts(conversation, None, parts)
         messages = messages_of(conversation)
         last = not any(m.discord_id > message_id for m in messages)
         state = (
@@ -176,9 +173,7 @@ def message_post(
             swipes=[{"content": text, "ops": ops}],
             current=0,
         )
-        ChannelMessagePart.objects.bulk_create(
-            ChannelMessagePart(conversation=conversation, message=message, discord_id=part) for part in parts
-        )
+        _add_parts(conversation, message, parts)
         if last:
             if ops:
                 conversation.variables = after
@@ -186,6 +181,33 @@ def message_post(
         else:
             _replay(conversation, ())
     return Posted(message, dict(conversation.variables), warnings=warnings)
+
+
+def _add_parts(
+    conversation: ChannelConversation, message: ChannelMessage | None, parts: Sequence[int]
+) -> None:
+    """Record `parts` as further pieces of `message` (with None: only check they are free). A part the
+    reply already has is skipped, so a repeat that names the pieces the bot posted since adds just
+    those; a part that is another stored message, or another reply's part, is refused."""
+    owned = set(
+        ChannelMessagePart.objects.filter(conversation=conversation, discord_id__in=parts).values_list(
+            "discord_id", "message_id"
+        )
+    )
+    others = ChannelMessage.objects.filter(conversation=conversation, discord_id__in=parts)
+    if message is not None:
+        others = others.exclude(pk=message.pk)
+    if any(owner != (message.pk if message else None) for _, owner in owned) or (parts and others.exists()):
+        raise ChannelError("`parts` names a message this channel already stores.")
+    if message is None:
+        return
+    known = {discord_id for discord_id, _ in owned}
+    new = [part for part in parts if part not in known and part != message.discord_id]
+    if message.parts.count() + len(new) > MAX_PARTS:
+        raise ChannelError(f"A reply may have at most {MAX_PARTS} parts.")
+    ChannelMessagePart.objects.bulk_create(
+        ChannelMessagePart(conversation=conversation, message=message, discord_id=part) for part in new
+    )
 
 
 def message_edit(*, server_id: int, channel_id: int, message_id: int, content: str) -> Posted:

@@ -18,7 +18,14 @@ from characters import services as card_services
 from characters.models import Card as CardRow
 from conversations import services as conversation_services
 from conversations.channels import services as channel_services
-from conversations.models import ChannelMessage, ConversationMessage, SampleConversation, Swipe
+from conversations.models import (
+    ChannelConversation,
+    ChannelMessage,
+    ChannelSettings,
+    ConversationMessage,
+    SampleConversation,
+    Swipe,
+)
 from engine.cards import Card, card_png
 from engine.regex import parse_scripts
 from groups import services as group_services
@@ -227,6 +234,10 @@ def snapshot(server: Server) -> dict[str, Any]:
             .values_list("pk", "position", "enabled", "data")
         ),
         "swipes": list(Swipe.objects.filter(message__conversation__server=server).order_by("pk").values()),
+        "channel_settings": list(ChannelSettings.objects.filter(server=server).values()),
+        "channel_conversations": list(
+            ChannelConversation.objects.filter(server=server).order_by("pk").values_list("pk", "variables")
+        ),
         "channel_messages": list(
             ChannelMessage.objects.filter(conversation__server=server)
             .order_by("pk")

@@ -97,6 +97,11 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "conversations:swipe-select": {"POST": Action.EDIT_SAMPLES},
     "conversations:swipe-delete": {"POST": Action.EDIT_SAMPLES},
     "conversations:ops-save": {"POST": Action.EDIT_SAMPLES},
+    "conversations:channels": {"GET": Action.REVIEW_STM},
+    "conversations:channel": {"GET": Action.REVIEW_STM},
+    "conversations:channel-rules": {"POST": Action.MANAGE_PRIVACY},
+    "conversations:channel-forget": {"POST": Action.FORGET_CHANNELS},
+    "conversations:member-forget": {"POST": Action.FORGET_CHANNELS},
     "regex_scripts:list": {"GET": Action.READ_REGEX},
     "regex_scripts:upload": {"POST": Action.MANAGE_REGEX},
     "regex_scripts:add": {"POST": Action.MANAGE_REGEX},
@@ -238,6 +243,13 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "conversations:message-edit": lambda: {"text": "edited"},
         "conversations:message-continue": lambda: {"text": " more"},
         "conversations:swipe-add": lambda: {"text": "another"},
+        "conversations:channel-rules": lambda: {
+            "user_writes": "on",
+            "keep_messages": "100",
+            "keep_days": "7",
+        },
+        "conversations:channel-forget": lambda: {"confirm": "yes"},
+        "conversations:member-forget": lambda: {"member": str(world.discord_user_id), "confirm": "yes"},
         "regex_scripts:upload": lambda: {
             "file": SimpleUploadedFile(
                 "walk.json", b'{"findRegex": "/walk/g", "placement": [2]}', "application/json"

@@ -131,6 +131,15 @@ def test_an_event_for_any_part_of_a_split_reply_is_an_event_for_the_reply(bot):
     assert bot.variables() == {}
 
 
+def test_a_repeat_may_name_the_pieces_the_bot_posted_since_and_adds_only_those(bot):
+    first = bot.post("1000", "A long reply {{setvar::hp::5}}")
+    again = bot.post("1000", "A long reply {{setvar::hp::5}}", parts=["1001", "1002"])
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["message"]["parts"] == ["1001", "1002"]
+    assert bot.variables() == {"hp": "5"}
+    assert bot.post("1003", "another", parts=["1001"]).status_code == 400
+
+
 def test_unknown_ids_answer_404_json(bot):
     bot.post("1000", "hello")
     for method, path in (
