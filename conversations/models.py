@@ -145,7 +145,8 @@ class ChannelMessage(models.Model):
     """One message of a channel conversation, in Discord's order (its id, a snowflake, is a time).
 
     `swipes` holds the reply's versions, `[{"content", "ops"}]`, `current` the index of the shown
-    one; a user's message has one.
+    one (a user's message has one); `content` repeats the shown text, so reading a history decodes
+    no JSON (the services keep the two in step).
     """
 
     conversation = models.ForeignKey(ChannelConversation, on_delete=models.CASCADE, related_name="messages")
@@ -156,6 +157,7 @@ class ChannelMessage(models.Model):
     speaker = models.CharField(max_length=100, blank=True, help_text="A group member's history name.")
     swipes = models.JSONField(default=list)
     current = models.PositiveIntegerField(default=0)
+    content = models.TextField(blank=True, help_text="The current swipe's text, kept for reads.")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:

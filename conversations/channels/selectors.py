@@ -3,8 +3,11 @@ history an assembly starts from, and the pages' views."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, F, QuerySet, Window
@@ -118,30 +121,76 @@ class UnknownMessage(LookupError):
 
 
 def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:
-    """The channel's stored conversation as an assembly starts from it (two queries), or None when the
-    server stores none for it. With `regenerate` the history ends before that message (or the reply
-    a part of it belongs to) and the variables are the state before it; UnknownMessage when unknown."""
+    """The channel's stored conversation as an assembly starts from it, or None when the server stores
+    none for it: one query when this process read the channel as it stands, else two. With
+    `regenerate` the history ends before that message (or the reply a part of it belongs to) and the
+    variables are the state before it; UnknownMessage when unknown."""
+    if regenerate is None:
+        row = (
+            ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id)
+            .values_list("pk", "parent_id", "variables", "updated_at")
+            .first()
+        )
+        if row is None:
+            return None
+        pk, parent_id, stored_variables, updated_at = row
+        return StoredChat(channel_id, parent_id, _history_copy(pk, updated_at), dict(stored_variables or {}))
     conversation = conversation_for(server_id, channel_id)
     if conversation is None:
         return None
-    messages = messages_of(conversation)
     variables = dict(conversation.variables or {})
+    rows = ChannelMessage.objects.filter(conversation=conversation).order_by("discord_id")
     if regenerate is not None:
+        messages = messages_of(conversation)
         target = _message_or_part(conversation, messages, regenerate)
         if target is None:
             raise UnknownMessage(regenerate)
         variables = state_before(conversation, messages, target.discord_id)
-        messages = [m for m in messages if m.discord_id < target.discord_id]
-    history = [
-        {
-            "role": message.role,
-            "name": speaker_name(message),
-            "content": current_swipe(message).get("content", ""),
-            "timestamp": message.created_at.isoformat(),
-        }
-        for message in messages
+        rows = rows.filter(discord_id__lt=target.discord_id)
+    # Plain values, not model instances: this runs on every assembly from a stored channel.
+    return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+
+
+def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:
+    return [
+        {"role": role, "name": speaker or author, "content": content, "timestamp": created.isoformat()}
+        for role, speaker, author, content, created in rows.values_list(
+            "role", "speaker", "author_name", "content", "created_at"
+        )
     ]
-    return StoredChat(conversation.channel_id, conversation.parent_id, history, variables)
+
+
+# The history of recently assembled channels, per process, keyed by the conversation row and the time
+# of its last change: every write saves the row (`updated_at`) under the channel's lock, so a changed
+# channel is a new key and a warm assembly reads one row instead of every message.
+_HISTORIES: OrderedDict[tuple[int, datetime], list[dict[str, Any]]] = OrderedDict()
+_HISTORIES_LOCK = threading.Lock()
+HISTORY_CACHE_ENTRIES = 64
+HISTORY_CACHE_MAX_CHARS = 1_000_000  # a longer history is read each time rather than held
+
+
+def _history_copy(conversation_id: int, updated_at: datetime) -> list[dict[str, Any]]:
+    key = (conversation_id, updated_at)
+    with _HISTORIES_LOCK:
+        cached = _HISTORIES.get(key)
+        if cached is not None:
+            _HISTORIES.move_to_end(key)
+            return list(cached)
+    history = _history_of(
+        ChannelMessage.objects.filter(conversation_id=conversation_id).order_by("discord_id")
+    )
+    if sum(len(m["content"]) for m in history) <= HISTORY_CACHE_MAX_CHARS:
+        with _HISTORIES_LOCK:
+            _HISTORIES[key] = history
+            while len(_HISTORIES) > HISTORY_CACHE_ENTRIES:
+                _HISTORIES.popitem(last=False)
+    return list(history)
+
+
+def forget_histories() -> None:
+    """Empty this process's history copies (tests that stand in for a new process)."""
+    with _HISTORIES_LOCK:
+        _HISTORIES.clear()
 
 
 def _message_or_part(
@@ -185,7 +234,7 @@ def recent_turns(
             {
                 "role": m.role,
                 "name": speaker_name(m),
-                "content": current_swipe(m).get("content", ""),
+                "content": m.content,
                 "timestamp": m.created_at.isoformat(),
             }
         )

@@ -154,10 +154,13 @@ def message_post(
             _add_parts(conversation, existing, parts)
             return Posted(existing, dict(conversation.variables or {}), created=False)
         _add_parts(conversation, None, parts)
-        messages = messages_of(conversation)
-        last = not any(m.discord_id > message_id for m in messages)
+        last = not ChannelMessage.objects.filter(
+            conversation=conversation, discord_id__gt=message_id
+        ).exists()
         state = (
-            dict(conversation.variables or {}) if last else state_before(conversation, messages, message_id)
+            dict(conversation.variables or {})
+            if last
+            else state_before(conversation, messages_of(conversation), message_id)
         )
         writes = role == MessageRole.ASSISTANT or channel_settings(server_id).user_writes
         text, ops, after, warnings = (
@@ -172,6 +175,7 @@ def message_post(
             speaker=speaker[:MAX_NAME_CHARS],
             swipes=[{"content": text, "ops": ops}],
             current=0,
+            content=text,
         )
         _add_parts(conversation, message, parts)
         if last:
@@ -189,6 +193,8 @@ def _add_parts(
     """Record `parts` as further pieces of `message` (with None: only check they are free). A part the
     reply already has is skipped, so a repeat that names the pieces the bot posted since adds just
     those; a part that is another stored message, or another reply's part, is refused."""
+    if not parts:
+        return
     owned = set(
         ChannelMessagePart.objects.filter(conversation=conversation, discord_id__in=parts).values_list(
             "discord_id", "message_id"
@@ -221,7 +227,8 @@ def message_edit(*, server_id: int, channel_id: int, message_id: int, content: s
         index = min(message.current, len(swipes) - 1)
         swipes[index] = {**swipes[index], "content": content}
         message.swipes = swipes
-        message.save(update_fields=["swipes"])
+        message.content = content
+        message.save(update_fields=["swipes", "content"])
         _replay(conversation, ())
     return Posted(message, dict(conversation.variables), created=False)
 
@@ -262,7 +269,8 @@ def swipe_add(*, server_id: int, channel_id: int, message_id: int, content: str)
         removed = current_ops(message)
         message.swipes = [*swipes, {"content": text, "ops": ops}]
         message.current = len(swipes)
-        message.save(update_fields=["swipes", "current"])
+        message.content = text
+        message.save(update_fields=["swipes", "current", "content"])
         if messages and messages[-1].discord_id == message.discord_id:
             conversation.variables = after
             conversation.save(update_fields=["variables", "updated_at"])
@@ -288,7 +296,8 @@ def swipe_select(*, server_id: int, channel_id: int, message_id: int, index: Any
         index = _swipe_index(message, index)
         removed = current_ops(message)
         message.current = index
-        message.save(update_fields=["current"])
+        message.content = str(message.swipes[index].get("content", ""))
+        message.save(update_fields=["current", "content"])
         _replay(conversation, removed)
     return Posted(message, dict(conversation.variables), created=False)
 
@@ -308,7 +317,8 @@ def swipe_delete(*, server_id: int, channel_id: int, message_id: int, index: int
         if message.current > index or (message.current == index and index > 0):
             message.current -= 1
         message.swipes = swipes
-        message.save(update_fields=["swipes", "current"])
+        message.content = str(swipes[message.current].get("content", ""))
+        message.save(update_fields=["swipes", "current", "content"])
         _replay(conversation, removed)
     return Posted(message, dict(conversation.variables), created=False)
 
@@ -321,11 +331,11 @@ def render_writes_keep(
     the render did not touch keep the value they have now, even if an event changed them meanwhile."""
     changed = {key: value for key, value in after.items() if before.get(key, _ABSENT) != value}
     gone = [key for key in before if key not in after]
+    if not changed and not gone:
+        return dict(after)
     with transaction.atomic():
         conversation = _lock(server_id, channel_id)
         variables = dict(conversation.variables or {})
-        if not changed and not gone:
-            return variables
         variables.update(changed)
         for key in gone:
             variables.pop(key, None)
@@ -440,5 +450,5 @@ def _expire_one(conversation_id: int, *, keep: int, cutoff: datetime, batch: int
         folded = apply_ops(conversation.base or {}, [op for m in old for op in current_ops(m)])
         conversation.base = folded.variables
         ChannelMessage.objects.filter(pk__in=[m.pk for m in old]).delete()
-        conversation.save(update_fields=["base"])
+        conversation.save(update_fields=["base", "updated_at"])
         return len(old)

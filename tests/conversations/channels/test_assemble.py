@@ -99,3 +99,11 @@ def test_a_cards_first_message_posted_first_bootstraps_its_ops(bot):
     bot.post("999", "*The inn is quiet.* {{setvar::hp::100}}{{setvar::gold::3}}")
     assert bot.variables() == {"hp": "100", "gold": "3"}
     assert bot.conversation()["messages"][0]["content"] == "*The inn is quiet.*"
+
+
+def test_an_edit_after_an_assembly_is_in_the_next_assemblys_history(bot, weather_preset):
+    bot.post("1000", "The door is red.")
+    assert "The door is red." in " ".join(contents(assemble(bot)))
+    bot.call("PATCH", f"channels/{TAVERN}/messages/1000", {"content": "The door is blue."})
+    text = " ".join(contents(assemble(bot)))
+    assert "The door is blue." in text and "red" not in text
