@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.actors import Actor
@@ -52,10 +53,14 @@ class Posted:
     created: bool = True
     warnings: tuple[str, ...] = ()
 
+    known_parts: tuple[int, ...] | None = None  # when the event knows them, no query
+
     @property
     def parts(self) -> tuple[int, ...]:
         if self.message is None:
             return ()
+        if self.known_parts is not None:
+            return self.known_parts
         return tuple(self.message.parts.order_by("discord_id").values_list("discord_id", flat=True))
 
 
@@ -72,15 +77,14 @@ def _lock(
 ) -> ChannelConversation:
     """The channel's conversation row, locked until the transaction ends; ChannelError (404) when the
     server stores none for the channel and `create` is off."""
-    if create:
+    rows = ChannelConversation.objects.select_for_update().filter(server_id=server_id, channel_id=channel_id)
+    conversation = rows.first()
+    if conversation is None and create:
+        # The first event of a channel; two at once both try, the unique constraint keeps one row.
         ChannelConversation.objects.get_or_create(
             server_id=server_id, channel_id=channel_id, defaults={"parent_id": parent_id}
         )
-    conversation = (
-        ChannelConversation.objects.select_for_update()
-        .filter(server_id=server_id, channel_id=channel_id)
-        .first()
-    )
+        conversation = rows.first()
     if conversation is None:
         raise ChannelError("This server stores no conversation for that channel.", 404)
     return conversation
@@ -88,11 +92,11 @@ def _lock(
 
 def _find(conversation: ChannelConversation, discord_id: int) -> ChannelMessage | None:
     """The message with that id, or the reply that id is a part of."""
-    message = ChannelMessage.objects.filter(conversation=conversation, discord_id=discord_id).first()
-    if message is None:
-        part = ChannelMessagePart.objects.filter(conversation=conversation, discord_id=discord_id).first()
-        message = part.message if part is not None else None
-    return message
+    return (
+        ChannelMessage.objects.filter(conversation=conversation)
+        .filter(Q(discord_id=discord_id) | Q(parts__discord_id=discord_id))
+        .first()
+    )
 
 
 def _known(conversation: ChannelConversation, discord_id: int) -> ChannelMessage:
@@ -184,7 +188,7 @@ def message_post(
             conversation.save(update_fields=["variables", "updated_at"])
         else:
             _replay(conversation, ())
-    return Posted(message, dict(conversation.variables), warnings=warnings)
+    return Posted(message, dict(conversation.variables), warnings=warnings, known_parts=tuple(sorted(parts)))
 
 
 def _add_parts(
