@@ -6,7 +6,9 @@ request fields:
 `native` (true: ignore presets), `preset` (a stored preset's name instead of the active one),
 `encoding` (o200k_base | cl100k_base), `channel` and `parent_channel` (the channel or thread the
 prompt is for, when the document has no `stm_context` naming it: its own preset wins over the
-active one, a thread inherits its parent's). The answer is the same JSON object `manage.py assemble` prints. A document's `group` turn
+active one, a thread inherits its parent's), `conversation` (a channel whose stored conversation is
+the history and whose variables the render starts from and keeps, docs/channels.md#assembling-from-the-stored-conversation)
+and `regenerate` (with `conversation`: the stored reply to regenerate). The answer is the same JSON object `manage.py assemble` prints. A document's `group` turn
 (docs/groups.md) names a group and its speaker; an unknown group or a speaker outside it is a 400.
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
 With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query. When
@@ -22,6 +24,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
+from conversations.channels import selectors as channel_selectors
+from conversations.channels import services as channel_services
 from core.fairness import fair_share
 from engine import BucketError, parse_buckets
 from lorebooks import services as lorebook_services
@@ -30,7 +34,17 @@ from servers.snowflakes import read_snowflake
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
-REQUEST_FIELDS = ("provider", "style", "native", "preset", "encoding", "channel", "parent_channel")
+REQUEST_FIELDS = (
+    "provider",
+    "style",
+    "native",
+    "preset",
+    "encoding",
+    "channel",
+    "parent_channel",
+    "conversation",
+    "regenerate",
+)
 
 
 def max_body_bytes() -> int:
@@ -48,6 +62,7 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     in_buckets = isinstance(body.get("buckets"), dict)
     document = _ReadKeys(body["buckets"] if in_buckets else _without(body, REQUEST_FIELDS))
     _check_options(options)
+    stored = _stored_chat(server_id, options, document)
     try:
         doc = parse_buckets(document)
     except BucketError as exc:
@@ -82,7 +97,43 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
         lorebook_services.timed_state_save(
             server_id=server_id, channel=channel, state=assembly.world_info["state"]
         )
+    if stored is not None:
+        channel_services.render_writes_keep(
+            server_id=server_id,
+            channel_id=stored.channel_id,
+            before=stored.variables,
+            after=assembly.variables,
+        )
     return json_response(assembly.to_dict())
+
+
+def _stored_chat(
+    server_id: int, options: dict[str, Any], document: dict[str, Any]
+) -> channel_selectors.StoredChat | None:
+    """The stored conversation `conversation` names, put into the document as its history and
+    starting variables (and its channel as the request's, unless one is named); None without it."""
+    conversation, regenerate = options["conversation"], options["regenerate"]
+    if conversation is None:
+        if regenerate is not None:
+            raise ApiError("`regenerate` needs `conversation`: the channel whose stored reply it names.")
+        return None
+    for field in ("history", "variables"):
+        if field in document:
+            raise ApiError(
+                f"Send either `conversation` or `{field}`: the stored conversation is the {field}."
+            )
+    try:
+        stored = channel_selectors.stored_chat(server_id, conversation, regenerate=regenerate)
+    except channel_selectors.UnknownMessage:
+        raise ApiError("`regenerate` names no stored message of this channel.", 404) from None
+    if stored is None:
+        raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
+    document["history"] = stored.history
+    document["variables"] = stored.variables
+    if options["channel"] is None:
+        options["channel"] = stored.channel_id
+        options["parent_channel"] = options["parent_channel"] or stored.parent_id
+    return stored
 
 
 class _ReadKeys(dict[str, Any]):
@@ -117,5 +168,5 @@ def _check_options(options: dict[str, Any]) -> None:
             raise ApiError(f"`{key}` must be a string.")
     if options["native"] is not None and not isinstance(options["native"], bool):
         raise ApiError("`native` must be true or false.")
-    for key in ("channel", "parent_channel"):
+    for key in ("channel", "parent_channel", "conversation", "regenerate"):
         options[key] = read_snowflake(options, key, required=False)

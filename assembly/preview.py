@@ -52,6 +52,7 @@ class PreviewOptions:
     # the character's fields in place of the sample's own
     group: str = ""
     speaker: str = ""
+    channel: int | None = None  # a stored channel conversation, as it stands now (docs/channels.md#pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +215,7 @@ def _assemble(
         provider=options.provider or None,
         seed=seed if seed is not None else options.seed,
         replay_seed=replay,
+        channel=options.channel,
     )
 
 

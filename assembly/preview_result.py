@@ -11,6 +11,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from conversations.channels.selectors import stored_chat
 from conversations.selectors import preview_inputs
 from core import offload
 from servers.models import Server
@@ -52,6 +53,17 @@ def _html(server: Server, preview: Preview) -> str:
 
 def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
     """The preview, with a chosen sample conversation's history and variables replacing the sample's."""
+    if options.channel is not None:
+        stored = stored_chat(server.pk, options.channel)
+        if stored is None:
+            return Preview(error="This server stores no conversation for that channel.")
+        return preview_assembly(
+            server_id=server.pk,
+            document=document,
+            options=options,
+            history=stored.history,
+            variables=stored.variables,
+        )
     if options.conversation is None:
         return preview_assembly(server_id=server.pk, document=document, options=options)
     inputs = preview_inputs(server.pk, options.conversation, options.message)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from characters import cache as card_cache
+from conversations.channels import selectors as channel_selectors
 from core.errors import UserError
 from engine import Assembly, BucketDocument, CompiledPreset, StmLine, StoredStm, assemble
 from engine.cards import Card, card_book
@@ -109,7 +110,9 @@ def stored_stm(server_id: int, doc: BucketDocument, *, now: datetime | None = No
     context = replace(doc.stm_context, impersonation=doc.impersonation)
     # Stored memory is live data: its expiry is judged against the real time, not the sample's `now`.
     moment = now or datetime.now(UTC)
-    contribution = stm_contribution(server_id=server_id, context=context, now=moment)
+    contribution = stm_contribution(
+        server_id=server_id, context=context, now=moment, stored_turns=channel_selectors.recent_turns
+    )
     summary = contribution.same_channel_summary.strip()
     lines = tuple(
         StmLine(

@@ -19,11 +19,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from conversations.channels.selectors import stored_channel_ids
 from conversations.selectors import conversation_choices
 from engine import GENERATION_TYPES, PROVIDERS, STYLES, BucketError
 from presets.selectors import presets_for
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
+from servers.selectors import directory_names
+from servers.snowflakes import snowflake_or_none
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
@@ -107,6 +110,15 @@ def _conversation_choices(server: Server) -> list[tuple[int, str]]:
     return conversation_choices(server.pk)
 
 
+def _channel_choices(server: Server) -> list[tuple[int, str]]:
+    """The server's stored channels for the "as it stands now" select, by name where the bot pushed one."""
+    names = directory_names(server.pk)
+    return [
+        (channel_id, f"#{names.channel(channel_id)}" if names.channel(channel_id) else str(channel_id))
+        for channel_id in stored_channel_ids(server.pk)
+    ]
+
+
 def _options(data: Any) -> PreviewOptions:
     preset = data.get("preset", "active")
     style = data.get("style", "")
@@ -119,7 +131,9 @@ def _options(data: Any) -> PreviewOptions:
         str(data.get("group") or "").strip()[:200],
         str(data.get("speaker") or "").strip()[:200],
     )
+    channel = snowflake_or_none((data.get("channel") or "").strip())
     return PreviewOptions(
+        channel=channel,
         conversation=int(conversation) if conversation.isdigit() and len(conversation) < 19 else None,
         message=int(message) if message.isdigit() and 0 < len(message) < 10 and int(message) > 0 else None,
         preset=preset if preset in ("active", "native") or preset.isdigit() else "active",
@@ -136,6 +150,8 @@ def _page_url(server: Server, sample: str, options: PreviewOptions) -> str:
     query = {"sample": sample, "preset": options.preset, "style": options.style, "provider": options.provider}
     if options.generation_type:
         query["generation_type"] = options.generation_type
+    if options.channel is not None:
+        query["channel"] = str(options.channel)
     if options.conversation is not None:
         query["conversation"] = str(options.conversation)
         if options.message is not None:
@@ -222,6 +238,7 @@ def _context(
         "providers": PROVIDERS,
         "generation_types": GENERATION_TYPES,
         "conversations": _conversation_choices(server),
+        "channels": _channel_choices(server),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }
 

@@ -195,6 +195,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.expire_stm_entries",
         "schedule": env_int("STM_EXPIRY_INTERVAL_SECONDS", default=600),
     },
+    "expire-channel-messages": {
+        "task": "conversations.tasks.expire_channel_messages",
+        "schedule": env_int("CHANNEL_EXPIRY_INTERVAL_SECONDS", default=600),
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

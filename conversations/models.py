@@ -13,7 +13,16 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-__all__ = ["ConversationMessage", "MessageRole", "SampleConversation", "Swipe"]
+__all__ = [
+    "ChannelConversation",
+    "ChannelMessage",
+    "ChannelMessagePart",
+    "ChannelSettings",
+    "ConversationMessage",
+    "MessageRole",
+    "SampleConversation",
+    "Swipe",
+]
 
 
 class MessageRole(models.TextChoices):
@@ -84,3 +93,97 @@ class Swipe(models.Model):
 
     def __str__(self) -> str:
         return f"swipe {self.pk} of message {self.message_id}"
+
+
+class ChannelSettings(models.Model):
+    """A server's rules for the channel conversations its bot reports (docs/channels.md)."""
+
+    server = models.OneToOneField(
+        "servers.Server", on_delete=models.CASCADE, primary_key=True, related_name="channel_settings"
+    )
+    user_writes = models.BooleanField(
+        default=False, help_text="Whether write macros in users' messages write variables (off by default)."
+    )
+    keep_messages = models.PositiveIntegerField(default=500, help_text="Messages kept per channel.")
+    keep_days = models.PositiveIntegerField(default=30, help_text="Days a message is kept.")
+
+    def __str__(self) -> str:
+        return f"channel settings of server {self.server_id}"
+
+
+class ChannelConversation(models.Model):
+    """One Discord channel's conversation as the server's bot reports it (docs/channels.md).
+
+    `variables` is the channel's variable cache: what assembly renders write, and what the ops of
+    the stored messages produce. `base` is the state the ops of expired messages left, so expiry
+    does not reset a chat's variables; replay starts from it.
+    """
+
+    server = models.ForeignKey(
+        "servers.Server", on_delete=models.CASCADE, related_name="channel_conversations"
+    )
+    channel_id = models.BigIntegerField(help_text="The Discord channel (or thread) id.")
+    parent_id = models.BigIntegerField(null=True, blank=True, help_text="A thread's channel.")
+    variables = models.JSONField(default=dict, blank=True)
+    base = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["server", "channel_id"], name="one_channel_conversation_per_server"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"channel {self.channel_id} of server {self.server_id}"
+
+
+class ChannelMessage(models.Model):
+    """One message of a channel conversation, in Discord's order (its id, a snowflake, is a time).
+
+    `swipes` holds the reply's versions, `[{"content", "ops"}]`, `current` the index of the shown
+    one (a user's message has one); `content` repeats the shown text, so reading a history decodes
+    no JSON (the services keep the two in step).
+    """
+
+    conversation = models.ForeignKey(ChannelConversation, on_delete=models.CASCADE, related_name="messages")
+    discord_id = models.BigIntegerField()
+    role = models.CharField(max_length=16, choices=MessageRole.choices)
+    author_id = models.BigIntegerField(null=True, blank=True)
+    author_name = models.CharField(max_length=100, blank=True)
+    speaker = models.CharField(max_length=100, blank=True, help_text="A group member's history name.")
+    swipes = models.JSONField(default=list)
+    current = models.PositiveIntegerField(default=0)
+    content = models.TextField(blank=True, help_text="The current swipe's text, kept for reads.")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["discord_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "discord_id"], name="one_channel_message_per_id")
+        ]
+        indexes = [models.Index(fields=["author_id"], name="channel_message_author")]
+
+    def __str__(self) -> str:
+        return f"message {self.discord_id}"
+
+
+class ChannelMessagePart(models.Model):
+    """A further Discord message one reply was split into: an event for it is an event for the reply."""
+
+    conversation = models.ForeignKey(ChannelConversation, on_delete=models.CASCADE, related_name="+")
+    message = models.ForeignKey(ChannelMessage, on_delete=models.CASCADE, related_name="parts")
+    discord_id = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "discord_id"], name="one_channel_message_part_per_id"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"part {self.discord_id} of {self.message_id}"

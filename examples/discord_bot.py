@@ -552,6 +552,226 @@ class BotCore:
         return None, {"error": f"There is no tool named {tool!r}."}
 
 
+# -- stored channel conversations (docs/bot.md, "Stored conversations") -------------------------------
+# Tavernkeep keeps the channel's conversation as the bot reports it, so per-message variables follow
+# edits, deletions, regenerations and swipes. The bot forwards what happens in the channel and
+# assembles with `"conversation": <channel>` instead of sending the history and variables itself.
+
+REGENERATE, SWIPE_BACK, SWIPE_NEXT = "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}", "◀", "▶"
+
+
+class ChannelStore:
+    """The channel conversation API (…/channels/<C>/messages, …/conversation): answers 200 or 201; a
+    message Tavernkeep does not store (an edit or deletion of one it never saw) is None, not an error."""
+
+    def __init__(self, tavernkeep: Tavernkeep) -> None:
+        self.tavernkeep = tavernkeep
+
+    def _send(self, method: str, server_id: str, path: str, body: Any = None) -> dict[str, Any] | None:
+        tk = self.tavernkeep
+        url = f"{tk.base_url}/api/v1/servers/{server_id}/{path}"
+        headers = {"Authorization": f"Bearer {tk.token_for(server_id)}"}
+        try:
+            response = tk.http.request(method, url, json=body, headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            raise TavernkeepError(f"Tavernkeep {path}: could not reach {tk.base_url} ({exc}).") from None
+        if response.status_code == 404 and method in ("PATCH", "DELETE", "PUT"):
+            return None
+        if response.status_code == 201:  # a new message or swipe
+            try:
+                return dict(response.json())
+            except ValueError:
+                pass
+        return answer_of(path, response)
+
+    def post(self, server_id: str, channel_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        answer = self._send("POST", server_id, f"channels/{channel_id}/messages", body)
+        assert answer is not None
+        return answer
+
+    def edit(self, server_id: str, channel_id: str, message_id: str, content: str) -> dict[str, Any] | None:
+        return self._send(
+            "PATCH", server_id, f"channels/{channel_id}/messages/{message_id}", {"content": content}
+        )
+
+    def delete(self, server_id: str, channel_id: str, message_id: str) -> dict[str, Any] | None:
+        return self._send("DELETE", server_id, f"channels/{channel_id}/messages/{message_id}")
+
+    def add_swipe(
+        self, server_id: str, channel_id: str, message_id: str, content: str
+    ) -> dict[str, Any] | None:
+        path = f"channels/{channel_id}/messages/{message_id}/swipes"
+        return self._send("POST", server_id, path, {"content": content})
+
+    def switch_swipe(
+        self, server_id: str, channel_id: str, message_id: str, index: int
+    ) -> dict[str, Any] | None:
+        path = f"channels/{channel_id}/messages/{message_id}/swipes/current"
+        return self._send("PUT", server_id, path, {"index": index})
+
+    def conversation(self, server_id: str, channel_id: str) -> dict[str, Any] | None:
+        try:
+            return self._send("GET", server_id, f"channels/{channel_id}/conversation")
+        except TavernkeepError:
+            return None
+
+
+@dataclass
+class Reply:
+    """A reply the bot posted: its Discord ids (the first is the reply's) and who asked for it."""
+
+    ids: list[str]
+    asker_id: str
+    content: str
+
+
+class StoredCore:
+    """The loop on a stored conversation: the bot forwards the channel's events and asks Tavernkeep to
+    assemble from what it stores. `send(text) -> id` and `edit(id, text)` post and change the
+    bot's Discord messages in the channel (the Discord side gives them; tests give a recording one)."""
+
+    def __init__(self, core: BotCore) -> None:
+        self.core = core
+        self.store = ChannelStore(core.tavernkeep)
+        self.replies: dict[str, Reply] = {}  # the reply's first id → what the bot knows of it
+
+    def seen(self, message: Incoming, message_id: str) -> dict[str, Any]:
+        """Store a member's message (every message of a guild channel, answered or not)."""
+        body = {
+            "id": message_id,
+            "role": "user",
+            "author": {"id": message.author_id, "name": message.author_name},
+            "content": message.content,
+        }
+        if message.parent_channel_id:
+            body["parent"] = message.parent_channel_id
+        return self.store.post(message.guild_id, message.channel_id, body)
+
+    def _assemble(self, message: Incoming, asker_name: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+        context = {"channel": message.channel_id, "user": message.author_id, "has_tools": True}
+        if message.parent_channel_id:
+            context["parent_channel"] = message.parent_channel_id
+        core = self.core
+        assembled = core.tavernkeep.assemble(
+            message.guild_id,
+            {
+                "conversation": message.channel_id,
+                "names": {"user": asker_name, "char": core.bot_name},
+                "stm_context": {**context, "provider": core.model.provider},
+                "provider": core.model.provider,
+                **extra,
+            },
+        )
+        reply = core.model.complete(core.http, assembled["provider_payload"])
+        if reply.summary:
+            core.tavernkeep.update_summary(
+                message.guild_id, message.channel_id, message.author_id, reply.summary[:1500]
+            )
+        return core.tavernkeep.clean(message.guild_id, reply.text, asker_name), assembled
+
+    def answer(
+        self, message: Incoming, message_id: str, send: Callable[[str], str], edit: Callable[[str, str], None]
+    ) -> Reply:
+        """Store the member's message, assemble from the channel, and post the reply without its write
+        macros: a placeholder first (the reply's id), the reply stored under it, then its text."""
+        self.seen(message, message_id)
+        shown, _ = self._assemble(message, message.author_name)
+        first = send("…")
+        stored = self.store.post(
+            message.guild_id,
+            message.channel_id,
+            {"id": first, "role": "assistant", "author": {"name": self.core.bot_name}, "content": shown},
+        )
+        pieces = split_for_discord(stored["message"]["content"]) or ["…"]
+        edit(first, pieces[0])
+        ids = [first, *(send(piece) for piece in pieces[1:])]
+        if len(ids) > 1:  # the same id again with the further pieces: they become the reply's parts
+            self.store.post(
+                message.guild_id,
+                message.channel_id,
+                {"id": first, "role": "assistant", "content": shown, "parts": ids[1:]},
+            )
+        self.core.tavernkeep.store_turn(
+            message.guild_id,
+            {
+                "channel": message.channel_id,
+                "parent_channel": message.parent_channel_id,
+                "user": message.author_id,
+                "user_name": message.author_name,
+                "messages": [
+                    {"role": "user", "name": message.author_name, "content": message.content},
+                    {
+                        "role": "assistant",
+                        "name": self.core.bot_name,
+                        "content": stored["message"]["content"],
+                    },
+                ],
+            },
+        )
+        reply = Reply(ids, message.author_id, stored["message"]["content"])
+        self.replies[first] = reply
+        return reply
+
+    def regenerate(
+        self,
+        guild_id: str,
+        channel_id: str,
+        reply_id: str,
+        by: str,
+        by_name: str,
+        edit: Callable[[str, str], None],
+    ) -> dict[str, Any] | None:
+        """🔁 by the member who asked: a new reply as a new swipe, edited in place. Others' reactions,
+        and replies the bot does not know, change nothing (None)."""
+        known = self.replies.get(reply_id)
+        if known is None or known.asker_id != by:
+            return None
+        asked = Incoming(guild_id, channel_id, by, by_name, "")
+        shown, _ = self._assemble(asked, by_name, regenerate=reply_id)
+        answer = self.store.add_swipe(guild_id, channel_id, reply_id, shown)
+        if answer is not None:
+            self._show(answer, edit)
+        return answer
+
+    def switch(
+        self, guild_id: str, channel_id: str, reply_id: str, step: int, edit: Callable[[str, str], None]
+    ) -> dict[str, Any] | None:
+        """◀ (step -1) or ▶ (step +1) on a reply: show the swipe before or after the current one."""
+        stored = self.store.conversation(guild_id, channel_id)
+        message = next((m for m in (stored or {}).get("messages", []) if m["id"] == reply_id), None)
+        if message is None or not 0 <= message["swipe"] + step < message["swipes"]:
+            return None
+        answer = self.store.switch_swipe(guild_id, channel_id, reply_id, message["swipe"] + step)
+        if answer is not None:
+            self._show(answer, edit)
+        return answer
+
+    def _show(self, answer: dict[str, Any], edit: Callable[[str, str], None]) -> None:
+        """Edit the reply's Discord messages to the stored swipe (a longer swipe is cut to its parts)."""
+        message = answer["message"]
+        ids = [message["id"], *message.get("parts", [])]
+        pieces = split_for_discord(message["content"]) or ["…"]
+        for index, message_id in enumerate(ids):
+            edit(message_id, pieces[index] if index < len(pieces) else "\N{ZERO WIDTH SPACE}")
+        if message["id"] in self.replies:
+            self.replies[message["id"]].content = message["content"]
+
+    def edited(self, guild_id: str, channel_id: str, message_id: str, content: str) -> dict[str, Any] | None:
+        """A member edited a message: the stored text changes (nothing is extracted again)."""
+        return self.store.edit(guild_id, channel_id, message_id, content)
+
+    def deleted(self, guild_id: str, channel_id: str, message_ids: list[str]) -> list[dict[str, Any]]:
+        """Messages deleted (one, or a bulk deletion): each and its ops are gone. Several parts of one
+        reply are one deletion; the ones after it are unknown by then and skipped."""
+        answers = []
+        for message_id in message_ids:
+            answer = self.store.delete(guild_id, channel_id, message_id)
+            if answer is not None:
+                answers.append(answer)
+            self.replies.pop(message_id, None)
+        return answers
+
+
 # -- Discord ---------------------------------------------------------------------------------------------
 
 
@@ -611,6 +831,83 @@ def config_from(environ: Mapping[str, str]) -> Config:
     return Config(url, tokens, discord_token, model, environ.get("BOT_NAME", "Bot").strip() or "Bot")
 
 
+def forward_channel_events(
+    client: Any, stored: StoredCore, discord: Any
+) -> Callable[..., Any]:  # pragma: no cover
+    """Forward a guild channel's edits, deletions (one or in bulk) and reactions to Tavernkeep's stored
+    conversation (never a DM's), and return how on_message stores a message and answers a mention."""
+    import asyncio
+
+    def on_loop(coroutine: Any) -> Any:  # called from the core's thread: run on Discord's loop, wait
+        return asyncio.run_coroutine_threadsafe(coroutine, client.loop).result()
+
+    def sender(channel: Any) -> Callable[[str], str]:
+        return lambda text: str(on_loop(channel.send(text)).id)
+
+    def editor(channel: Any) -> Callable[[str, str], None]:
+        def edit(message_id: str, text: str) -> None:
+            on_loop(channel.get_partial_message(int(message_id)).edit(content=text))
+
+        return edit
+
+    async def answer_stored(message: Any, incoming: Incoming, mentioned: bool) -> None:
+        if not mentioned:
+            await asyncio.to_thread(stored.seen, incoming, str(message.id))
+            return
+        async with message.channel.typing():
+            await asyncio.to_thread(
+                stored.answer, incoming, str(message.id), sender(message.channel), editor(message.channel)
+            )
+
+    async def forward(call: Callable[..., Any], *args: Any) -> None:
+        try:
+            await asyncio.to_thread(call, *args)
+        except (TavernkeepError, httpx.HTTPError) as exc:
+            log.warning("channel event not stored: %s", exc)
+
+    @client.event
+    async def on_raw_message_edit(payload: Any) -> None:
+        author = (payload.data.get("author") or {}).get("id")
+        if payload.guild_id is None or "content" not in payload.data or author == str(client.user.id):
+            return  # a DM, an embed-only update, or the bot's own edit (it stored the text already)
+        await forward(
+            stored.edited,
+            str(payload.guild_id),
+            str(payload.channel_id),
+            str(payload.message_id),
+            payload.data["content"],
+        )
+
+    @client.event
+    async def on_raw_message_delete(payload: Any) -> None:
+        if payload.guild_id is not None:
+            await forward(
+                stored.deleted, str(payload.guild_id), str(payload.channel_id), [str(payload.message_id)]
+            )
+
+    @client.event
+    async def on_raw_bulk_message_delete(payload: Any) -> None:
+        if payload.guild_id is not None:
+            ids = [str(i) for i in sorted(payload.message_ids)]
+            await forward(stored.deleted, str(payload.guild_id), str(payload.channel_id), ids)
+
+    @client.event
+    async def on_raw_reaction_add(payload: Any) -> None:
+        if payload.guild_id is None or payload.user_id == client.user.id:
+            return
+        channel = client.get_channel(payload.channel_id) or await client.fetch_channel(payload.channel_id)
+        where = (str(payload.guild_id), str(payload.channel_id), str(payload.message_id))
+        emoji = str(payload.emoji)
+        if emoji == REGENERATE:
+            name = payload.member.display_name if payload.member else str(payload.user_id)
+            async with channel.typing():
+                await forward(stored.regenerate, *where, str(payload.user_id), name, editor(channel))
+        elif emoji in (SWIPE_BACK, SWIPE_NEXT):
+            await forward(stored.switch, *where, -1 if emoji == SWIPE_BACK else 1, editor(channel))
+
+    return answer_stored
+
+
 def run() -> None:  # pragma: no cover - needs Discord
     import asyncio
 
@@ -627,6 +924,7 @@ def run() -> None:  # pragma: no cover - needs Discord
     intents = discord.Intents.default()
     intents.message_content = True
     intents.members = True
+    intents.reactions = True
     client = discord.Client(intents=intents)
     http = httpx.Client()
     core = BotCore(Tavernkeep(config.url, config.tokens, http), config.model, http, bot_name=config.bot_name)
@@ -700,18 +998,14 @@ def run() -> None:  # pragma: no cover - needs Discord
                 async with message.channel.typing():
                     await asyncio.to_thread(core.handle_group, incoming, group, post)
                 return
-            if client.user not in message.mentions:
-                return
-            async with message.channel.typing():
-                pieces = await asyncio.to_thread(core.handle, incoming)
+            await answer_stored(message, incoming, client.user in message.mentions)
         except NoToken as exc:
             log.info("skipped %s: %s", message.guild.name, exc)
-            return
         except (TavernkeepError, httpx.HTTPError) as exc:
             log.warning("no answer in %s #%s: %s", message.guild.name, message.channel, exc)
-            return
-        for piece in pieces:
-            await message.channel.send(piece)
+
+    stored = StoredCore(core)
+    answer_stored = forward_channel_events(client, stored, discord)
 
     client.run(config.discord_token, log_handler=None)
 

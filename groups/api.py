@@ -10,7 +10,8 @@ GET   /api/v1/servers/<id>/channels/<channel>/group    the group a channel uses 
       (members with their `avatar_url`, as the group's GET)
 PUT   /api/v1/servers/<id>/channels/<channel>/group    {"group": name | null} sets it; DELETE clears it
 POST  /api/v1/servers/<id>/groups/<name>/next          who answers next: {messages: [{role, name, content}], seed?,
-      trigger?: {member, message, channel?}} → {speakers: [names], strategy, seed}
+      trigger?: {member, message, channel?}} → {speakers: [names], strategy, seed}; `conversation: <channel>`
+      instead of `messages` reads the channel's stored conversation (docs/channels.md)
 POST  /api/v1/servers/<id>/groups/<name>/notes         the set_member_note tool: {channel, member, text ≤ 1 500}
 
 Errors are `{"error": one sentence}`. A warm `next` (token and group cached) makes no SQL query.
@@ -27,7 +28,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from characters.selectors import avatar_path
-from core.actors import Agent
+from conversations.channels import selectors as channel_selectors
 from core.resilient_cache import cache_incr
 from engine.groups import ChatLine, next_speakers
 from servers.api_auth import (
@@ -230,14 +231,14 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
                 group_name=loaded.group.name,
                 member=member,
                 message=message,
-                by=Agent("api"),
+                by=token_agent(request),
             )
         except services.GroupError as exc:
             raise ApiError(exc.message) from None
         return json_response(
             {"speakers": [member], **answer, "trigger": {"member": member, "message": message}}
         )
-    lines = _messages(body.get("messages", []))
+    lines = _stored_lines(server_id, body) if "conversation" in body else _messages(body.get("messages", []))
     return json_response({"speakers": next_speakers(loaded.group, lines, seed), **answer})
 
 
@@ -258,7 +259,7 @@ def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpRe
             channel_id=channel,
             member=_member_ref(body.get("member")),
             text=text,
-            by=Agent("api"),
+            by=token_agent(request),
         )
     except services.GroupError as exc:
         raise ApiError(exc.message) from None
@@ -293,6 +294,18 @@ def _messages(value: Any) -> list[ChatLine]:
             raise ApiError(f"`messages[{index}].content` must be text.")
         lines.append(ChatLine(role=role, name=name.strip(), content=content))
     return lines
+
+
+def _stored_lines(server_id: int, body: dict[str, Any]) -> list[ChatLine]:
+    """The last stored messages of the channel `conversation` names, as `next` reads them."""
+    if "messages" in body:
+        raise ApiError("Send either `conversation` or `messages`: the stored conversation is the messages.")
+    stored = channel_selectors.stored_chat(server_id, read_snowflake(body, "conversation"))
+    if stored is None:
+        raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
+    return [
+        ChatLine(role=m["role"], name=m["name"], content=m["content"]) for m in stored.history[-MAX_MESSAGES:]
+    ]
 
 
 def _member_ref(value: Any) -> str | int:

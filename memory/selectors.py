@@ -4,7 +4,7 @@ the assembler, the review page and the CLI all call it, so they cannot disagree.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,16 +67,32 @@ class LoadedStm:
     consents: frozenset[int]  # the servers whose bot relayed the user's consent
 
 
+# (server id, its channel ids) -> the turns stored elsewhere for those of them that have any, by
+# channel: how a caller above hands in the channel conversations the bot stores (docs/memory.md).
+StoredTurns = Callable[[int, Collection[int]], Mapping[int, list[dict[str, Any]]]]
+
+
 def stm_contribution(
-    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool = False
+    *,
+    server_id: int | None,
+    context: StmContext,
+    now: datetime,
+    include_expired: bool = False,
+    stored_turns: StoredTurns | None = None,
 ) -> Contribution:
-    """The contributor's result for one turn, from the stored entries.
+    """The contributor's result for one turn, from the stored entries. With `stored_turns`, an entry
+    of this server's channel that has a stored conversation shows that conversation's last turns
+    instead of the copy `stm/turns` keeps.
 
     A constant number of queries whatever the number of entries. Any error gives the empty
     contribution (no items), logged.
     """
     return load_stm(
-        server_id=server_id, context=context, now=now, include_expired=include_expired
+        server_id=server_id,
+        context=context,
+        now=now,
+        include_expired=include_expired,
+        stored_turns=stored_turns,
     ).contribution
 
 
@@ -87,6 +103,7 @@ def load_stm(
     now: datetime,
     include_expired: bool = False,
     with_rows: bool = False,
+    stored_turns: StoredTurns | None = None,
 ) -> LoadedStm:
     """Like `stm_contribution`, with the user's consents, whether the turn is a DM and (`with_rows`)
     the entry rows for display (the review page and the CLI)."""
@@ -97,6 +114,7 @@ def load_stm(
             now=now,
             include_expired=include_expired,
             with_rows=with_rows,
+            stored_turns=stored_turns,
         )
     except Exception:
         logger.exception("short-term memory could not be loaded; no memory items this turn")
@@ -104,7 +122,13 @@ def load_stm(
 
 
 def _load(
-    *, server_id: int | None, context: StmContext, now: datetime, include_expired: bool, with_rows: bool
+    *,
+    server_id: int | None,
+    context: StmContext,
+    now: datetime,
+    include_expired: bool,
+    with_rows: bool,
+    stored_turns: StoredTurns | None = None,
 ) -> LoadedStm:
     config = stm_settings()
     channel_ids = {context.channel} | ({context.parent_channel} if context.parent_channel else set())
@@ -152,6 +176,14 @@ def _load(
         rows = rows.exclude(expired_q(now=now, config=config))
     # Plain tuples, not model instances: a server may have thousands of channels.
     snapshots = [_snapshot(*values) for values in rows.values_list(*_SNAPSHOT_FIELDS)]
+    if stored_turns is not None and home is not None:
+        turns = stored_turns(home, {s.channel for s in snapshots if s.server_id == home})
+        snapshots = [
+            replace(s, messages=tuple(_message(m) for m in turns[s.channel]))
+            if s.server_id == home and s.channel in turns
+            else s
+            for s in snapshots
+        ]
     contribution = contribute(
         entries=snapshots,
         context=context if context.dm == dm else replace(context, dm=dm),

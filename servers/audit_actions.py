@@ -14,6 +14,10 @@ class AuditAction(models.TextChoices):
     CARD_IMPORT = "card.import"
     CARD_REPLACE = "card.replace"
 
+    CHANNEL_FORGET = "channel.forget"
+    CHANNEL_MEMBER_FORGET = "channel.member_forget"
+    CHANNEL_SETTINGS = "channel.settings"
+
     CONVERSATION_CREATE = "conversation.create"
     CONVERSATION_DELETE = "conversation.delete"
     CONVERSATION_IMPORT = "conversation.import"

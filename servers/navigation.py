@@ -40,6 +40,7 @@ SERVER_NAV: tuple[NavItem, ...] = (
     NavItem("Preview", "assembly:preview", Action.VIEW_PREVIEW),
     NavItem("Conversations", "conversations:conversations", Action.VIEW_PREVIEW),
     NavItem("Memory", "memory:review", Action.REVIEW_STM),
+    NavItem("Channels", "conversations:channels", Action.REVIEW_STM),
     NavItem("Audit", "servers:audit", Action.READ_AUDIT),
     NavItem("API tokens", "servers:tokens", Action.MANAGE_TOKENS),
 )

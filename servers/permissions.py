@@ -41,7 +41,8 @@ class Action(StrEnum):
     )
     READ_AUDIT = "read_audit"
     MANAGE_TOKENS = "manage_tokens"
-    REVIEW_STM = "review_stm"
+    REVIEW_STM = "review_stm"  # short-term memory and the stored channel conversations (read)
+    FORGET_CHANNELS = "forget_channels"  # forget a stored channel conversation or a member's messages
     MANAGE_PRIVACY = "manage_privacy"  # private channels, privacy bypass
     MANAGE_CROSS_SERVER_MEMORY = "manage_cross_server_memory"  # whether other servers' memories come in
     SEE_OPT_IN = "see_opt_in"  # a user's cross-server opt-in, for support cases
@@ -68,6 +69,7 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
     Action.READ_AUDIT: _ALL,
     Action.MANAGE_TOKENS: _ADMIN,
     Action.REVIEW_STM: _ALL,
+    Action.FORGET_CHANNELS: _ALL,
     Action.MANAGE_PRIVACY: frozenset({Role.ADMIN, Role.MODERATOR}),
     Action.MANAGE_CROSS_SERVER_MEMORY: _ADMIN,
     Action.SEE_OPT_IN: _ALL,

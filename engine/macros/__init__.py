@@ -11,6 +11,7 @@ Pure Python (no Django). Entry points:
 """
 
 from .catalog import KNOWN_MACROS
+from .channel_cache import mentioned_keys, replay_into_cache
 from .dice import MAX_DICE, MAX_SIDES, Roll, parse_roll, roll_each, stream_for
 from .env import CONTENT_BLOCKS, MacroEnv, RenderOutput, Segment, SegmentOutput
 from .extraction import extract_ops
@@ -59,12 +60,14 @@ __all__ = [
     "find_unsupported_macros",
     "has_angle_form",
     "make_op",
+    "mentioned_keys",
     "op_from_dict",
     "ops_from_json",
     "parse_roll",
     "render_segments",
     "render_text",
     "render_texts",
+    "replay_into_cache",
     "replay_steps",
     "resolve_identity",
     "roll_each",

@@ -22,6 +22,7 @@ _SUBJECTS = {
     "card": "Character card",
     "regex": "Regex script",
     "regex.preset": "Preset regex script",
+    "channel": "Channel conversation",
     "conversation": "Sample conversation",
     "sample_bucket": "Sample",
     "stm": "Short-term memory",
@@ -56,6 +57,8 @@ _DONE = {
     "revoke": "revoked",
     "remove": "taken away",
     "settings": "settings changed",
+    "forget": "forgotten",
+    "member_forget": "member forgotten",
     "update": "changed",
     "directory": "directory pushed by the bot",
     "tokenizer": "tokenizer changed",
@@ -114,6 +117,10 @@ _KEYS = {
     "formula": "dice",
     "rolls": "rolled",
     "total": "total",
+    "messages": "messages",
+    "user_writes": "members' write macros",
+    "keep_messages": "messages kept per channel",
+    "keep_days": "days kept",
 }
 # A group's settings: its generation mode is stored as `mode` (as the sampler choice's is), so a
 # detail with a strategy reads `mode` as the group's; texts a group may leave empty are left out.

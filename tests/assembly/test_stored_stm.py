@@ -67,3 +67,34 @@ def test_a_node_expanding_summary_drops_the_stored_same_channel_summary(lantern,
     assert not any("We are at the vault door." in text for text in stm)
     assert any("They planned the heist." in text for text in stm)
     assert any("summary" in o.what for o in result.omitted)
+
+
+def test_another_channels_memory_shows_its_stored_conversation_not_the_turns_copy(lantern, sample_document):
+    from conversations.channels.services import message_delete, message_post
+    from memory.services import stm_put_entry
+
+    stm_put_entry(
+        server_id=lantern.pk,
+        channel_id=501,
+        user_id=9,
+        messages=[{"role": "user", "name": "Ann", "content": "COPY FROM STM TURNS"}],
+        summary="",
+        updated_at=timezone.now() - timedelta(hours=1),
+    )
+    message_post(
+        server_id=lantern.pk,
+        channel_id=501,
+        message_id=10,
+        role="user",
+        content="Where is the map?",
+        author_id=9,
+        author_name="Ann",
+    )
+    message_post(
+        server_id=lantern.pk, channel_id=501, message_id=11, role="user", content="DELETED LINE", author_id=9
+    )
+    message_delete(server_id=lantern.pk, channel_id=501, message_id=11)
+    result = assemble_for_server(server_id=lantern.pk, doc=doc(sample_document), native=True)
+    stm = " ".join(m.content for m in result.messages if m.tag == "KNOWLEDGE_SHORT_TERM_MEMORY")
+    assert "Where is the map?" in stm
+    assert "COPY FROM STM TURNS" not in stm and "DELETED LINE" not in stm

@@ -295,3 +295,29 @@ def test_a_next_body_past_the_limit_is_refused_with_a_json_413(client, lantern, 
     answer = post_next(client, lantern.pk, huge, api_token)
     assert answer.status_code == 413
     assert answer.json() == {"error": "The request body is larger than 256 KiB."}
+
+
+def test_next_reads_the_channels_stored_conversation_with_each_members_name(
+    client, lantern, party_cards, api_token
+):
+    from conversations.channels.services import message_post
+
+    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=None)
+    message_post(
+        server_id=lantern.pk,
+        channel_id=42,
+        message_id=1,
+        role="user",
+        content="Hello all",
+        author_id=7,
+        author_name="Ann",
+    )
+    message_post(
+        server_id=lantern.pk, channel_id=42, message_id=2, role="assistant", content="Hi!", speaker="Mira"
+    )
+    answer = post_next(client, lantern.pk, {"conversation": "42", "seed": 3}, api_token, name="Crew")
+    assert answer.status_code == 200
+    assert answer.json()["speakers"] == ["Tomas"]  # Mira already spoke since Ann's message
+    both = post_next(client, lantern.pk, {"conversation": "42", "messages": []}, api_token, name="Crew")
+    assert both.status_code == 400
+    assert post_next(client, lantern.pk, {"conversation": "43"}, api_token, name="Crew").status_code == 404

@@ -17,7 +17,15 @@ from assembly import services as bucket_services
 from characters import services as card_services
 from characters.models import Card as CardRow
 from conversations import services as conversation_services
-from conversations.models import ConversationMessage, SampleConversation, Swipe
+from conversations.channels import services as channel_services
+from conversations.models import (
+    ChannelConversation,
+    ChannelMessage,
+    ChannelSettings,
+    ConversationMessage,
+    SampleConversation,
+    Swipe,
+)
 from engine.cards import Card, card_png
 from engine.regex import parse_scripts
 from groups import services as group_services
@@ -75,6 +83,8 @@ class World:
     entry_id: int = 0
     group_name: str = ""
     group_id: int = 0
+    discord_message_id: int = 0
+    swipe_index: int = 0
 
     def kwargs(self) -> dict[str, int | str]:
         return {
@@ -93,6 +103,8 @@ class World:
             "script_id": self.script_id,
             "lorebook_id": self.lorebook_id,
             "entry_id": self.entry_id,
+            "discord_message_id": self.discord_message_id,
+            "swipe_index": self.swipe_index,
         }
 
 
@@ -151,6 +163,16 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     ).lorebook
     group = group_services.group_save(server=server, name=f"{label} group", members=[card.row.name], by=admin)
     group_services.channel_group_set(server=server, channel_id=channel.pk, group=group, by=admin)
+    channel_services.message_post(
+        server_id=server.pk,
+        channel_id=channel.discord_id,
+        message_id=base + 3,
+        role="assistant",
+        content=label,
+    )
+    channel_services.swipe_add(
+        server_id=server.pk, channel_id=channel.discord_id, message_id=base + 3, content=f"{label} again"
+    )
     return World(
         group_name=group.name,
         group_id=group.pk,
@@ -170,6 +192,8 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
         swipe_id=swipe.pk,
         bucket_name=bucket.name,
         discord_user_id=base + 2,
+        discord_message_id=base + 3,
+        swipe_index=1,
     )
 
 
@@ -210,6 +234,15 @@ def snapshot(server: Server) -> dict[str, Any]:
             .values_list("pk", "position", "enabled", "data")
         ),
         "swipes": list(Swipe.objects.filter(message__conversation__server=server).order_by("pk").values()),
+        "channel_settings": list(ChannelSettings.objects.filter(server=server).values()),
+        "channel_conversations": list(
+            ChannelConversation.objects.filter(server=server).order_by("pk").values_list("pk", "variables")
+        ),
+        "channel_messages": list(
+            ChannelMessage.objects.filter(conversation__server=server)
+            .order_by("pk")
+            .values_list("pk", "swipes", "current", "conversation__variables")
+        ),
         "cards": list(
             CardRow.objects.filter(server=server).order_by("pk").values_list("pk", "name", "is_active")
         ),

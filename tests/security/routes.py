@@ -98,6 +98,11 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "conversations:swipe-select": {"POST": Action.EDIT_SAMPLES},
     "conversations:swipe-delete": {"POST": Action.EDIT_SAMPLES},
     "conversations:ops-save": {"POST": Action.EDIT_SAMPLES},
+    "conversations:channels": {"GET": Action.REVIEW_STM},
+    "conversations:channel": {"GET": Action.REVIEW_STM},
+    "conversations:channel-rules": {"POST": Action.MANAGE_PRIVACY},
+    "conversations:channel-forget": {"POST": Action.FORGET_CHANNELS},
+    "conversations:member-forget": {"POST": Action.FORGET_CHANNELS},
     "regex_scripts:list": {"GET": Action.READ_REGEX},
     "regex_scripts:upload": {"POST": Action.MANAGE_REGEX},
     "regex_scripts:add": {"POST": Action.MANAGE_REGEX},
@@ -133,6 +138,13 @@ API: dict[str, tuple[str, ...]] = {
     "groups:api-channel": ("GET",),
     "groups:api-next": ("POST",),
     "groups:api-notes": ("POST",),
+    "conversations:api-channel-messages": ("POST",),
+    "conversations:api-channel-message": ("PATCH", "DELETE"),
+    "conversations:api-channel-swipes": ("POST",),
+    "conversations:api-channel-swipe-current": ("PUT",),
+    "conversations:api-channel-swipe": ("DELETE",),
+    "conversations:api-channel-conversation": ("GET", "DELETE"),
+    "conversations:api-member-messages": ("DELETE",),
 }
 
 # Patterns the walk does not exercise, each with its reason.
@@ -233,6 +245,13 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "conversations:message-edit": lambda: {"text": "edited"},
         "conversations:message-continue": lambda: {"text": " more"},
         "conversations:swipe-add": lambda: {"text": "another"},
+        "conversations:channel-rules": lambda: {
+            "user_writes": "on",
+            "keep_messages": "100",
+            "keep_days": "7",
+        },
+        "conversations:channel-forget": lambda: {"confirm": "yes"},
+        "conversations:member-forget": lambda: {"member": str(world.discord_user_id), "confirm": "yes"},
         "regex_scripts:upload": lambda: {
             "file": SimpleUploadedFile(
                 "walk.json", b'{"findRegex": "/walk/g", "placement": [2]}', "application/json"
@@ -279,6 +298,10 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
         "groups:api-next": ({"messages": [{"role": "user", "name": "U", "content": "hi"}], "seed": 1}, ""),
         "groups:api-notes": ({"channel": world.channel_id, "member": world.card_id, "text": "walked"}, ""),
+        "conversations:api-channel-messages": ({"id": "77", "role": "assistant", "content": "walk"}, ""),
+        "conversations:api-channel-message": ({"content": "walked"}, ""),
+        "conversations:api-channel-swipes": ({"content": "walked again"}, ""),
+        "conversations:api-channel-swipe-current": ({"index": 0}, ""),
     }
     body, query = bodies.get(name, (b"", ""))
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()

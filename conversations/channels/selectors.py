@@ -1,0 +1,289 @@
+"""Reads for channel conversations (docs/channels.md): the stored messages, the variables, the
+history an assembly starts from, and the pages' views."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, F, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from engine.macros import Op, OpError, ops_from_json, replay_into_cache
+from servers.audit_actions import AuditAction
+from servers.models import AuditEvent
+from servers.snowflakes import snowflake_text
+
+from ..models import ChannelConversation, ChannelMessage, ChannelMessagePart, ChannelSettings, MessageRole
+
+DEFAULT_KEEP_MESSAGES = 500
+DEFAULT_KEEP_DAYS = 30
+
+
+def channel_settings(server_id: int) -> ChannelSettings:
+    """The server's channel rules, or the defaults (unsaved) when it never changed them."""
+    return ChannelSettings.objects.filter(server_id=server_id).first() or ChannelSettings(server_id=server_id)
+
+
+def conversation_for(server_id: int, channel_id: int) -> ChannelConversation | None:
+    return ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id).first()
+
+
+def conversations_of(server_id: int) -> QuerySet[ChannelConversation]:
+    """The server's stored channels, most recently changed first, each with `message_count`."""
+    return ChannelConversation.objects.filter(server_id=server_id).annotate(message_count=Count("messages"))
+
+
+def stored_channel_ids(server_id: int, *, limit: int = 200) -> list[int]:
+    """The server's stored channels, most recently changed first (for a select)."""
+    return list(
+        ChannelConversation.objects.filter(server_id=server_id)
+        .order_by("-updated_at", "id")
+        .values_list("channel_id", flat=True)[:limit]
+    )
+
+
+def messages_of(conversation: ChannelConversation) -> list[ChannelMessage]:
+    """The conversation's messages in Discord's order (one query)."""
+    return list(ChannelMessage.objects.filter(conversation=conversation).order_by("discord_id"))
+
+
+def current_swipe(message: ChannelMessage) -> dict[str, Any]:
+    swipes = message.swipes or [{"content": "", "ops": []}]
+    return swipes[min(message.current, len(swipes) - 1)]
+
+
+def current_ops(message: ChannelMessage) -> tuple[Op, ...]:
+    """The current swipe's ops; () when the stored list cannot be read (then nothing replays from it)."""
+    try:
+        return ops_from_json(current_swipe(message).get("ops"))
+    except OpError:
+        return ()
+
+
+def speaker_name(message: ChannelMessage) -> str:
+    """The name the history gives the message: a group member's name for its replies, else the author's."""
+    return message.speaker or message.author_name
+
+
+def message_json(message: ChannelMessage, parts: Sequence[int] = ()) -> dict[str, Any]:
+    """One message as the API answers it (docs/channels.md#events)."""
+    swipe = current_swipe(message)
+    return {
+        "id": snowflake_text(message.discord_id),
+        "role": message.role,
+        "name": speaker_name(message),
+        "content": swipe.get("content", ""),
+        "ops": list(swipe.get("ops") or []),
+        "swipe": message.current,
+        "swipes": len(message.swipes or ()),
+        "parts": [snowflake_text(part) for part in parts],
+    }
+
+
+def parts_by_message(conversation: ChannelConversation) -> dict[int, list[int]]:
+    """The further Discord ids of each reply sent in parts, by message row id (one query)."""
+    found: dict[int, list[int]] = {}
+    rows = ChannelMessagePart.objects.filter(conversation=conversation).order_by("discord_id")
+    for message_id, discord_id in rows.values_list("message_id", "discord_id"):
+        found.setdefault(message_id, []).append(discord_id)
+    return found
+
+
+def state_before(
+    conversation: ChannelConversation, messages: Sequence[ChannelMessage], discord_id: int
+) -> dict[str, Any]:
+    """The cache as it stood before message `discord_id`: its ops and the later messages' out of scope."""
+    earlier = [current_ops(m) for m in messages if m.discord_id < discord_id]
+    removed = [op for m in messages if m.discord_id >= discord_id for op in current_ops(m)]
+    return replay_into_cache(
+        conversation.variables or {}, base=conversation.base or {}, removed=removed, surviving=earlier
+    ).variables
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChat:
+    """What an assembly reads of a stored channel: the history in the bucket document's shape, the
+    variables the render starts from, and the channel it belongs to."""
+
+    channel_id: int
+    parent_id: int | None
+    history: list[dict[str, Any]]
+    variables: dict[str, Any]
+
+
+class UnknownMessage(LookupError):
+    """`regenerate` names no stored message of the channel."""
+
+
+def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:
+    """The channel's stored conversation as an assembly starts from it, or None when the server stores
+    none for it: one query when this process read the channel as it stands, else two. With
+    `regenerate` the history ends before that message (or the reply a part of it belongs to) and the
+    variables are the state before it; UnknownMessage when unknown."""
+    if regenerate is None:
+        row = (
+            ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id)
+            .values_list("pk", "parent_id", "variables", "updated_at")
+            .first()
+        )
+        if row is None:
+            return None
+        pk, parent_id, stored_variables, updated_at = row
+        return StoredChat(channel_id, parent_id, _history_copy(pk, updated_at), dict(stored_variables or {}))
+    conversation = conversation_for(server_id, channel_id)
+    if conversation is None:
+        return None
+    variables = dict(conversation.variables or {})
+    rows = ChannelMessage.objects.filter(conversation=conversation).order_by("discord_id")
+    if regenerate is not None:
+        messages = messages_of(conversation)
+        target = _message_or_part(conversation, messages, regenerate)
+        if target is None:
+            raise UnknownMessage(regenerate)
+        variables = state_before(conversation, messages, target.discord_id)
+        rows = rows.filter(discord_id__lt=target.discord_id)
+    # Plain values, not model instances: this runs on every assembly from a stored channel.
+    return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+
+
+def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:
+    return [
+        {"role": role, "name": speaker or author, "content": content, "timestamp": created.isoformat()}
+        for role, speaker, author, content, created in rows.values_list(
+            "role", "speaker", "author_name", "content", "created_at"
+        )
+    ]
+
+
+# The history of recently assembled channels, per process, keyed by the conversation row and the time
+# of its last change: every write saves the row (`updated_at`) under the channel's lock, so a changed
+# channel is a new key and a warm assembly reads one row instead of every message.
+_HISTORIES: OrderedDict[tuple[int, datetime], list[dict[str, Any]]] = OrderedDict()
+_HISTORIES_LOCK = threading.Lock()
+HISTORY_CACHE_ENTRIES = 64
+HISTORY_CACHE_MAX_CHARS = 1_000_000  # a longer history is read each time rather than held
+
+
+def _history_copy(conversation_id: int, updated_at: datetime) -> list[dict[str, Any]]:
+    key = (conversation_id, updated_at)
+    with _HISTORIES_LOCK:
+        cached = _HISTORIES.get(key)
+        if cached is not None:
+            _HISTORIES.move_to_end(key)
+            return list(cached)
+    history = _history_of(
+        ChannelMessage.objects.filter(conversation_id=conversation_id).order_by("discord_id")
+    )
+    if sum(len(m["content"]) for m in history) <= HISTORY_CACHE_MAX_CHARS:
+        with _HISTORIES_LOCK:
+            _HISTORIES[key] = history
+            while len(_HISTORIES) > HISTORY_CACHE_ENTRIES:
+                _HISTORIES.popitem(last=False)
+    return list(history)
+
+
+def forget_histories() -> None:
+    """Empty this process's history copies (tests that stand in for a new process)."""
+    with _HISTORIES_LOCK:
+        _HISTORIES.clear()
+
+
+def _message_or_part(
+    conversation: ChannelConversation, messages: Sequence[ChannelMessage], discord_id: int
+) -> ChannelMessage | None:
+    for message in messages:
+        if message.discord_id == discord_id:
+            return message
+    owner = (
+        conversation.messages.filter(parts__discord_id=discord_id)
+        .values_list("discord_id", flat=True)
+        .first()
+    )
+    return next((m for m in messages if m.discord_id == owner), None) if owner is not None else None
+
+
+def recent_turns(
+    server_id: int, channel_ids: Collection[int], *, limit: int = 10
+) -> dict[int, list[dict[str, Any]]]:
+    """The last `limit` stored messages of each of the server's channels among `channel_ids` that has
+    a stored conversation, by channel, as short-term memory keeps turns (`{role, name, content,
+    timestamp}`, oldest first). Two queries at most, whatever the number of channels."""
+    conversations = dict(
+        ChannelConversation.objects.filter(server_id=server_id, channel_id__in=list(channel_ids)).values_list(
+            "pk", "channel_id"
+        )
+    )
+    if not conversations:
+        return {}
+    rows = (
+        ChannelMessage.objects.filter(conversation_id__in=list(conversations))
+        .annotate(
+            rank=Window(RowNumber(), partition_by=[F("conversation_id")], order_by=F("discord_id").desc())
+        )
+        .filter(rank__lte=limit)
+        .order_by("conversation_id", "discord_id")
+    )
+    turns: dict[int, list[dict[str, Any]]] = {}
+    for m in rows:
+        turns.setdefault(conversations[m.conversation_id], []).append(
+            {
+                "role": m.role,
+                "name": speaker_name(m),
+                "content": m.content,
+                "timestamp": m.created_at.isoformat(),
+            }
+        )
+    return turns
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    """A stored message as the moderators' page shows it."""
+
+    message: ChannelMessage
+    id: str
+    role: str
+    name: str
+    author: str
+    content: str
+    ops: tuple[Op, ...]
+    swipe: int
+    swipes: int
+
+
+def message_rows(conversation: ChannelConversation) -> list[MessageRow]:
+    return [
+        MessageRow(
+            message=m,
+            id=str(m.discord_id),
+            role=m.role,
+            name=speaker_name(m),
+            author=m.author_name if m.role == MessageRole.USER else (m.speaker or "the bot"),
+            content=current_swipe(m).get("content", ""),
+            ops=current_ops(m),
+            swipe=m.current + 1,
+            swipes=len(m.swipes or ()),
+        )
+        for m in messages_of(conversation)
+    ]
+
+
+def forget_records(server_id: int, channel_id: int | None = None, *, limit: int = 50) -> list[AuditEvent]:
+    """What was forgotten on the server (the channel's, when given) and when, newest first."""
+    events = AuditEvent.objects.filter(
+        server_id=server_id, action__in=(AuditAction.CHANNEL_FORGET, AuditAction.CHANNEL_MEMBER_FORGET)
+    ).order_by("-id")
+    rows = list(events[: limit * 4])
+    if channel_id is not None:
+        key = str(channel_id)
+        rows = [
+            e
+            for e in rows
+            if key in (e.detail or {}).get("channels", []) or (e.detail or {}).get("channel") == key
+        ]
+    return rows[:limit]
