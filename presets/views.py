@@ -37,6 +37,7 @@ from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_
 from .replace_review import ReplaceReview, review_replace
 from .sampling import views as sampling_views
 from .summary_display import summary_groups
+from .versions import selectors as version_selectors
 from .versions.display import diff_view
 
 
@@ -241,13 +242,15 @@ def preset_style(request: AuthenticatedHttpRequest, server_id: int, preset_id: i
 @login_required
 @require_GET
 def preset_download(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    """The preset as it is now (its current version, every edit, switch, move and rollback in it) as
+    SillyTavern JSON: the same file as the Versions page's download of that version (docs/editor.md)."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = server.presets.filter(pk=preset_id).only("name", "stored_text").first()
+    preset = server.presets.defer("stored_text").filter(pk=preset_id).first()
     if preset is None:
         raise Http404("No such preset.")
     filename = f"{preset.name}.json"
     return HttpResponse(
-        preset.stored_text.encode("utf-8"),
+        version_selectors.export_version(preset, preset.version).encode("utf-8"),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": content_disposition_header(True, filename)},
     )

@@ -259,13 +259,21 @@ def test_the_node_list_marks_comments_markers_and_depth(client, alice, lantern, 
     assert "badge kind-marker" in page and "depth 0" in page
 
 
-def test_alice_downloads_the_stored_json(client, alice, lantern, house_style, demo_bytes):
+def test_alice_downloads_a_fresh_upload_with_its_prompts_and_settings(
+    client, alice, lantern, house_style, demo_bytes
+):
     client.force_login(alice)
     response = client.get(reverse("presets:download", args=[lantern.id, house_style.pk]))
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("application/json")
     assert 'filename="House Style.json"' in response.headers["Content-Disposition"]
-    assert json.loads(response.content) == json.loads(demo_bytes)
+    downloaded, uploaded = json.loads(response.content), json.loads(demo_bytes)
+    assert {p["identifier"]: p.get("content", "") for p in downloaded["prompts"]} == {
+        p["identifier"]: p.get("content", "") for p in uploaded["prompts"]
+    }
+    assert downloaded["prompt_order"][-1]["order"] == uploaded["prompt_order"][-1]["order"]
+    # every other key as uploaded (the export may add SillyTavern's defaults for keys it rebuilds)
+    assert all(downloaded[k] == v for k, v in uploaded.items() if k not in ("prompts", "prompt_order"))
 
 
 def test_the_download_has_secrets_blanked(client, alice, lantern):
