@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors as card_selectors
+from core.line_ends import as_typed
 from presets.channels import selectors as channel_selectors  # the channel picker's names
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -59,6 +60,8 @@ def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int)
         return _edit_page(request, server, form, group=group)
     form = forms.read_form(request.POST, cards, avatars)
     form.name = group.name  # the name is the group's key for the bot: it stays
+    form.join_prefix = as_typed(form.join_prefix, stored=group.join_prefix)
+    form.join_suffix = as_typed(form.join_suffix, stored=group.join_suffix)
     return _save(request, server, form, group=group)
 
 

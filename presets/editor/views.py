@@ -91,7 +91,11 @@ def node_edit(
                 context = _open_context(request, server, preset, node, values, error=exc.message)
                 return render(request, NODE_OPEN, context)
             return _node_form(request, server, preset, node, values, error=exc.message, status=400)
-        text = f"Saved “{values.get('name') or node.name}” as version {result.version}."
+        text = (
+            f"Saved “{values.get('name') or node.name}” as version {result.version}."
+            if result.changed
+            else f"Nothing to save: “{values.get('name') or node.name}” is as it was (still version {result.version})."
+        )
         if request.htmx:
             return _in_place(request, server, preset, _rows(request, server, preset, [node.pk]), text, result)
         _report(request, text, result)
