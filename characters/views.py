@@ -23,6 +23,7 @@ from core.fairness import light_share
 from core.uploads import body_limit, too_large
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
+from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -30,6 +31,7 @@ from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
 from .models import Card as CardRow
+from .uses import card_uses
 
 # Which prompt block each field feeds (docs/cards.md), as the card page explains it.
 FEEDS = {
@@ -135,7 +137,22 @@ def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: 
 @require_POST
 def card_delete(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
-    services.card_delete(card=_card_or_404(server, card_id), by=request.user)
+    card = _card_or_404(server, card_id)
+    affects = card_uses(server.pk, card.pk)
+    if card.is_active:
+        affects.append("It is the server's active card: the bot answers without a character.")
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the card “{card.name}”?",
+            button="Delete the card",
+            back=reverse("characters:detail", args=[server.pk, card.pk]),
+            affects=[*affects, "No version keeps a card: download it first to keep a copy."],
+        ),
+    )
+    if asked:
+        return asked
+    services.card_delete(card=card, by=request.user)
     return _after_action(request, server)
 
 

@@ -12,7 +12,7 @@ from servers.models import Server
 
 from . import cache as group_cache
 from .cache import LoadedGroup
-from .models import ChannelGroup, MemberNote
+from .models import ChannelGroup, GroupMember, MemberNote
 from .models import Group as GroupRow
 
 
@@ -146,3 +146,16 @@ def notes_for(server: Server, *, channel: int | None = None, limit: int = 200) -
         }
         for r in rows
     ]
+
+
+def groups_with_card(server_id: int, card_id: int) -> list[str]:
+    """The sentence naming the server's groups the card is a member of (none: no sentence)."""
+    names = list(
+        GroupMember.objects.filter(group__server_id=server_id, card_id=card_id)
+        .order_by("group__name")
+        .values_list("group__name", flat=True)
+    )
+    if not names:
+        return []
+    quoted = ", ".join(f"“{name}”" for name in names)
+    return [f"It leaves the group{'s' * (len(names) != 1)} {quoted}; the other members keep their order."]

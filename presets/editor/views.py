@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from engine import GENERATION_TYPES, ROLES, editing
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -167,6 +168,20 @@ def node_duplicate(
 def node_delete(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
 ) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = preset_or_404(server, preset_id)
+    node = _node_or_404(preset, node_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the node “{node.name or node.identifier}” from “{preset.name}”?",
+            button="Delete the node",
+            back=reverse("presets:detail", args=[server.id, preset.pk]) + f"#node-{node.pk}",
+            affects=[f"Versions can roll this back: version {preset.version} still has it."],
+        ),
+    )
+    if asked:
+        return asked
     return _node_action(
         request,
         server_id,

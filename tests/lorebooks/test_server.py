@@ -184,7 +184,10 @@ def test_charlie_cannot_see_the_guilds_lorebooks(client, charlie, lorebook):
 
 def test_alice_disables_matching_entries_in_bulk(client, alice, lorebook):
     client.force_login(alice)
-    client.post(reverse("lorebooks:entries-bulk", args=[1001, lorebook.pk]), {"q": "harbor", "enabled": "0"})
+    client.post(
+        reverse("lorebooks:entries-bulk", args=[1001, lorebook.pk]),
+        {"q": "harbor", "enabled": "0", "confirmed": "1"},
+    )
     assert dict(lorebook.entries.values_list("uid", "enabled")) == {0: True, 1: False}
 
 

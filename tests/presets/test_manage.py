@@ -93,7 +93,7 @@ def test_deleting_the_active_preset_reverts_to_native_without_promoting_another(
     client, alice, lantern, house_style, second_preset
 ):
     client.force_login(alice)
-    client.post(reverse("presets:delete", args=[lantern.id, house_style.pk]))
+    client.post(reverse("presets:delete", args=[lantern.id, house_style.pk]), {"confirmed": "1"})
     assert not Preset.objects.filter(pk=house_style.pk).exists()
     assert not PresetNode.objects.filter(preset_id=house_style.pk).exists()
     assert active_names(lantern) == []
@@ -212,7 +212,8 @@ def test_the_chat_history_can_be_switched_off_and_on_as_in_sillytavern(client, a
 def test_bulk_disable_with_a_name_filter_touches_only_matching_nodes(client, alice, lantern, house_style):
     client.force_login(alice)
     client.post(
-        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]), {"enabled": "0", "q": "mood"}
+        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
+        {"enabled": "0", "q": "mood", "confirmed": "1"},
     )
     off = set(house_style.nodes.filter(enabled=False).values_list("identifier", flat=True))
     assert off == {"b7e3a9c4-mood-reminder", "e9a5f3d7-drama"}  # drama was already off
@@ -222,7 +223,7 @@ def test_bulk_enable_by_kind_switches_on_every_content_node(client, alice, lante
     client.force_login(alice)
     response = client.post(
         reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
-        {"enabled": "1", "kind": "content"},
+        {"enabled": "1", "kind": "content", "confirmed": "1"},
         HTTP_HX_REQUEST="true",
     )
     assert not house_style.nodes.filter(kind="content", enabled=False).exists()
@@ -232,7 +233,8 @@ def test_bulk_enable_by_kind_switches_on_every_content_node(client, alice, lante
 def test_bulk_disable_of_all_markers_leaves_the_chat_history_on(client, alice, lantern, house_style):
     client.force_login(alice)
     client.post(
-        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]), {"enabled": "0", "kind": "marker"}
+        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
+        {"enabled": "0", "kind": "marker", "confirmed": "1"},
     )
     assert list(
         house_style.nodes.filter(kind="marker", enabled=True).values_list("identifier", flat=True)
