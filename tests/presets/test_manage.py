@@ -294,6 +294,12 @@ def test_a_preset_of_another_server_is_not_found_under_lantern(client, alice, la
     assert client.post(reverse("presets:activate", args=[lantern.id, harbor_preset.pk])).status_code == 404
 
 
+def test_the_help_page_explains_group_chats(client, charlie):
+    client.force_login(charlie)
+    page = client.get(reverse("presets:help")).content.decode()
+    assert 'id="groups"' in page and "Group chats" in page and "muted" in page and "join prefix" in page
+
+
 def test_the_help_page_explains_the_differences_to_any_signed_in_user(client, charlie):
     client.force_login(charlie)
     page = client.get(reverse("presets:help")).content.decode()
