@@ -199,6 +199,8 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "lorebooks:delete": lambda: {"confirmed": "1"},
         "groups:delete": lambda: {"confirmed": "1"},
         "characters:delete": lambda: {"confirmed": "1"},
+        "conversations:conversation-delete": lambda: {"confirmed": "1"},
+        "conversations:message-delete": lambda: {"confirmed": "1"},
         "presets:sampling": lambda: {"mode": "merged", "provider": "anthropic", "value-temperature": "0.8"},
         "presets:node-add": lambda: {"name": "Walked in", "content": "Hello {{user}}."},
         "presets:node-edit": lambda: {"name": "Walked", "content": "Edited text."},
