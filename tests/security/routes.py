@@ -199,6 +199,7 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "lorebooks:delete": lambda: {"confirmed": "1"},
         "groups:delete": lambda: {"confirmed": "1"},
         "characters:delete": lambda: {"confirmed": "1"},
+        "servers:token-revoke": lambda: {"confirmed": "1"},
         "conversations:conversation-delete": lambda: {"confirmed": "1"},
         "conversations:message-delete": lambda: {"confirmed": "1"},
         "presets:sampling": lambda: {"mode": "merged", "provider": "anthropic", "value-temperature": "0.8"},
