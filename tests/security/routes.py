@@ -229,7 +229,8 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "memory:channel-private": lambda: {"private": "on"},
         "assembly:preview-render": lambda: {"document": _bucket_text()},
         "assembly:sample-save": lambda: {"name": "walk sample", "document": _bucket_text()},
-        "assembly:sample-delete": lambda: {"name": world.bucket_name},
+        "assembly:sample-delete": lambda: {"name": world.bucket_name, "confirmed": "1"},
+        "regex_scripts:delete": lambda: {"confirmed": "1"},
         "conversations:conversations": lambda: {"name": "walk chat"},
         "conversations:conversation-import": lambda: {
             "chat": SimpleUploadedFile("walk.jsonl", chat.encode(), "application/jsonl")
