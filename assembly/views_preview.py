@@ -23,6 +23,7 @@ from conversations.channels.selectors import stored_channel_ids
 from conversations.selectors import conversation_choices
 from engine import GENERATION_TYPES, PROVIDERS, STYLES, BucketError
 from presets.selectors import presets_for
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.selectors import directory_names
@@ -102,6 +103,17 @@ def sample_delete(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
     server = get_server_for(request.user, server_id, needs=Action.EDIT_SAMPLES)
     bucket = selectors.sample_bucket_named(server.pk, request.POST.get("name", ""))
     if bucket is not None:
+        asked = ask_first(
+            request,
+            Confirmation(
+                question=f"Delete the saved sample “{bucket.name}”?",
+                button="Delete the sample",
+                back=reverse("assembly:preview", args=[server.pk]),
+                affects=["The preview no longer offers it; no version keeps a sample."],
+            ),
+        )
+        if asked:
+            return asked
         services.sample_bucket_delete(bucket=bucket, by=request.user)
     return redirect("assembly:preview", server_id=server.pk)
 

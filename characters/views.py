@@ -23,6 +23,7 @@ from core.fairness import light_share
 from core.uploads import body_limit, too_large
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
 from engine.st_format import ImportRefused
+from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -137,11 +138,25 @@ def card_deactivate(request: AuthenticatedHttpRequest, server_id: int, card_id: 
 @require_POST
 def card_delete(request: AuthenticatedHttpRequest, server_id: int, card_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_CARDS)
-    row = _card_or_404(server, card_id)
-    uses = selectors.card_uses(server.pk, row.pk)
-    services.card_delete(card=row, by=request.user)
+    card = _card_or_404(server, card_id)
+    uses = selectors.card_uses(server.pk, card.pk)
+    affects = [f"It leaves {' and '.join(uses)}; the other members keep their order."] if uses else []
+    if card.is_active:
+        affects.append("It is the server's active card: the bot answers without a character.")
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the card “{card.name}”?",
+            button="Delete the card",
+            back=reverse("characters:detail", args=[server.pk, card.pk]),
+            affects=[*affects, "No version keeps a card: download it first to keep a copy."],
+        ),
+    )
+    if asked:
+        return asked
+    services.card_delete(card=card, by=request.user)
     left = f" It left {' and '.join(uses)}." if uses else ""
-    messages.success(request, f"Deleted the card “{row.name}”.{left}")
+    messages.success(request, f"Deleted the card “{card.name}”.{left}")
     return _after_action(request, server)
 
 

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from engine.macros import WRITE_OPS, Op, OpError, make_op
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -113,6 +114,21 @@ def conversation_delete(
     request: AuthenticatedHttpRequest, server_id: int, conversation_id: int
 ) -> HttpResponse:
     server, conversation = _editable(request, server_id, conversation_id)
+    count = conversation.messages.count()
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the conversation “{conversation.name}”?",
+            button="Delete the conversation",
+            back=reverse("conversations:conversation", args=[server.id, conversation.pk]),
+            affects=[
+                f"Its {count} message{'s' * (count != 1)}, their swipes and variable changes go with it; "
+                "no version keeps a conversation."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     services.conversation_delete(conversation=conversation, by=request.user)
     messages.success(request, f"Conversation {conversation.name} deleted.")
     return redirect("conversations:conversations", server_id=server.id)
@@ -183,6 +199,20 @@ def message_delete(
     request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int
 ) -> HttpResponse:
     server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete message #{message.position} ({message.speaker or message.role}) of “{conversation.name}”?",
+            button="Delete the message",
+            back=reverse("conversations:conversation", args=[server.id, conversation.pk]),
+            affects=[
+                "Its swipes and its variable changes go with it: the messages after it see the values from "
+                "before it. No version keeps a message."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     services.message_delete(message=message, by=request.user)
     return _changed(request, server, conversation)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections import deque
@@ -778,6 +779,10 @@ class StoredCore:
 PROVIDERS = ("openai", "anthropic", "gemini")
 
 
+# A bot token is three base64url parts joined by dots (the bot's id, a timestamp, a signature).
+DISCORD_TOKEN_SHAPE = re.compile(r"[\w-]{10,}\.[\w-]{4,}\.[\w-]{10,}")
+
+
 class ConfigError(Exception):
     """A missing or malformed setting; the message is one sentence saying what to set."""
 
@@ -828,6 +833,11 @@ def config_from(environ: Mapping[str, str]) -> Config:
         environ.get("MODEL_NAME", "").strip(),
     )
     discord_token = required("DISCORD_TOKEN", "the bot's token from Discord's developer portal")
+    if not DISCORD_TOKEN_SHAPE.fullmatch(discord_token):
+        raise ConfigError(
+            "DISCORD_TOKEN does not look like a bot token (three parts separated by dots): copy it again "
+            "from the Bot page of Discord's developer portal."
+        )
     return Config(url, tokens, discord_token, model, environ.get("BOT_NAME", "Bot").strip() or "Bot")
 
 
@@ -1007,7 +1017,21 @@ def run() -> None:  # pragma: no cover - needs Discord
     stored = StoredCore(core)
     answer_stored = forward_channel_events(client, stored, discord)
 
-    client.run(config.discord_token, log_handler=None)
+    try:
+        client.run(config.discord_token, log_handler=None)
+    except discord.LoginFailure:
+        sys.exit(
+            "error: Discord refused DISCORD_TOKEN: reset the token on the Bot page of the developer portal and set the new one."
+        )
+    except discord.PrivilegedIntentsRequired:
+        sys.exit(
+            "error: Discord refused the bot's intents: turn on Message Content Intent and Server Members "
+            "Intent on the Bot page of the developer portal."
+        )
+    except (OSError, discord.GatewayNotFound, discord.HTTPException) as exc:
+        sys.exit(
+            f"error: could not reach Discord ({type(exc).__name__}): check this machine's network and DNS."
+        )
 
 
 if __name__ == "__main__":

@@ -62,12 +62,14 @@ def _group(server_id: int, name: str) -> LoadedGroup:
     return loaded
 
 
-def _object_body(request: HttpRequest) -> dict[str, Any]:
+def _object_body(request: HttpRequest, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON object posted, refused (400) when it has a field outside `fields`."""
     if request.method != "POST":
         raise ApiError("Use POST.", 405)
     body = read_json_body(request, max_bytes=MAX_BODY_BYTES)
     if not isinstance(body, dict):
         raise ApiError("The request body must be a JSON object.")
+    refuse_unknown_fields(body, fields)
     return body
 
 
@@ -217,7 +219,7 @@ def _channel_group_set(request: HttpRequest, server_id: int, channel_id: int) ->
 
 @api_view
 def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
-    body = _object_body(request)
+    body = _object_body(request, ("messages", "conversation", "seed", "trigger"))
     loaded = _group(server_id, group_name)
     seed = _seed(body.get("seed"))
     answer: dict[str, Any] = {"strategy": loaded.group.strategy, "seed": seed}
@@ -244,7 +246,7 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
 
 @api_view
 def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpResponse:
-    body = _object_body(request)
+    body = _object_body(request, ("channel", "member", "text"))
     channel = read_snowflake(body, "channel")
     text = body.get("text")
     if not isinstance(text, str):
@@ -285,6 +287,7 @@ def _messages(value: Any) -> list[ChatLine]:
     for index, entry in enumerate(value):
         if not isinstance(entry, dict):
             raise ApiError(f"`messages[{index}]` must be an object.")
+        refuse_unknown_fields(entry, ("role", "name", "content"), where=f"`messages[{index}]`")
         role, name, content = entry.get("role"), entry.get("name", ""), entry.get("content", "")
         if role not in ROLES:
             raise ApiError(f'`messages[{index}].role` must be "user", "assistant" or "system".')
@@ -340,6 +343,7 @@ def _count_trigger(server_id: int, channel: Any, group_name: str) -> None:
 def _trigger(value: Any, loaded: LoadedGroup) -> tuple[str, str]:
     if not isinstance(value, dict):
         raise ApiError("`trigger` must be an object {member, message}.")
+    refuse_unknown_fields(value, ("member", "message", "channel"), where="`trigger`")
     message = value.get("message", "")
     if not isinstance(message, str):
         raise ApiError("`trigger.message` must be text.")

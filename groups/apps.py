@@ -10,8 +10,9 @@ class GroupsConfig(AppConfig):
         from characters.selectors import CARD_USES
         from memory.selectors import CHANNEL_NOTES
         from servers.channel_tools import CHANNEL_TOOLS
+        from servers.demo import DEMO_DATA
 
-        from . import selectors, workspace_tools
+        from . import demo, selectors, workspace_tools
 
         # The members' notes reach their prompts, so the memory review shows them (docs/groups.md).
         CHANNEL_NOTES.add(selectors.notes_for, order=10)
@@ -20,3 +21,4 @@ class GroupsConfig(AppConfig):
         # The Author's Note and dice tools on the channel tool route (docs/groups.md#a-shared-workspace).
         for order, tool in enumerate(workspace_tools.TOOLS):
             CHANNEL_TOOLS.add(tool, order=20 + order)
+        DEMO_DATA.add(demo.populate, order=25)  # after the cards (15) and the memory channels (20)

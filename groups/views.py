@@ -15,7 +15,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors as card_selectors
+from core.line_ends import as_typed
 from presets.channels import selectors as channel_selectors  # the channel picker's names
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -65,6 +67,8 @@ def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int)
         return _edit_page(request, server, form, group=group)
     form = forms.read_form(request.POST, cards, avatars)
     form.name = group.name  # the name is the group's key for the bot: it stays
+    form.join_prefix = as_typed(form.join_prefix, stored=group.join_prefix)
+    form.join_suffix = as_typed(form.join_suffix, stored=group.join_suffix)
     return _save(request, server, form, group=group)
 
 
@@ -73,6 +77,23 @@ def group_edit(request: AuthenticatedHttpRequest, server_id: int, group_id: int)
 def group_delete(request: AuthenticatedHttpRequest, server_id: int, group_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_GROUPS)
     group = _group_or_404(server, group_id)
+    channels = selectors.channels_using(server.pk).get(group.name, [])
+    labels = dict(channel_selectors.known_channels(server)) if channels else {}
+    names = [labels.get(channel, f"channel {channel}").strip() for channel in channels]
+    affects = ["Its members' notes go with it; the cards stay. No version keeps a group."]
+    if names:
+        affects.append(f"Channels that use it go back to the server's character: {', '.join(names)}.")
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the group “{group.name}”?",
+            button="Delete the group",
+            back=reverse("groups:edit", args=[server.pk, group.pk]),
+            affects=affects,
+        ),
+    )
+    if asked:
+        return asked
     services.group_delete(group=group, by=request.user)
     messages.success(request, f"Deleted the group “{group.name}”.")
     return redirect("groups:list", server_id=server.pk)

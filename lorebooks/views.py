@@ -23,6 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from core.uploads import body_limit, declared_size, too_large, upload_body_bytes
 from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
+from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -163,6 +164,20 @@ def lorebook_deactivate(request: AuthenticatedHttpRequest, server_id: int, loreb
 def lorebook_delete(request: AuthenticatedHttpRequest, server_id: int, lorebook_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_LOREBOOKS)
     lorebook = _lorebook_or_404(server, lorebook_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the lorebook “{lorebook.name}”?",
+            button="Delete the lorebook",
+            back=reverse("lorebooks:detail", args=[server.id, lorebook.pk]),
+            affects=[
+                "Its entries go with it, and no version keeps them: download it first to keep a copy."
+                + (" It is active: the bot stops using its entries at once." if lorebook.is_active else "")
+            ],
+        ),
+    )
+    if asked:
+        return asked
     services.lorebook_delete(lorebook=lorebook, by=request.user)
     if request.htmx:
         return render(request, "lorebooks/list.html#lorebook-table", _list_context(request, server))
@@ -219,6 +234,21 @@ def entries_bulk(request: AuthenticatedHttpRequest, server_id: int, lorebook_id:
     filters = _filters(request.POST)
     matching = selectors.entries_for(lorebook, query=filters["q"], show=filters["show"])
     enabled = request.POST.get("enabled") == "1"
+    count, word = matching.count(), "Enable" if enabled else "Disable"
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"{word} {count} entr{'y' if count == 1 else 'ies'} of “{lorebook.name}”?",
+            button=f"{word} {count} entr{'y' if count == 1 else 'ies'}",
+            back=reverse("lorebooks:detail", args=[server.id, lorebook.pk]),
+            affects=[
+                f"Every entry{' the filter shows' if filters['q'] or filters['show'] else ''} is "
+                f"{'switched on' if enabled else 'switched off'} at once; each can be switched back by hand."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     changed = services.entries_set_enabled(
         lorebook=lorebook,
         entry_ids=list(matching.values_list("pk", flat=True)),

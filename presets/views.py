@@ -23,6 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from core.uploads import body_limit
 from engine.st_format import ImportRefused, ImportSummary, preset_name_from_filename
+from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -37,6 +38,7 @@ from .pending_uploads import drop_upload, keep_upload, pending_seconds, pending_
 from .replace_review import ReplaceReview, review_replace
 from .sampling import views as sampling_views
 from .summary_display import summary_groups
+from .versions import selectors as version_selectors
 from .versions.display import diff_view
 
 
@@ -197,6 +199,8 @@ def preset_deactivate(request: AuthenticatedHttpRequest, server_id: int, preset_
 def preset_delete(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
     preset = preset_or_404(server, preset_id)
+    if asked := ask_first(request, _delete_question(server, preset)):
+        return asked
     was_active = preset.is_active
     services.preset_delete(preset=preset, by=request.user)
     note = " It was active, so the bot is back to its native prompt order." if was_active else ""
@@ -204,6 +208,26 @@ def preset_delete(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
         messages.success(request, f"Deleted “{preset.name}”.{note}")
         return redirect("presets:list", server_id=server.id)
     return _after_list_action(request, server, "")
+
+
+def _delete_question(server: Server, preset: Preset) -> Confirmation:
+    channels = [
+        use.channel_name for use in channel_selectors.channel_uses(server) if use.preset_id == preset.pk
+    ]
+    affects = [
+        f"{preset.node_count} node{'s' * (preset.node_count != 1)} and every version of the preset go "
+        "with it: Versions cannot bring a deleted preset back (download it first to keep a copy)."
+    ]
+    if preset.is_active:
+        affects.append("It is the server's active preset: the bot goes back to its native prompt order.")
+    if channels:
+        affects.append(f"Channels that use it go back to the server's preset: {', '.join(channels)}.")
+    return Confirmation(
+        question=f"Delete the preset “{preset.name}”?",
+        button="Delete the preset",
+        back=reverse("presets:detail", args=[server.id, preset.pk]),
+        affects=affects,
+    )
 
 
 @login_required
@@ -241,13 +265,15 @@ def preset_style(request: AuthenticatedHttpRequest, server_id: int, preset_id: i
 @login_required
 @require_GET
 def preset_download(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) -> HttpResponse:
+    """The preset as it is now (its current version, every edit, switch, move and rollback in it) as
+    SillyTavern JSON: the same file as the Versions page's download of that version (docs/editor.md)."""
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
-    preset = server.presets.filter(pk=preset_id).only("name", "stored_text").first()
+    preset = server.presets.defer("stored_text").filter(pk=preset_id).first()
     if preset is None:
         raise Http404("No such preset.")
     filename = f"{preset.name}.json"
     return HttpResponse(
-        preset.stored_text.encode("utf-8"),
+        version_selectors.export_version(preset, preset.version).encode("utf-8"),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": content_disposition_header(True, filename)},
     )
@@ -306,6 +332,22 @@ def nodes_bulk(request: AuthenticatedHttpRequest, server_id: int, preset_id: int
     filters = _filters(request.POST)
     matching = selectors.toggleable(selectors.nodes_for(preset, query=filters["q"], kind=filters["kind"]))
     enabled = request.POST.get("enabled") == "1"
+    count, word = matching.count(), "Enable" if enabled else "Disable"
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"{word} {count} node{'s' * (count != 1)} of “{preset.name}”?",
+            button=f"{word} {count} node{'s' * (count != 1)}",
+            back=reverse("presets:detail", args=[server.id, preset.pk]) + "#nodes",
+            affects=[
+                f"Every switchable node{' the filter shows' if filters['q'] or filters['kind'] else ''} is "
+                f"{'switched on' if enabled else 'switched off'} at once (chatHistory is left alone).",
+                "Versions can roll this back: it is recorded as one version.",
+            ],
+        ),
+    )
+    if asked:
+        return asked
     changed = services.nodes_set_enabled(
         preset=preset, node_ids=list(matching.values_list("pk", flat=True)), enabled=enabled, by=request.user
     )

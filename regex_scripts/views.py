@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -20,6 +21,7 @@ from core import offload
 from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
 from presets import cache as preset_cache
 from presets import selectors as preset_selectors
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -173,6 +175,22 @@ def script_move(request: AuthenticatedHttpRequest, server_id: int, script_id: in
 @vary_on_headers("HX-Request")
 @require_POST
 def script_delete(request: AuthenticatedHttpRequest, server_id: int, script_id: int) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_REGEX)
+    row = _row_or_404(server, script_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the regex script “{row}”?",
+            button="Delete the script",
+            back=reverse("regex_scripts:list", args=[server.pk]),
+            affects=[
+                "Replies and prompts are no longer changed by it; no version keeps a script "
+                "(switch it off instead to keep it)."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     return _row_action(
         request, server_id, script_id, lambda row: services.script_delete(row=row, by=request.user)
     )

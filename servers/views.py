@@ -10,12 +10,14 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from core import login_throttle
 
 from . import selectors, services
+from .confirm import Confirmation, ask_first
 from .models import Server
 from .permissions import Action, get_server_for, role_of, servers_for, user_can
 from .status import server_status
@@ -103,6 +105,19 @@ def tokens(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
 def token_revoke(request: AuthenticatedHttpRequest, server_id: int, token_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_TOKENS)
     token = get_object_or_404(server.api_tokens, pk=token_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Revoke the token “{token.name}”?",
+            button="Revoke the token",
+            back=reverse("servers:tokens", args=[server.id]),
+            affects=[
+                "A bot using it loses access at once; a revoked token cannot be brought back (make a new one)."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     services.api_token_revoke(token=token, by=request.user)
     if request.htmx:
         context = {"server": server, "tokens": selectors.tokens_for(server), "new_token": None}

@@ -16,6 +16,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.django_db
+def test_the_demo_has_our_own_cards_in_a_group_that_a_channel_uses_and_runs_twice_safely():
+    from groups.selectors import channel_group, groups_page
+    from servers.models import Server
+
+    call_command("demo_data", verbosity=0)
+    call_command("demo_data", verbosity=0)
+    (group,) = groups_page(Server.objects.get(pk=1001))
+    assert [m["name"] for m in group["members"]] == ["Mira Lampwright", "Tomas Ferry", "Old Tom"]
+    assert channel_group(1001, 900000000000000001) == "Lantern Inn"
+    for path in (ROOT / "characters" / "demo_data").glob("*.json"):
+        assert "Tavernkeep" in path.read_text()  # our own words, not a community card
+
+
+@pytest.mark.django_db
 def test_the_demo_sample_names_only_the_demo_guilds_channels_and_its_bot():
     from assembly.selectors import DEFAULT_SAMPLE_NAME, sample_bucket_named
     from servers.selectors import directory_names

@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.actors import Actor
+from core.line_ends import as_typed
 from engine import editing
 from engine.st_format import ImportSummary, resummarize
 from engine.st_format import PresetNode as StNode
@@ -76,6 +77,7 @@ class EditResult:
     version: int
     node_id: int | None = None
     warnings: tuple[str, ...] = ()
+    changed: bool = True
 
 
 def node_update(
@@ -86,12 +88,14 @@ def node_update(
     base_version: int | None,
     by: Actor,
 ) -> EditResult:
-    """Change one node's editable fields (engine.editing.EDITABLE_FIELDS) as the admin wrote them."""
+    """Change one node's editable fields (engine.editing.EDITABLE_FIELDS) as the admin wrote them. A
+    save that changes nothing records nothing (`EditResult.changed` is False); a text whose only
+    difference is its line ends is the stored text (core/line_ends.py)."""
     found: dict[str, Any] = {}
 
     def change(entries: Entries) -> Entries:
         old = _node(entries, node_id)
-        normalised = _normalise({**_editable(old), **values}, old)
+        normalised = edited_node(old, values)
         found["warnings"], found["name"] = normalised.warnings, normalised.node.name
         return editing.replace_node(entries, node_id, normalised.node)
 
@@ -104,8 +108,19 @@ def node_update(
         reason=lambda: f"edited “{found['name']}”",
         action=AuditAction.PRESET_NODE_EDIT,
         touches=_touches_node(node_id),
+        record_unchanged=False,
     )
-    return EditResult(version=result.version, node_id=node_id, warnings=found["warnings"])
+    return EditResult(
+        version=result.version, node_id=node_id, warnings=found["warnings"], changed=result.changed
+    )
+
+
+def edited_node(old: StNode, values: Mapping[str, Any]) -> editing.NormalisedNode:
+    """The node `old` with the editor's `values` applied, as node_update stores it (pure)."""
+    typed = dict(values)
+    if isinstance(typed.get("content"), str):
+        typed["content"] = as_typed(typed["content"], stored=old.content)
+    return _normalise({**_editable(old), **typed}, old)
 
 
 def node_add(
@@ -257,6 +272,7 @@ def preset_rollback(*, preset: Preset, to: int, base_version: int | None = None,
 class _Applied:
     version: int
     ids: dict[str, int]  # identifier -> node id after the edit
+    changed: bool = True
 
 
 def _edit(
@@ -270,14 +286,18 @@ def _edit(
     action: AuditAction,
     settings: Mapping[str, Any] | None = None,
     touches: Callable[[VersionDiff, Entries], bool] | None = None,
+    record_unchanged: bool = True,
 ) -> _Applied:
     try:
-        with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)):
+        with server_write(server_id=preset.server_id, stamps=(preset_cache.STAMP,)) as write:
             current = version_services.lock_preset(preset.pk)
             old = _entries(preset.pk)
             if base_version is not None and base_version != current:
                 _check_concurrent(preset, base_version, current, old, touches)
             new = change(old)
+            if not record_unchanged and new == old:
+                write.stamps.clear()  # nothing written: every cached form stays good
+                return _Applied(version=current, ids={}, changed=False)
             ids = _sync_nodes(preset.pk, old, new)
             nodes = [node for _, node in new]
             row = Preset.objects.only("summary", "settings", "injection_style").get(pk=preset.pk)

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from engine import GENERATION_TYPES, ROLES, editing
+from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
@@ -92,7 +93,11 @@ def node_edit(
                 context = _open_context(request, server, preset, node, values, error=exc.message)
                 return render(request, NODE_OPEN, context)
             return _node_form(request, server, preset, node, values, error=exc.message, status=400)
-        text = f"Saved “{values.get('name') or node.name}” as version {result.version}."
+        text = (
+            f"Saved “{values.get('name') or node.name}” as version {result.version}."
+            if result.changed
+            else f"Nothing to save: “{values.get('name') or node.name}” is as it was (still version {result.version})."
+        )
         if request.htmx:
             return _in_place(request, server, preset, _rows(request, server, preset, [node.pk]), text, result)
         _report(request, text, result)
@@ -167,6 +172,20 @@ def node_duplicate(
 def node_delete(
     request: AuthenticatedHttpRequest, server_id: int, preset_id: int, node_id: int
 ) -> HttpResponse:
+    server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRESETS)
+    preset = preset_or_404(server, preset_id)
+    node = _node_or_404(preset, node_id)
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete the node “{node.name or node.identifier}” from “{preset.name}”?",
+            button="Delete the node",
+            back=reverse("presets:detail", args=[server.id, preset.pk]) + f"#node-{node.pk}",
+            affects=[f"Versions can roll this back: version {preset.version} still has it."],
+        ),
+    )
+    if asked:
+        return asked
     return _node_action(
         request,
         server_id,

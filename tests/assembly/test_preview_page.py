@@ -170,7 +170,7 @@ def test_an_unknown_conversation_is_a_clear_error(client, carol, lantern):
 def test_carol_deletes_a_sample(client, carol, lantern, sample_document):
     client.force_login(carol)
     client.post(save_url(), {"name": "Old", "document": json.dumps(sample_document)})
-    response = client.post(reverse("assembly:sample-delete", args=[1001]), {"name": "Old"})
+    response = client.post(reverse("assembly:sample-delete", args=[1001]), {"name": "Old", "confirmed": "1"})
     assert response.status_code == 302
     assert not SampleBucket.objects.filter(name="Old").exists()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -227,7 +228,7 @@ def test_the_core_stops_on_a_refused_assemble_and_stores_nothing(http, api_token
 ENVIRONMENT = {
     "TAVERNKEEP_URL": "http://127.0.0.1:8000",
     "TAVERNKEEP_TOKENS": "1001=tk-one, 2002=tk-two",
-    "DISCORD_TOKEN": "discord",
+    "DISCORD_TOKEN": "MTAwMTAwMTAwMQ.Gx7aQz.not-a-real-signature-at-all",
     "MODEL_URL": "http://127.0.0.1:9/v1/chat",
     "MODEL_KEY": "key",
 }
@@ -250,8 +251,21 @@ def test_the_bot_reads_one_token_per_guild_from_its_environment():
         ({"MODEL_PROVIDER": "ollama"}, "MODEL_PROVIDER must be one of"),
         ({"MODEL_KEY": ""}, "Set MODEL_KEY"),
         ({"DISCORD_TOKEN": ""}, "Set DISCORD_TOKEN"),
+        ({"DISCORD_TOKEN": "fake"}, "DISCORD_TOKEN does not look like a bot token"),
+        ({"DISCORD_TOKEN": "Bot abc.def.ghi"}, "DISCORD_TOKEN does not look like a bot token"),
     ],
 )
 def test_a_missing_or_malformed_setting_is_a_sentence_not_a_key_error(change, said):
     with pytest.raises(bot.ConfigError, match=said.replace("+", r"\+")):
         bot.config_from({**ENVIRONMENT, **change})
+
+
+def test_a_fake_discord_token_stops_the_bot_with_one_sentence_and_no_traceback():
+    """Run as its operator would, with every setting but a made-up Discord token."""
+    script = Path(bot.__file__)
+    environment = {**ENVIRONMENT, "DISCORD_TOKEN": "fake", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "DISCORD_TOKEN" in done.stderr, done.stderr

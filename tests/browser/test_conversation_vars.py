@@ -39,6 +39,9 @@ def test_carol_deletes_the_message_that_set_hp_and_sees_the_earlier_value_return
     assert "{{setvar" not in arrow.locator('[data-testid="message-text"]').inner_text()
     arrow.get_by_role("button", name="Delete message").click()
     wait_for_htmx(page)
+    assert "variable changes go with it" in page.get_by_test_id("confirm").inner_text()
+    page.get_by_test_id("confirm-yes").click()  # it asks first
+    page.wait_for_load_state("networkidle")
 
     assert page.locator('[data-testid="message"]').filter(has_text="An arrow finds you.").count() == 0
     assert final_value(page, "hp") == "30"

@@ -98,7 +98,11 @@ def test_on_a_phone_a_node_is_a_two_line_card_and_delete_asks_first(page, lanter
     assert delete.bounding_box()["height"] >= 44 and (
         gap >= 16 or delete.bounding_box()["y"] > copy.bounding_box()["y"]
     )
-    delete.click()  # the page fixture dismisses the question
+    delete.click()
     wait_for_htmx(page)
-    assert page.dialogs and "Delete “Greet”?" in page.dialogs[0]
+    question = page.get_by_test_id("confirm")
+    assert (
+        "Delete the node “Greet”" in question.inner_text()
+        and "Versions can roll this back" in question.inner_text()
+    )
     assert PresetNode.objects.filter(pk=greet.pk).exists()

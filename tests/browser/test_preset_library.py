@@ -68,6 +68,8 @@ def test_alice_filters_the_nodes_and_disables_the_matching_ones_in_bulk(page, la
     assert rows.count() == preset.nodes.filter(kind="marker").count()
     page.get_by_role("button", name="Disable matching").click()
     wait_for_htmx(page)
+    page.get_by_test_id("confirm-yes").click()  # it asks first, naming the count
+    page.wait_for_load_state("networkidle")
     assert list(preset.nodes.filter(kind="marker", enabled=True).values_list("identifier", flat=True)) in (
         [],
         ["chatHistory"],

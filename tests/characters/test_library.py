@@ -210,7 +210,9 @@ def test_alice_deactivates_and_deletes_a_card_from_its_own_page(client, lantern,
     response = client.post(reverse("characters:deactivate", args=[lantern.pk, row.pk]), {"next": "detail"})
     assert response.status_code == 302 and response["Location"] == detail  # back on the card's page
     assert ">Activate</button>" in client.get(detail).content.decode()
-    response = client.post(reverse("characters:delete", args=[lantern.pk, row.pk]), {"next": "list"})
+    response = client.post(
+        reverse("characters:delete", args=[lantern.pk, row.pk]), {"next": "list", "confirmed": "1"}
+    )
     assert response["Location"] == reverse("characters:list", args=[lantern.pk])
     assert not CardRow.objects.filter(pk=row.pk).exists()
 
@@ -219,7 +221,9 @@ def test_deleting_a_card_from_its_page_with_htmx_sends_the_browser_to_the_list(c
     row = services.card_import(server=lantern, raw=card_json(name="Mira"), filename="m.json", by=alice).row
     client.force_login(alice)
     response = client.post(
-        reverse("characters:delete", args=[lantern.pk, row.pk]), {"next": "list"}, HTTP_HX_REQUEST="true"
+        reverse("characters:delete", args=[lantern.pk, row.pk]),
+        {"next": "list", "confirmed": "1"},
+        HTTP_HX_REQUEST="true",
     )
     assert response["HX-Redirect"] == reverse("characters:list", args=[lantern.pk])
 

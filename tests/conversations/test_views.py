@@ -113,7 +113,7 @@ def test_carol_deletes_a_message_and_the_panel_shows_the_earlier_value(client, c
     bite = say("{{setvar::hp::12}}")
     client.force_login(carol)
     body = client.post(
-        url("message-delete", lantern.id, dungeon.id, bite.id), HTTP_HX_REQUEST="true"
+        url("message-delete", lantern.id, dungeon.id, bite.id), {"confirmed": "1"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     final = body.split('data-testid="final-state"')[1]
     assert '<tr data-key="hp"' in final
@@ -211,3 +211,11 @@ def test_an_op_form_naming_no_real_swipe_is_a_404_not_a_crash(client, carol, lan
     client.force_login(carol)
     response = client.post(url("ops-save", lantern.id, dungeon.id, message.id), {"swipe": "abc", "rows": 0})
     assert response.status_code == 404
+
+
+def test_deleting_a_message_asks_first_and_names_its_variable_changes(client, carol, lantern, dungeon, say):
+    bite = say("{{setvar::hp::12}}")
+    client.force_login(carol)
+    asked = client.post(url("message-delete", lantern.id, dungeon.id, bite.id), HTTP_HX_REQUEST="true")
+    assert asked["HX-Retarget"] == "#main" and "variable changes go with it" in asked.content.decode()
+    assert dungeon.messages.filter(pk=bite.pk).exists()

@@ -92,7 +92,10 @@ def test_alice_gives_a_channel_a_group_and_takes_it_back(client, alice, lantern,
 def test_alice_deletes_a_group(client, alice, lantern, party_cards):
     group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
     client.force_login(alice)
-    assert client.post(reverse("groups:delete", args=[lantern.pk, group.pk])).status_code == 302
+    assert (
+        client.post(reverse("groups:delete", args=[lantern.pk, group.pk]), {"confirmed": "1"}).status_code
+        == 302
+    )
     assert not selectors.groups_for(lantern)
 
 

@@ -184,7 +184,10 @@ def test_charlie_cannot_see_the_guilds_lorebooks(client, charlie, lorebook):
 
 def test_alice_disables_matching_entries_in_bulk(client, alice, lorebook):
     client.force_login(alice)
-    client.post(reverse("lorebooks:entries-bulk", args=[1001, lorebook.pk]), {"q": "harbor", "enabled": "0"})
+    client.post(
+        reverse("lorebooks:entries-bulk", args=[1001, lorebook.pk]),
+        {"q": "harbor", "enabled": "0", "confirmed": "1"},
+    )
     assert dict(lorebook.entries.values_list("uid", "enabled")) == {0: True, 1: False}
 
 
@@ -303,3 +306,21 @@ def test_alice_disables_every_entry_then_enables_one_and_the_bot_sees_exactly_th
     client.force_login(alice)
     exported = client.get(reverse("lorebooks:download", args=[1001, lorebook.pk]) + "?as=export")
     assert [e["disable"] for e in json.loads(exported.content)["entries"].values()] == [True, False]
+
+
+def test_disabling_matching_entries_asks_first_with_the_count(client, alice, lorebook):
+    client.force_login(alice)
+    url = reverse("lorebooks:entries-bulk", args=[1001, lorebook.pk])
+    asked = client.post(url, {"q": "harbor", "enabled": "0"}).content.decode()
+    assert "Disable 1 entry of" in asked and 'name="q" value="harbor"' in asked
+    assert all(lorebook.entries.values_list("enabled", flat=True))
+
+
+def test_deleting_a_lorebook_asks_first_and_says_its_entries_go_with_it(client, alice, lorebook):
+    client.force_login(alice)
+    url = reverse("lorebooks:delete", args=[1001, lorebook.pk])
+    asked = client.post(url, HTTP_HX_REQUEST="true")
+    assert asked["HX-Retarget"] == "#main" and "Its entries go with it" in asked.content.decode()
+    assert Lorebook.objects.filter(pk=lorebook.pk).exists()
+    client.post(url, {"confirmed": "1"})
+    assert not Lorebook.objects.filter(pk=lorebook.pk).exists()

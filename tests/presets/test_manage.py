@@ -93,7 +93,7 @@ def test_deleting_the_active_preset_reverts_to_native_without_promoting_another(
     client, alice, lantern, house_style, second_preset
 ):
     client.force_login(alice)
-    client.post(reverse("presets:delete", args=[lantern.id, house_style.pk]))
+    client.post(reverse("presets:delete", args=[lantern.id, house_style.pk]), {"confirmed": "1"})
     assert not Preset.objects.filter(pk=house_style.pk).exists()
     assert not PresetNode.objects.filter(preset_id=house_style.pk).exists()
     assert active_names(lantern) == []
@@ -212,7 +212,8 @@ def test_the_chat_history_can_be_switched_off_and_on_as_in_sillytavern(client, a
 def test_bulk_disable_with_a_name_filter_touches_only_matching_nodes(client, alice, lantern, house_style):
     client.force_login(alice)
     client.post(
-        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]), {"enabled": "0", "q": "mood"}
+        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
+        {"enabled": "0", "q": "mood", "confirmed": "1"},
     )
     off = set(house_style.nodes.filter(enabled=False).values_list("identifier", flat=True))
     assert off == {"b7e3a9c4-mood-reminder", "e9a5f3d7-drama"}  # drama was already off
@@ -222,7 +223,7 @@ def test_bulk_enable_by_kind_switches_on_every_content_node(client, alice, lante
     client.force_login(alice)
     response = client.post(
         reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
-        {"enabled": "1", "kind": "content"},
+        {"enabled": "1", "kind": "content", "confirmed": "1"},
         HTTP_HX_REQUEST="true",
     )
     assert not house_style.nodes.filter(kind="content", enabled=False).exists()
@@ -232,7 +233,8 @@ def test_bulk_enable_by_kind_switches_on_every_content_node(client, alice, lante
 def test_bulk_disable_of_all_markers_leaves_the_chat_history_on(client, alice, lantern, house_style):
     client.force_login(alice)
     client.post(
-        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]), {"enabled": "0", "kind": "marker"}
+        reverse("presets:nodes-bulk", args=[lantern.id, house_style.pk]),
+        {"enabled": "0", "kind": "marker", "confirmed": "1"},
     )
     assert list(
         house_style.nodes.filter(kind="marker", enabled=True).values_list("identifier", flat=True)
@@ -259,13 +261,21 @@ def test_the_node_list_marks_comments_markers_and_depth(client, alice, lantern, 
     assert "badge kind-marker" in page and "depth 0" in page
 
 
-def test_alice_downloads_the_stored_json(client, alice, lantern, house_style, demo_bytes):
+def test_alice_downloads_a_fresh_upload_with_its_prompts_and_settings(
+    client, alice, lantern, house_style, demo_bytes
+):
     client.force_login(alice)
     response = client.get(reverse("presets:download", args=[lantern.id, house_style.pk]))
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("application/json")
     assert 'filename="House Style.json"' in response.headers["Content-Disposition"]
-    assert json.loads(response.content) == json.loads(demo_bytes)
+    downloaded, uploaded = json.loads(response.content), json.loads(demo_bytes)
+    assert {p["identifier"]: p.get("content", "") for p in downloaded["prompts"]} == {
+        p["identifier"]: p.get("content", "") for p in uploaded["prompts"]
+    }
+    assert downloaded["prompt_order"][-1]["order"] == uploaded["prompt_order"][-1]["order"]
+    # every other key as uploaded (the export may add SillyTavern's defaults for keys it rebuilds)
+    assert all(downloaded[k] == v for k, v in uploaded.items() if k not in ("prompts", "prompt_order"))
 
 
 def test_the_download_has_secrets_blanked(client, alice, lantern):
@@ -282,6 +292,12 @@ def test_a_preset_of_another_server_is_not_found_under_lantern(client, alice, la
     client.force_login(alice)
     assert client.get(reverse("presets:detail", args=[lantern.id, harbor_preset.pk])).status_code == 404
     assert client.post(reverse("presets:activate", args=[lantern.id, harbor_preset.pk])).status_code == 404
+
+
+def test_the_help_page_explains_group_chats(client, charlie):
+    client.force_login(charlie)
+    page = client.get(reverse("presets:help")).content.decode()
+    assert 'id="groups"' in page and "Group chats" in page and "muted" in page and "join prefix" in page
 
 
 def test_the_help_page_explains_the_differences_to_any_signed_in_user(client, charlie):

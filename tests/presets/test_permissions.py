@@ -15,9 +15,9 @@ WRITES = [
     ("presets:activate", {}),
     ("presets:deactivate", {}),
     ("presets:rename", {"name": "Taken over"}),
-    ("presets:delete", {}),
+    ("presets:delete", {"confirmed": "1"}),
     ("presets:style", {"style": "standalone"}),
-    ("presets:nodes-bulk", {"enabled": "0"}),
+    ("presets:nodes-bulk", {"enabled": "0", "confirmed": "1"}),
 ]
 
 
@@ -37,7 +37,9 @@ def test_charlie_gets_404_on_every_lantern_preset_page(client, charlie, lantern,
     client.force_login(charlie)
     for name, url in urls(lantern.id, house_style).items():
         assert client.get(url).status_code in (404, 405), name
-        assert client.post(url, {"enabled": "0", "name": "x"}).status_code in (404, 405), name
+        assert client.post(url, {"enabled": "0", "name": "x", "confirmed": "1"}).status_code in (404, 405), (
+            name
+        )
     assert Preset.objects.get(pk=house_style.pk).is_active
 
 

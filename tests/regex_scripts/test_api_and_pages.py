@@ -88,7 +88,9 @@ def test_alice_reorders_edits_switches_and_deletes_her_scripts(client, alice, la
     client.post(reverse("regex_scripts:toggle", args=[lantern.id, first.pk]), {"enabled": "0"})
     _, out, _ = run_cli("apply", "--server", str(lantern.id), "--reply", "--json", stdin=b"1st second")
     assert out["stored"] == "1st "
-    client.post(reverse("regex_scripts:delete", args=[lantern.id, second.pk]))
+    asked = client.post(reverse("regex_scripts:delete", args=[lantern.id, second.pk])).content.decode()
+    assert "Delete the regex script" in asked and ServerScript.objects.filter(pk=second.pk).exists()
+    client.post(reverse("regex_scripts:delete", args=[lantern.id, second.pk]), {"confirmed": "1"})
     assert list(ServerScript.objects.values_list("pk", flat=True)) == [first.pk]
     actions = set(AuditEvent.objects.filter(server=lantern, actor=alice).values_list("action", flat=True))
     assert {"regex.move", "regex.edit", "regex.disable", "regex.delete"} <= actions

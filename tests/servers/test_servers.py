@@ -67,7 +67,7 @@ def test_alice_creates_a_token_that_is_shown_once_and_stored_hashed(client, alic
 def test_alice_revokes_a_token_and_the_audit_page_says_so(client, alice, carol, lantern, api_token):
     client.force_login(alice)
     token = lantern.api_tokens.get()
-    client.post(reverse("servers:token-revoke", args=[lantern.id, token.id]))
+    client.post(reverse("servers:token-revoke", args=[lantern.id, token.id]), {"confirmed": "1"})
     token.refresh_from_db()
     assert token.revoked_at is not None
     client.force_login(carol)
@@ -89,3 +89,14 @@ def test_a_burst_of_wrong_passwords_locks_the_account_for_a_while(client, alice,
     assert response.status_code == 200
     assert b"Too many failed sign-ins" in response.content
     assert "_auth_user_id" not in client.session
+
+
+def test_revoking_a_token_asks_first_and_says_the_bot_loses_access(client, alice, lantern):
+    from servers.models import ApiToken
+    from servers.services import api_token_create
+
+    token, _ = api_token_create(server=lantern, name="bot", by=alice)
+    client.force_login(alice)
+    asked = client.post(reverse("servers:token-revoke", args=[lantern.id, token.id])).content.decode()
+    assert "Revoke the token “bot”?" in asked and "loses access at once" in asked
+    assert ApiToken.objects.get(pk=token.pk).revoked_at is None

@@ -114,11 +114,13 @@ def test_add_duplicate_and_delete_follow_the_marker_rules(client, alice, tavern)
         preset=tavern, name="Rules (copy)", content="No fighting in the tavern."
     ).exists()
 
-    refused = client.post(url("node-delete", tavern, node(tavern, "chatHistory").pk), follow=True)
+    refused = client.post(
+        url("node-delete", tavern, node(tavern, "chatHistory").pk), {"confirmed": "1"}, follow=True
+    )
     assert any("cannot be deleted" in str(m) for m in refused.context["messages"])
     refused = client.post(url("node-duplicate", tavern, node(tavern, "charDescription").pk), follow=True)
     assert any("Markers cannot be duplicated" in str(m) for m in refused.context["messages"])
-    client.post(url("node-delete", tavern, node(tavern, "secret").pk))
+    client.post(url("node-delete", tavern, node(tavern, "secret").pk), {"confirmed": "1"})
     assert "secret" not in order(tavern) and "chatHistory" in order(tavern)
 
 
@@ -204,7 +206,7 @@ def test_a_version_downloads_as_sillytavern_json_for_admins_only(client, alice, 
 
 def test_alice_rolls_back_from_the_versions_page(client, alice, tavern):
     client.force_login(alice)
-    client.post(url("node-delete", tavern, node(tavern, "greet").pk), {"version": "1"})
+    client.post(url("node-delete", tavern, node(tavern, "greet").pk), {"version": "1", "confirmed": "1"})
     page = client.get(url("versions", tavern)).content.decode()
     assert "deleted “Greet”" in page
     client.post(url("rollback", tavern), {"to": "1"})
@@ -265,7 +267,9 @@ def test_with_htmx_copy_and_delete_answer_only_the_rows_they_changed(client, ali
     assert copied.index(f'id="node-{greet.pk}"') < copied.index(f'id="node-{copy.pk}"')
     assert 'id="preset-version"' in copied and 'hx-swap-oob="true"' in copied
 
-    deleted = client.post(url("node-delete", tavern, copy.pk), {"version": "2"}, **HX).content.decode()
+    deleted = client.post(
+        url("node-delete", tavern, copy.pk), {"version": "2", "confirmed": "1"}, **HX
+    ).content.decode()
     assert "<tr" not in deleted  # the row goes; only the counts and the status follow
     assert "Deleted" in deleted and not PresetNode.objects.filter(pk=copy.pk).exists()
 
