@@ -255,6 +255,28 @@ def swipe_select(
 def swipe_delete(
     request: AuthenticatedHttpRequest, server_id: int, conversation_id: int, message_id: int, swipe_id: int
 ) -> HttpResponse:
+    server, conversation, message = _editable_message(request, server_id, conversation_id, message_id)
+    swipe = _swipe_of(message, swipe_id)
+    number = list(message.swipes.values_list("pk", flat=True)).index(swipe.pk) + 1
+    asked = ask_first(
+        request,
+        Confirmation(
+            question=f"Delete swipe {number} of message #{message.position} of “{conversation.name}”?",
+            button="Delete the swipe",
+            back=reverse("conversations:conversation", args=[server.id, conversation.pk]),
+            affects=[
+                "Its text and its variable changes go with it"
+                + (
+                    ": the message shows another swipe, and the messages after it see its values."
+                    if swipe.is_current
+                    else "."
+                )
+                + " No version keeps a swipe."
+            ],
+        ),
+    )
+    if asked:
+        return asked
     return _message_change(
         request,
         server_id,

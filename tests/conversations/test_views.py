@@ -219,3 +219,21 @@ def test_deleting_a_message_asks_first_and_names_its_variable_changes(client, ca
     asked = client.post(url("message-delete", lantern.id, dungeon.id, bite.id), HTTP_HX_REQUEST="true")
     assert asked["HX-Retarget"] == "#main" and "variable changes go with it" in asked.content.decode()
     assert dungeon.messages.filter(pk=bite.pk).exists()
+
+
+def test_deleting_a_swipe_asks_first_and_deletes_only_once_confirmed(client, carol, lantern, dungeon, say):
+    reply = say("{{setvar::weapon::sword}}")
+    client.force_login(carol)
+    client.post(url("swipe-add", lantern.id, dungeon.id, reply.id), {"text": "{{setvar::weapon::axe}}"})
+    axe = current_swipe(reply)
+    delete = url("swipe-delete", lantern.id, dungeon.id, reply.id, axe.id)
+
+    asked = client.post(delete)
+    assert "Delete swipe 2 of message" in asked.content.decode()
+    assert "the messages after it see its values" in asked.content.decode()
+    assert reply.swipes.filter(pk=axe.pk).exists()
+    assert conversation_variables(dungeon) == {"weapon": "axe"}
+
+    client.post(delete, {"confirmed": "1"})
+    assert not reply.swipes.filter(pk=axe.pk).exists()
+    assert conversation_variables(dungeon) == {"weapon": "sword"}

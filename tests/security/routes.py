@@ -215,6 +215,7 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "servers:token-revoke": lambda: {"confirmed": "1"},
         "conversations:conversation-delete": lambda: {"confirmed": "1"},
         "conversations:message-delete": lambda: {"confirmed": "1"},
+        "conversations:swipe-delete": lambda: {"confirmed": "1"},
         "presets:sampling": lambda: {"mode": "merged", "provider": "anthropic", "value-temperature": "0.8"},
         "presets:node-add": lambda: {"name": "Walked in", "content": "Hello {{user}}."},
         "presets:node-edit": lambda: {"name": "Walked", "content": "Edited text."},
