@@ -18,9 +18,8 @@ from typing import Any, TypedDict
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
-from core.actors import Agent
 from servers import selectors as server_selectors
-from servers.api_auth import ApiError, api_view, read_json_body, refuse_unknown_fields
+from servers.api_auth import ApiError, api_view, read_json_body, refuse_unknown_fields, token_agent
 from servers.directory import read_directory
 from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
@@ -168,7 +167,9 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
     if not 0 < user_id <= SNOWFLAKE_MAX:
         raise ApiError("The user id is not a Discord id.")
     if everywhere:
-        withdrawn = services.user_withdraw_consents(user_id=user_id, server=server_id, by=Agent("api token"))
+        withdrawn = services.user_withdraw_consents(
+            user_id=user_id, server=server_id, by=token_agent(request)
+        )
         return _json(
             {
                 "user": snowflake_text(user_id),
@@ -178,7 +179,7 @@ def user_opt_in(request: HttpRequest, server_id: int, user_id: int) -> HttpRespo
             }
         )
     consent = services.user_set_opt_in(
-        user_id=user_id, opt_in=body["opt_in"], server=server_id, by=Agent("api token")
+        user_id=user_id, opt_in=body["opt_in"], server=server_id, by=token_agent(request)
     )
     return _json(
         {"user": snowflake_text(user_id), "server": snowflake_text(server_id), "cross_server_opt_in": consent}
@@ -190,7 +191,9 @@ def directory(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         body = read_json_body(request, max_bytes=DIRECTORY_MAX_BYTES)
         channels, members = read_directory(body)
-        skipped = services.directory_push(server_id=server_id, channels=channels, members=members)
+        skipped = services.directory_push(
+            server_id=server_id, channels=channels, members=members, by=token_agent(request)
+        )
         answer = _directory_json(server_id)
         answer["skipped_channels"] = [snowflake_text(c) for c in skipped]
         return _json(answer)

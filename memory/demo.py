@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from core.actors import DEMO
 from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import Server
 
@@ -50,6 +51,7 @@ def populate(server: Server) -> None:
             DirectoryMember(id=DEMO_USER, display_name="Mira"),
             DirectoryMember(id=OTHER_USER, display_name="Tomas"),
         ],
+        by=DEMO,
     )
     entries = [
         (

@@ -276,7 +276,7 @@ def channel_set_private(*, server: Server, channel: Channel, private: bool, by: 
 
 
 def directory_push(
-    *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember]
+    *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember], by: Actor
 ) -> list[int]:
     """Store the bot's directory for the server and carry each channel's name, parent and private
     flag onto the memory channel rows, so the privacy rules read the pushed flag (docs/memory.md). The rows
@@ -285,7 +285,7 @@ def directory_push(
     skipped: list[int] = []
     with transaction.atomic():
         server_services.directory_replace(
-            server_id=server_id, channels=list(channels), members=list(members), by=Agent("api token")
+            server_id=server_id, channels=list(channels), members=list(members), by=by
         )
         for channel in channels:
             try:

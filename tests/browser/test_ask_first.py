@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.actors import SYSTEM
 from memory.services import directory_push
 from presets import services
 from presets.channels.services import channel_preset_set
@@ -32,6 +33,7 @@ def tavern(lantern, alice):
         server_id=lantern.id,
         channels=[DirectoryChannel(id=TAPROOM, name="taproom", parent=None, private=False)],
         members=[],
+        by=SYSTEM,
     )
     channel_preset_set(server=lantern, channel_id=TAPROOM, preset=preset, by=alice)
     return preset

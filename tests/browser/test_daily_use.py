@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.actors import SYSTEM
 from memory import services as memory_services
 from presets import services
 from presets.models import PresetNode
@@ -55,6 +56,7 @@ def test_the_channel_confirmation_and_the_audit_name_the_channel_picked(page, la
             DirectoryMember(id=300000000000000001, display_name="Mira"),
             DirectoryMember(id=300000000000000002, display_name="Mira"),
         ],
+        by=SYSTEM,
     )
     sign_in(page, "alice")
     page.goto(f"/servers/{lantern.pk}/presets/")

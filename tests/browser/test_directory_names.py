@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.actors import SYSTEM
 from memory import services
 from presets.channels import services as channel_services
 from presets.services import preset_import
@@ -27,6 +28,7 @@ def test_alice_and_bob_see_the_pushed_channel_and_member_names(page, alice, bob,
             DirectoryChannel(id=CELLAR, name="cellar", parent=GENERAL, private=True),
         ],
         members=[DirectoryMember(id=MIRA, display_name="Mira Ashdown")],
+        by=SYSTEM,
     )
     services.stm_store_turn(
         server_id=LANTERN, channel_id=GENERAL, user_id=MIRA, messages=[], summary="Mira ordered ale."

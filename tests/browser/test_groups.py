@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from characters import services as card_services
+from core.actors import SYSTEM
 from engine.cards import Card, card_png
 
 from .conftest import sign_in
@@ -66,6 +67,7 @@ def test_alice_keeps_notes_and_an_authors_note_by_channel_name_and_previews_as_a
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=cellar, name="cellar", parent=None, private=False)],
         members=[],
+        by=SYSTEM,
     )
     group = group_services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
     group_services.channel_group_set(server=lantern, channel_id=cellar, group=group, by=None)

@@ -9,6 +9,7 @@ import html
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from groups import selectors, services
 from memory import services as memory_services
 from servers.directory import DirectoryChannel
@@ -34,6 +35,7 @@ def cellar(lantern):
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=CELLAR, name="cellar", parent=None, private=False)],
         members=[],
+        by=SYSTEM,
     )
 
 
@@ -172,7 +174,11 @@ def test_deleting_a_card_names_the_groups_it_leaves(client, alice, lantern, part
     mira = party_cards["Mira"]
     detail = text(client.get(reverse("characters:detail", args=[lantern.pk, mira.pk])))
     assert "This card is in the group “Party”" in detail
-    answer = client.post(reverse("characters:delete", args=[lantern.pk, mira.pk]), follow=True)
+    asked = text(client.post(reverse("characters:delete", args=[lantern.pk, mira.pk])))
+    assert "It leaves the group “Party”; the other members keep their order." in asked
+    answer = client.post(
+        reverse("characters:delete", args=[lantern.pk, mira.pk]), {"confirmed": "1"}, follow=True
+    )
     assert "Deleted the card “Mira”. It left the group “Party”." in text(answer)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from groups.models import Group
 from groups.services import channel_group_set, group_save
 from memory.services import directory_push
@@ -27,6 +28,7 @@ def taproom(lantern) -> int:
         server_id=lantern.id,
         channels=[DirectoryChannel(id=TAPROOM, name="taproom", parent=None, private=False)],
         members=[],
+        by=SYSTEM,
     )
     return TAPROOM
 
