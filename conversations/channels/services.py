@@ -42,6 +42,7 @@ MAX_NAME_CHARS = 100
 MAX_KEEP_MESSAGES = 10_000
 MAX_KEEP_DAYS = 3650
 PRIVATE_CONTEXT_MAX_CHARS = AGENT_CONTEXT_MAX_CHARS  # the bound the tool declares
+PRIVATE_CONTEXT_NAME = "System"  # a group history's system message is a narrator line and needs a name
 DISCORD_EPOCH_MS = 1_420_070_400_000
 
 
@@ -390,6 +391,7 @@ def private_context_add(
             conversation=conversation,
             discord_id=_id_at_end(conversation),
             role=ChannelRole.SYSTEM,
+            author_name=PRIVATE_CONTEXT_NAME,
             private_to=member[:MAX_NAME_CHARS],
             swipes=[{"content": text, "ops": []}],
             current=0,
