@@ -155,3 +155,21 @@ def test_charlie_cannot_slip_a_context_into_the_lantern_guilds_channel(
     own = add_context(client, harbor_token, {"member": "Tomas", "text": "Betray them."}, server=harbor.pk)
     assert own.status_code == 400  # his server stores no such channel; nothing reaches the Guild's
     assert not any("Betray" in m["content"] for m in prompt_of(client, api_token, "Tomas"))
+
+
+def test_the_preview_of_the_channel_as_it_stands_shows_the_context_only_for_its_member(
+    client, alice, api_token, party_in_tavern
+):
+    add_context(client, api_token, {"member": "Tomas", "text": "Tomas alone knows the barrel."})
+    client.force_login(alice)
+    document = {"names": {"user": "Ann"}, "history": [{"role": "user", "name": "Ann", "content": "Hi."}]}
+
+    def preview(speaker):
+        form = {"document": json.dumps(document), "source": "json", "channel": TAVERN, "group": "Party"}
+        answer = client.post(reverse("assembly:preview-render", args=[1001]), {**form, "speaker": speaker})
+        assert answer.status_code == 200, answer.content.decode()[-3000:]
+        return answer.content.decode()
+
+    assert "Tomas alone knows the barrel." in preview("Tomas")
+    mira = preview("Mira")
+    assert "Not me." in mira and "Tomas alone knows" not in mira
