@@ -128,7 +128,11 @@ def _stored_chat(
         raise ApiError("`regenerate` names no stored message of this channel.", 404) from None
     if stored is None:
         raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
-    document["history"] = stored.history
+    group = dict.get(document, "group")  # read without marking it asked: the parser reads it anyway
+    speaker = group.get("speaker") if isinstance(group, dict) else None
+    document["history"] = channel_selectors.for_speaker(
+        stored.history, speaker.strip() if isinstance(speaker, str) else None
+    )
     document["variables"] = stored.variables
     if options["channel"] is None:
         options["channel"] = stored.channel_id

@@ -135,6 +135,10 @@ def preview_assembly(
     (docs/worldinfo.md#timed-effects)."""
     if not isinstance(document, dict):
         return Preview(error="The sample must be a JSON object.")
+    if options.group and options.speaker and "group" not in document:
+        # Read as the group turn it becomes: a group history may hold system (narrator) lines, such
+        # as a member's private context (docs/channels.md#private-context).
+        document = {**document, "group": {"name": options.group, "speaker": options.speaker}}
     try:
         doc = parse_buckets(with_conversation(document, history=history, variables=variables))
         if options.generation_type:

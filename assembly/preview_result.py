@@ -11,7 +11,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from conversations.channels.selectors import stored_chat
+from conversations.channels.selectors import for_speaker, stored_chat
 from conversations.selectors import preview_inputs
 from core import offload
 from servers.models import Server
@@ -61,7 +61,7 @@ def _preview(server: Server, document: Any, options: PreviewOptions) -> Preview:
             server_id=server.pk,
             document=document,
             options=options,
-            history=stored.history,
+            history=for_speaker(stored.history, options.speaker.strip() or None if options.group else None),
             variables=stored.variables,
         )
     if options.conversation is None:

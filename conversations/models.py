@@ -17,6 +17,7 @@ __all__ = [
     "ChannelConversation",
     "ChannelMessage",
     "ChannelMessagePart",
+    "ChannelRole",
     "ChannelSettings",
     "ConversationMessage",
     "MessageRole",
@@ -95,6 +96,15 @@ class Swipe(models.Model):
         return f"swipe {self.pk} of message {self.message_id}"
 
 
+class ChannelRole(models.TextChoices):
+    """A stored channel message's role: what the bot saw or posted, or a member's private context
+    (`add_agent_context`, docs/channels.md#private-context)."""
+
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+    SYSTEM = "system", "System"
+
+
 class ChannelSettings(models.Model):
     """A server's rules for the channel conversations its bot reports (docs/channels.md)."""
 
@@ -151,10 +161,15 @@ class ChannelMessage(models.Model):
 
     conversation = models.ForeignKey(ChannelConversation, on_delete=models.CASCADE, related_name="messages")
     discord_id = models.BigIntegerField()
-    role = models.CharField(max_length=16, choices=MessageRole.choices)
+    role = models.CharField(max_length=16, choices=ChannelRole.choices)
     author_id = models.BigIntegerField(null=True, blank=True)
     author_name = models.CharField(max_length=100, blank=True)
     speaker = models.CharField(max_length=100, blank=True, help_text="A group member's history name.")
+    private_to = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The group member whose prompts alone receive it (a private context).",
+    )
     swipes = models.JSONField(default=list)
     current = models.PositiveIntegerField(default=0)
     content = models.TextField(blank=True, help_text="The current swipe's text, kept for reads.")

@@ -52,7 +52,8 @@ GROUP_CACHE_SECONDS = 60  # how long the bot trusts a channel's group before ask
 GROUP_MESSAGES_SENT = 200  # the most messages `next` reads
 MEMORY_TOOL = "update_short_term_memory"
 LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
-CHANNEL_TOOLS = ("set_author_note", "roll_dice")  # carried out by POST …/channels/<C>/tools/<name>
+# Carried out by POST …/channels/<C>/tools/<name>.
+CHANNEL_TOOLS = ("set_author_note", "add_agent_context", "recall", "roll_dice")
 TOOL_ROUNDS_MAX = 4  # times a turn's tool results go back to the model before the reply is posted
 log = logging.getLogger("tavernkeep-bot")
 
@@ -193,7 +194,8 @@ class Tavernkeep:
         return self._post(server_id, f"groups/{quote(name, safe='')}/notes", body)
 
     def channel_tool(self, server_id: str, channel: str, name: str, arguments: dict[str, Any]) -> Any:
-        """A shared-workspace tool (set_author_note, roll_dice) carried out by Tavernkeep: its result."""
+        """A shared-workspace tool (set_author_note, add_agent_context, recall, roll_dice) carried out
+        by Tavernkeep: its result."""
         return self._post(server_id, f"channels/{channel}/tools/{quote(name, safe='')}", arguments)["result"]
 
     def push_directory(

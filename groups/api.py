@@ -307,7 +307,8 @@ def _stored_lines(server_id: int, body: dict[str, Any]) -> list[ChatLine]:
     if stored is None:
         raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
     return [
-        ChatLine(role=m["role"], name=m["name"], content=m["content"]) for m in stored.history[-MAX_MESSAGES:]
+        ChatLine(role=m["role"], name=m["name"], content=m["content"])
+        for m in channel_selectors.for_speaker(stored.history, None)[-MAX_MESSAGES:]
     ]
 
 

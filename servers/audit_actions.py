@@ -16,6 +16,8 @@ class AuditAction(models.TextChoices):
 
     CHANNEL_FORGET = "channel.forget"
     CHANNEL_MEMBER_FORGET = "channel.member_forget"
+    CHANNEL_PRIVATE_CONTEXT = "channel.private_context"
+    CHANNEL_RECALL = "channel.recall"
     CHANNEL_SETTINGS = "channel.settings"
 
     CONVERSATION_CREATE = "conversation.create"

@@ -3,6 +3,7 @@ history an assembly starts from, and the pages' views."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
@@ -13,12 +14,20 @@ from typing import Any
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
 from servers.snowflakes import snowflake_text
 
-from ..models import ChannelConversation, ChannelMessage, ChannelMessagePart, ChannelSettings, MessageRole
+from ..models import (
+    ChannelConversation,
+    ChannelMessage,
+    ChannelMessagePart,
+    ChannelRole,
+    ChannelSettings,
+    MessageRole,
+)
 
 DEFAULT_KEEP_MESSAGES = 500
 DEFAULT_KEEP_DAYS = 30
@@ -82,6 +91,7 @@ def message_json(message: ChannelMessage, parts: Sequence[int] = ()) -> dict[str
         "swipe": message.current,
         "swipes": len(message.swipes or ()),
         "parts": [snowflake_text(part) for part in parts],
+        **({PRIVATE_TO: message.private_to} if message.private_to else {}),
     }
 
 
@@ -153,10 +163,77 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
 
 def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:
     return [
-        {"role": role, "name": speaker or author, "content": content, "timestamp": created.isoformat()}
-        for role, speaker, author, content, created in rows.values_list(
-            "role", "speaker", "author_name", "content", "created_at"
+        {
+            "role": role,
+            "name": speaker or author,
+            "content": content,
+            "timestamp": created.isoformat(),
+            **({PRIVATE_TO: private_to} if private_to else {}),
+        }
+        for role, speaker, author, content, created, private_to in rows.values_list(
+            "role", "speaker", "author_name", "content", "created_at", "private_to"
         )
+    ]
+
+
+# A private context's history entry names its member under this key; `for_speaker` drops the entry
+# from every other speaker's history and the key from its own (the engine never sees it).
+PRIVATE_TO = "private_to"
+
+
+def for_speaker(history: Sequence[dict[str, Any]], speaker: str | None) -> list[dict[str, Any]]:
+    """The history a speaker's prompt receives: the private contexts kept for it (as plain system
+    messages), never another member's; without a speaker (not a group's turn), none of them."""
+    kept: list[dict[str, Any]] = []
+    for message in history:
+        owner = message.get(PRIVATE_TO)
+        if owner is None:
+            kept.append(message)
+        elif speaker is not None and owner == speaker:
+            kept.append({key: value for key, value in message.items() if key != PRIVATE_TO})
+    return kept
+
+
+RECALL_QUERY_MAX_CHARS = engine_groups.RECALL_QUERY_MAX_CHARS  # the bound the tool declares
+RECALL_MAX_RESULTS = 5
+RECALL_RESULT_MAX_CHARS = 500
+RECALL_SCAN_MESSAGES = 1_000  # the newest messages a recall reads
+RECALL_SCAN_CHARS = 8_000  # of each, the first characters it scores
+_WORD = re.compile(r"\w+")
+
+
+def words_of(text: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(text)}
+
+
+def recall(server_id: int, channel_id: int, query: str) -> list[dict[str, Any]]:
+    """The channel's stored messages (current swipes) that share the most words with `query`, best
+    first, at most RECALL_MAX_RESULTS, each cut to RECALL_RESULT_MAX_CHARS characters
+    (docs/channels.md#recall). The score is how many distinct query words a message holds; a tie goes
+    to the newer message. Private contexts are never recalled: the caller is not known to be their member."""
+    wanted = words_of(query)
+    if not wanted:
+        return []
+    rows = (
+        ChannelMessage.objects.filter(conversation__server_id=server_id, conversation__channel_id=channel_id)
+        .exclude(role=ChannelRole.SYSTEM)
+        .order_by("-discord_id")
+        .values_list("discord_id", "role", "speaker", "author_name", "content")[:RECALL_SCAN_MESSAGES]
+    )
+    scored: list[tuple[int, int, tuple[int, str, str, str]]] = []
+    for discord_id, role, speaker, author, content in rows:
+        score = len(wanted & words_of(content[:RECALL_SCAN_CHARS]))
+        if score:
+            scored.append((score, discord_id, (discord_id, role, speaker or author, content)))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [
+        {
+            "id": snowflake_text(discord_id),
+            "role": role,
+            "name": name,
+            "content": content[:RECALL_RESULT_MAX_CHARS],
+        }
+        for _, _, (discord_id, role, name, content) in scored[:RECALL_MAX_RESULTS]
     ]
 
 
@@ -222,6 +299,7 @@ def recent_turns(
         return {}
     rows = (
         ChannelMessage.objects.filter(conversation_id__in=list(conversations))
+        .exclude(role=ChannelRole.SYSTEM)  # a member's private context is not the channel's talk
         .annotate(
             rank=Window(RowNumber(), partition_by=[F("conversation_id")], order_by=F("discord_id").desc())
         )
@@ -254,6 +332,7 @@ class MessageRow:
     ops: tuple[Op, ...]
     swipe: int
     swipes: int
+    private_to: str
 
 
 def message_rows(conversation: ChannelConversation) -> list[MessageRow]:
@@ -268,6 +347,7 @@ def message_rows(conversation: ChannelConversation) -> list[MessageRow]:
             ops=current_ops(m),
             swipe=m.current + 1,
             swipes=len(m.swipes or ()),
+            private_to=m.private_to,
         )
         for m in messages_of(conversation)
     ]

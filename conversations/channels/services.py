@@ -20,11 +20,19 @@ from django.utils import timezone
 
 from core.actors import Actor
 from core.errors import UserError
+from engine.groups import AGENT_CONTEXT_MAX_CHARS
 from engine.macros import MacroEnv, Op, apply_ops, extract_ops, replay_into_cache
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 
-from ..models import ChannelConversation, ChannelMessage, ChannelMessagePart, ChannelSettings, MessageRole
+from ..models import (
+    ChannelConversation,
+    ChannelMessage,
+    ChannelMessagePart,
+    ChannelRole,
+    ChannelSettings,
+    MessageRole,
+)
 from ..services import MAX_OPS, MAX_SWIPES
 from .selectors import DEFAULT_KEEP_DAYS, channel_settings, current_ops, messages_of, state_before
 
@@ -33,6 +41,9 @@ MAX_PARTS = 20
 MAX_NAME_CHARS = 100
 MAX_KEEP_MESSAGES = 10_000
 MAX_KEEP_DAYS = 3650
+PRIVATE_CONTEXT_MAX_CHARS = AGENT_CONTEXT_MAX_CHARS  # the bound the tool declares
+PRIVATE_CONTEXT_NAME = "System"  # a group history's system message is a narrator line and needs a name
+DISCORD_EPOCH_MS = 1_420_070_400_000
 
 
 class ChannelError(UserError, ValueError):
@@ -346,6 +357,64 @@ def render_writes_keep(
         conversation.variables = variables
         conversation.save(update_fields=["variables", "updated_at"])
     return variables
+
+
+def _id_at_end(conversation: ChannelConversation) -> int:
+    """An id for a message Discord never saw, placing it after every stored message: the last
+    snowflake of this millisecond (the low 22 bits full, which a real id of that millisecond would
+    have to match exactly), or one past the newest stored id when that is later."""
+    now_ms = int(timezone.now().timestamp() * 1000)
+    at_now = ((now_ms - DISCORD_EPOCH_MS) << 22) | ((1 << 22) - 1)
+    newest = (
+        ChannelMessage.objects.filter(conversation=conversation)
+        .order_by("-discord_id")
+        .values_list("discord_id", flat=True)
+        .first()
+    )
+    return max(at_now, (newest or 0) + 1)
+
+
+def private_context_add(
+    *, server_id: int, channel_id: int, member: str, text: str, by: Actor
+) -> ChannelMessage:
+    """Keep `text` in the channel's conversation, after the messages stored so far, as a system
+    message only `member`'s prompts receive (docs/channels.md#private-context). The caller has
+    checked that `member` belongs to the channel's group. ChannelError (404) when nothing is stored
+    for the channel."""
+    if not isinstance(text, str) or not text.strip():
+        raise ChannelError("`text` must be the context to keep: some text.")
+    if len(text) > PRIVATE_CONTEXT_MAX_CHARS:
+        raise ChannelError(f"`text` has at most {PRIVATE_CONTEXT_MAX_CHARS} characters.")
+    with transaction.atomic():
+        conversation = _lock(server_id, channel_id)
+        message = ChannelMessage.objects.create(
+            conversation=conversation,
+            discord_id=_id_at_end(conversation),
+            role=ChannelRole.SYSTEM,
+            author_name=PRIVATE_CONTEXT_NAME,
+            private_to=member[:MAX_NAME_CHARS],
+            swipes=[{"content": text, "ops": []}],
+            current=0,
+            content=text,
+        )
+        conversation.save(update_fields=["updated_at"])  # a new history: the cached copies are stale
+        AuditEvent.record(
+            server=server_id,
+            actor=by,
+            action=AuditAction.CHANNEL_PRIVATE_CONTEXT,
+            detail={"channel": str(channel_id), "member": member, "chars": len(text)},
+        )
+    return message
+
+
+def recall_record(*, server_id: int, channel_id: int, query: str, found: int, by: Actor) -> None:
+    """Audit one recall: who looked for what in which channel, and how many messages came back."""
+    AuditEvent.record(
+        server=server_id,
+        actor=by,
+        action=AuditAction.CHANNEL_RECALL,
+        detail={"channel": str(channel_id), "query": query, "found": found},
+    )
 
 
 _ABSENT = object()

@@ -1,7 +1,8 @@
 """The group tools (docs/groups.md, "Agents that talk to each other" and "A shared workspace") as each
 provider declares a tool: with `group_tools: true` in the bucket document the provider body lets the
 speaker list the group's members, make one of them answer next, keep a private note for one of them,
-write the channel's Author's Note and roll dice. The bot carries the calls out through the group API
+write the channel's Author's Note, keep a private context for one member, recall earlier messages
+and roll dice. The bot carries the calls out through the group API
 and the channel tool route; the shapes follow `engine/memory_tool.py`.
 """
 
@@ -13,9 +14,12 @@ NOTE_MAX_CHARS = 1_500
 TRIGGER_MAX_CHARS = 2_000
 AUTHORS_NOTE_MAX_CHARS = 1_500
 DICE_FORMULA_MAX_CHARS = 100
+AGENT_CONTEXT_MAX_CHARS = 1_500
+RECALL_QUERY_MAX_CHARS = 200
 LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
 SET_AUTHORS_NOTE, ROLL_DICE = "set_author_note", "roll_dice"
-TOOL_NAMES = (LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE, SET_AUTHORS_NOTE, ROLL_DICE)
+ADD_CONTEXT, RECALL = "add_agent_context", "recall"
+TOOL_NAMES = (LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE, SET_AUTHORS_NOTE, ADD_CONTEXT, RECALL, ROLL_DICE)
 
 _MEMBER_ID = {"type": "integer", "description": "The member's id, as list_group_members gives it."}
 
@@ -74,6 +78,40 @@ _TOOLS: tuple[tuple[str, str, dict[str, Any] | None], ...] = (
                 },
             },
             "required": ["text"],
+        },
+    ),
+    (
+        ADD_CONTEXT,
+        "Keep a private context for one member: a message in this channel's history that only that "
+        "member's prompts receive, at the place it was added. The other members and the channel's "
+        "users never see it.",
+        {
+            "type": "object",
+            "properties": {
+                "member": _MEMBER_ID,
+                "text": {
+                    "type": "string",
+                    "description": f"The context, at most {AGENT_CONTEXT_MAX_CHARS} characters.",
+                    "maxLength": AGENT_CONTEXT_MAX_CHARS,
+                },
+            },
+            "required": ["member", "text"],
+        },
+    ),
+    (
+        RECALL,
+        "Look up earlier messages of this channel: the server answers the (at most 5) stored messages "
+        "sharing the most words with the query, best first, each cut to 500 characters.",
+        {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": f"The words to look for, at most {RECALL_QUERY_MAX_CHARS} characters.",
+                    "maxLength": RECALL_QUERY_MAX_CHARS,
+                },
+            },
+            "required": ["query"],
         },
     ),
     (

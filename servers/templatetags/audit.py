@@ -74,6 +74,8 @@ _DONE = {
     "trigger": "member asked to answer next",
     "authors_note": "Author's Note written",
     "dice": "dice rolled",
+    "private_context": "private context kept for a member",
+    "recall": "earlier messages recalled",
 }
 _KEYS = {
     "shape": "format",
@@ -117,6 +119,8 @@ _KEYS = {
     "formula": "dice",
     "rolls": "rolled",
     "total": "total",
+    "query": "looked for",
+    "found": "found",
     "messages": "messages",
     "user_writes": "members' write macros",
     "keep_messages": "messages kept per channel",

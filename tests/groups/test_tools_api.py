@@ -18,6 +18,8 @@ GROUP_TOOLS = [
     "trigger_group_member",
     "set_member_note",
     "set_author_note",
+    "add_agent_context",
+    "recall",
     "roll_dice",
 ]
 
@@ -55,7 +57,7 @@ def assemble(client, token, **extra):
 
 def test_group_tools_are_declared_in_the_openai_shape(client, stored_party, api_token):
     tools = assemble(client, api_token, group_tools=True, provider="openai")["provider_payload"]["tools"]
-    assert [t["type"] for t in tools] == ["function"] * 5
+    assert [t["type"] for t in tools] == ["function"] * len(GROUP_TOOLS)
     assert [t["function"]["name"] for t in tools] == GROUP_TOOLS
     trigger = tools[1]["function"]["parameters"]
     assert trigger["required"] == ["id", "message"] and trigger["properties"]["id"]["type"] == "integer"
