@@ -85,6 +85,7 @@ class World:
     group_id: int = 0
     discord_message_id: int = 0
     swipe_index: int = 0
+    card_name: str = ""
 
     def kwargs(self) -> dict[str, int | str]:
         return {
@@ -105,6 +106,7 @@ class World:
             "entry_id": self.entry_id,
             "discord_message_id": self.discord_message_id,
             "swipe_index": self.swipe_index,
+            "tool_name": "roll_dice",
         }
 
 
@@ -177,6 +179,7 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
         group_name=group.name,
         group_id=group.pk,
         card_id=card.row.pk,
+        card_name=card.row.name,
         script_id=script.pk,
         server=server,
         lorebook_id=lorebook.pk,

@@ -118,6 +118,8 @@ PAGES: dict[str, dict[str, Action | str]] = {
     "groups:edit": {"GET": Action.MANAGE_GROUPS, "POST": Action.MANAGE_GROUPS},
     "groups:delete": {"POST": Action.MANAGE_GROUPS},
     "groups:channel-set": {"POST": Action.MANAGE_GROUPS},
+    "groups:note-save": {"POST": Action.MANAGE_GROUPS},
+    "groups:authors-note-save": {"POST": Action.MANAGE_GROUPS},
 }
 
 # name -> methods the bearer-token API accepts.
@@ -134,8 +136,8 @@ API: dict[str, tuple[str, ...]] = {
     "assembly:api-assemble": ("POST",),
     "regex_scripts:api-clean": ("POST",),
     "groups:api-list": ("GET",),
-    "groups:api-detail": ("GET",),
-    "groups:api-channel": ("GET",),
+    "groups:api-detail": ("GET", "PUT", "DELETE"),
+    "groups:api-channel": ("GET", "PUT", "DELETE"),
     "groups:api-next": ("POST",),
     "groups:api-notes": ("POST",),
     "conversations:api-channel-messages": ("POST",),
@@ -145,6 +147,7 @@ API: dict[str, tuple[str, ...]] = {
     "conversations:api-channel-swipe": ("DELETE",),
     "conversations:api-channel-conversation": ("GET", "DELETE"),
     "conversations:api-member-messages": ("DELETE",),
+    "servers:api-channel-tool": ("POST",),
 }
 
 # Patterns the walk does not exercise, each with its reason.
@@ -152,6 +155,9 @@ ALLOWED_UNCHECKED: dict[str, str] = {
     "admin:": "Django's own admin: staff-only, outside the role table (superusers only in practice)",
     "login": "the sign-in form itself (throttling has its own test)",
     "logout": "signing out changes only the caller's own session",
+    "characters:public-avatar": "public by design: a card's picture for webhooks, no session, reached only "
+    "through a signed URL; tests/groups/test_avatars.py refuses a forged signature, a deleted card and "
+    "another server's ids",
 }
 
 # Kwargs naming a global row, not one scoped to the server in the URL.
@@ -276,6 +282,12 @@ def page_data(name: str, world: World) -> dict[str, Any]:
         "groups:new": lambda: {"name": "walk group", f"member-{world.card_id}": "on"},
         "groups:edit": lambda: {f"member-{world.card_id}": "on", "strategy": "list"},
         "groups:channel-set": lambda: {"channel": str(world.channel_id), "group": str(world.group_id)},
+        "groups:note-save": lambda: {
+            "channel": str(world.channel_id),
+            "card": str(world.card_id),
+            "text": "walked",
+        },
+        "groups:authors-note-save": lambda: {"channel": str(world.channel_id), "text": "walked"},
         "conversations:ops-save": lambda: {
             "swipe": str(world.swipe_id),
             "rows": "1",
@@ -306,6 +318,9 @@ def api_body(name: str, world: World) -> tuple[bytes, str, str]:
         ),
         "assembly:api-assemble": (json.loads(_bucket_text()), ""),
         "regex_scripts:api-clean": ({"text": "walk <think>x</think>"}, ""),
+        "groups:api-detail": ({"members": [world.card_name]}, ""),
+        "groups:api-channel": ({"group": world.group_name}, ""),
+        "servers:api-channel-tool": ({"formula": "2d6"}, ""),
         "groups:api-next": ({"messages": [{"role": "user", "name": "U", "content": "hi"}], "seed": 1}, ""),
         "groups:api-notes": ({"channel": world.channel_id, "member": world.card_id, "text": "walked"}, ""),
         "conversations:api-channel-messages": ({"id": "77", "role": "assistant", "content": "walk"}, ""),

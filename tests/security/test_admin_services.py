@@ -68,7 +68,9 @@ def test_a_token_cannot_be_revoked_in_the_admin_and_the_tokens_page_revokes_it_a
     assert client.get(api, **bearer).status_code == 200
     client.force_login(alice)
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("servers:token-revoke", args=[lantern_world.server.pk, token.pk]))
+        client.post(
+            reverse("servers:token-revoke", args=[lantern_world.server.pk, token.pk]), {"confirmed": "1"}
+        )
     assert client.get(api, **bearer).status_code == 401
 
 
