@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from characters import services as card_services
+from conversations.channels import services as channel_services
 from groups import services as group_services
 from groups.models import MemberNote
 from memory.models import StmEntry
@@ -408,3 +409,49 @@ def test_each_member_is_posted_with_its_public_avatar_url(http, api_token, party
         str(party["Tomas"]),
     ]
     assert http.get(posts[0].avatar_url).headers["Content-Type"] == "image/png"
+
+
+@pytest.mark.django_db(transaction=True)  # each tool call commits, as it does for a real bot
+def test_three_members_share_the_workspace_one_writes_the_note_one_recalls_one_rolls(
+    http, api_token, party, lantern, django_capture_on_commit_callbacks
+):
+    """The shared workspace in one loop (docs/groups.md#a-shared-workspace): Mira writes the channel's
+    Author's Note, Tomas recalls what Ann said earlier in the stored conversation, Old Tom rolls; each
+    result goes back to its model before the reply is posted, and the prompts after Mira's carry the note."""
+    with django_capture_on_commit_callbacks(execute=True):
+        group_services.group_save(
+            server=lantern,
+            name="Party",
+            members=["Mira", "Tomas", "Old Tom"],
+            strategy="list",
+            replace=True,
+            by=None,
+        )
+    channel_services.message_post(
+        server_id=lantern.pk,
+        channel_id=int(CHANNEL),
+        message_id=9001,
+        role="user",
+        content="I hid the cellar key under the blue lantern.",
+        author_id=int(USER),
+        author_name="Ann",
+    )
+    lines = {
+        "Mira": ("Setting the scene.", [("set_author_note", {"text": "Night falls on the harbour."})], ""),
+        "Tomas": (
+            "Let me think.",
+            [("recall", {"query": "cellar key"})],
+            "The key is under the blue lantern.",
+        ),
+        "Old Tom": ("Old bones, old luck.", [("roll_dice", {"formula": "2d6"})], "Seven, as ever."),
+    }
+    with Cast("anthropic", lines) as cast:
+        _, posts = run_group("anthropic", http, api_token, cast)
+    assert [name for name, _ in posts] == ["Mira", "Tomas", "Old Tom"]
+    assert "Night falls" not in json.dumps(cast.turns[0])
+    assert all("Night falls on the harbour." in json.dumps(turn) for turn in cast.turns[1:])
+    [(_, [note]), (_, [recalled]), (_, [roll])] = cast.rounds
+    assert note["authors_note"] == "Night falls on the harbour."
+    assert [m["content"] for m in recalled["messages"]] == ["I hid the cellar key under the blue lantern."]
+    assert roll["formula"] == "2d6" and 2 <= roll["total"] <= 12
+    assert posts[1][0] == "Tomas" and "The key is under the blue lantern." in posts[1][1]
