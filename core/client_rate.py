@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
 RETRY_AFTER_SECONDS = 1
@@ -109,7 +110,12 @@ class AccountRateMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and not _accounts.take(str(user.pk), time.monotonic()):
+        try:
+            signed_in = user is not None and user.is_authenticated
+        except (OperationalError, InterfaceError):
+            # The database is down: the view reads the user again and the maintenance page answers.
+            return self.get_response(request)
+        if signed_in and user is not None and not _accounts.take(str(user.pk), time.monotonic()):
             return _busy()
         return self.get_response(request)
 

@@ -233,7 +233,9 @@ def test_a_token_revoked_through_one_instance_is_refused_by_the_next_request_to_
     token = ApiToken.objects.get(server=lantern)
     visitor = Visitor()
     visitor.sign_in(a, "alice")
-    status, _, _ = visitor.call(a, "POST", f"/servers/{lantern.id}/tokens/{token.pk}/revoke/", {})
+    status, _, _ = visitor.call(
+        a, "POST", f"/servers/{lantern.id}/tokens/{token.pk}/revoke/", {"confirmed": "1"}
+    )
     assert status == 302
     assert b.assemble(lantern.id, api_token)[0] == 401
 

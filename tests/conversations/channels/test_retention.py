@@ -20,7 +20,7 @@ def test_messages_past_the_count_expire_oldest_first_and_the_variables_stay(bot,
     bot.post("1000", "{{setvar::gold::10}}")
     bot.post("1001", "{{addvar::gold::5}}")
     bot.post("1002", "{{addvar::gold::1}}")
-    expire_channel_messages.delay()
+    expire_channel_messages()
     assert stored_ids(bot.conversation()) == ["1001", "1002"]
     assert bot.variables() == {"gold": 16}
     bot.call("DELETE", "channels/111222333444555666/messages/1002")
