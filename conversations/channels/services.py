@@ -110,10 +110,20 @@ def _find(conversation: ChannelConversation, discord_id: int) -> ChannelMessage 
     )
 
 
+PRIVATE_CONTEXT_REFUSED = (
+    "That id is a group member's private context (kept by the add_agent_context tool), not a Discord "
+    "message: the message routes do not change it; forgetting the channel removes it."
+)
+
+
 def _known(conversation: ChannelConversation, discord_id: int) -> ChannelMessage:
+    """The stored Discord message (or reply) with that id, for an event to change. A member's private
+    context is refused (409): it is no Discord message, and only forgetting the channel removes it."""
     message = _find(conversation, discord_id)
     if message is None:
         raise ChannelError("No stored message of this channel has that id.", 404)
+    if message.role == ChannelRole.SYSTEM:
+        raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)
     return message
 
 
@@ -165,6 +175,8 @@ def message_post(
     with transaction.atomic():
         conversation = _lock(server_id, channel_id, create=True, parent_id=parent_id)
         existing = _find(conversation, message_id)
+        if existing is not None and existing.role == ChannelRole.SYSTEM:
+            raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)  # never answered with its text
         if existing is not None:
             _add_parts(conversation, existing, parts)
             return Posted(existing, dict(conversation.variables or {}), created=False)

@@ -180,3 +180,52 @@ def test_the_preview_of_the_channel_as_it_stands_shows_the_context_only_for_its_
     assert "Tomas alone knows the barrel." in preview("Tomas")
     mira = preview("Mira")
     assert "Not me." in mira and "Tomas alone knows" not in mira
+
+
+def stored_ids(client, token):
+    return [m["id"] for m in call(client, token, "GET", f"channels/{TAVERN}/conversation").json()["messages"]]
+
+
+def _changes_to(context_id: str) -> list[tuple[str, str, dict | None]]:
+    """Every way the message routes change a stored message, aimed at one id."""
+    at = f"channels/{TAVERN}/messages/{context_id}"
+    return [
+        ("PATCH", at, {"content": "Nothing to hide."}),
+        ("DELETE", at, None),
+        ("POST", f"{at}/swipes", {"content": "Nothing to hide."}),
+        ("PUT", f"{at}/swipes/current", {"index": 0}),
+        ("DELETE", f"{at}/swipes/0", None),
+        ("POST", f"channels/{TAVERN}/messages", {"id": context_id, "role": "assistant", "content": "Hi."}),
+    ]
+
+
+def test_the_message_routes_refuse_to_edit_delete_or_swipe_a_private_context(
+    client, api_token, party_in_tavern
+):
+    add_context(client, api_token, {"member": "Tomas", "text": "You hid the lamp in the barrel."})
+    context_id = stored_ids(client, api_token)[-1]
+    for method, path, body in _changes_to(context_id):
+        answer = call(client, api_token, method, path, body)
+        assert answer.status_code == 409, (method, path, answer.content)
+        assert "private context" in answer.json()["error"], (method, path)
+        assert "barrel" not in answer.content.decode()
+    stored = call(client, api_token, "GET", f"channels/{TAVERN}/conversation").json()["messages"]
+    assert stored[-1]["private_to"] == "Tomas" and stored[-1]["content"] == "You hid the lamp in the barrel."
+    assert any("in the barrel" in m["content"] for m in prompt_of(client, api_token, "Tomas"))
+
+
+def test_another_servers_token_sees_nothing_of_a_private_context_through_the_message_routes(
+    client, api_token, harbor, harbor_token, party_in_tavern
+):
+    add_context(client, api_token, {"member": "Tomas", "text": "You hid the lamp in the barrel."})
+    context_id = stored_ids(client, api_token)[-1]
+    for server in (1001, harbor.pk):
+        for method, path, body in _changes_to(context_id):
+            answer = call(client, harbor_token, method, path, body, server=server)
+            if server == harbor.pk and path.endswith("/messages"):
+                assert answer.status_code == 201  # his own channel's first message: his, not the Guild's
+            else:
+                assert answer.status_code in (400, 404), (server, method, path, answer.content)
+            assert "private context" not in answer.content.decode()
+            assert "barrel" not in answer.content.decode()
+    assert any("in the barrel" in m["content"] for m in prompt_of(client, api_token, "Tomas"))
