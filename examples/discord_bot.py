@@ -17,9 +17,11 @@ characters → store the turn in short-term memory (`POST …/stm/turns`) → ru
 if the model made one (`POST …/stm/summary`) → keep the answer's variables for the next message.
 When the bot joins a guild it pushes the guild's channel and member names (`POST …/directory`).
 
-In a channel that uses a group (docs/groups.md) the bot answers every user message: it asks
-`…/groups/<name>/next` who speaks, then runs one turn per speaker (assembled for that member, with
-the group tools) and posts each reply under the member's name and avatar through a channel webhook,
+In a channel that uses a group (docs/groups.md) the bot answers every user message from the
+channel's stored conversation: it stores the message, asks `…/groups/<name>/next` who speaks (reading
+the stored conversation), then runs one turn per speaker (assembled from the stored conversation for
+that member, with the group tools), posts each reply under the member's name and avatar through a
+channel webhook and stores it with `speaker`,
 carrying out the tool calls and handing each result back to the model in its provider's shape until it
 answers without one (at most TOOL_ROUNDS_MAX rounds); at most GROUP_REPLIES_MAX replies per user message. docs/bot.md, "What the example bot does in a group channel".
 
@@ -54,6 +56,7 @@ MEMORY_TOOL = "update_short_term_memory"
 LIST_MEMBERS, TRIGGER_MEMBER, SET_NOTE = "list_group_members", "trigger_group_member", "set_member_note"
 # Carried out by POST …/channels/<C>/tools/<name>.
 CHANNEL_TOOLS = ("set_author_note", "add_agent_context", "recall", "roll_dice")
+PRIVATE_CONTEXT_MAX_CHARS = 1500  # the most text add_agent_context keeps
 TOOL_ROUNDS_MAX = 4  # times a turn's tool results go back to the model before the reply is posted
 log = logging.getLogger("tavernkeep-bot")
 
@@ -177,9 +180,21 @@ class Tavernkeep:
         return self._get(server_id, f"groups/{quote(name, safe='')}")
 
     def next_speakers(
-        self, server_id: str, name: str, messages: list[dict[str, str]], seed: int | None = None
+        self,
+        server_id: str,
+        name: str,
+        messages: list[dict[str, str]] | None = None,
+        seed: int | None = None,
+        *,
+        conversation: str | None = None,
     ) -> list[str]:
-        body: dict[str, Any] = {"messages": messages[-GROUP_MESSAGES_SENT:]}
+        """Who answers next: from the channel's stored conversation (`conversation`, its id), or from
+        the `messages` the bot sends."""
+        body: dict[str, Any] = (
+            {"conversation": conversation}
+            if conversation is not None
+            else {"messages": (messages or [])[-GROUP_MESSAGES_SENT:]}
+        )
         if seed is not None:
             body["seed"] = seed
         return self._post(server_id, f"groups/{quote(name, safe='')}/next", body)["speakers"]
@@ -425,58 +440,6 @@ class BotCore:
         self.groups[message.channel_id] = (time.monotonic(), group)
         return group
 
-    def handle_group(self, message: Incoming, group: dict[str, Any], post: Callable[[Post], None]) -> None:
-        """The group loop of docs/bot.md: ask `next` who answers, then each speaker in order (a triggered
-        member first), at most GROUP_REPLIES_MAX replies; `post` is called with each reply as it is made."""
-        server, name = message.guild_id, group["name"]
-        state = self.channels.setdefault(message.channel_id, ChannelState())
-        said = {"role": "user", "name": message.author_name, "content": message.content}
-        history = [*state.history, said]
-        context = {"channel": message.channel_id, "user": message.author_id, "has_tools": True}
-        if message.parent_channel_id:
-            context["parent_channel"] = message.parent_channel_id
-        speakers = deque(self.tavernkeep.next_speakers(server, name, history, self.seed))
-        avatars = {m["name"]: m.get("avatar_url") for m in group.get("members", [])}
-        replies: list[dict[str, str]] = []
-        while speakers and len(replies) < GROUP_REPLIES_MAX:
-            speaker = speakers.popleft()
-            assembled = self.tavernkeep.assemble(
-                server,
-                {
-                    "history": history,
-                    "names": {"user": message.author_name, "char": speaker},
-                    "variables": state.variables,
-                    "stm_context": {**context, "provider": self.model.provider},
-                    "provider": self.model.provider,
-                    "group": {"name": name, "speaker": speaker},
-                    "group_tools": True,
-                },
-            )
-            triggered: list[str] = []
-            narrated: list[dict[str, str]] = []
-            reply = self._reply_with_tools(
-                message, name, speaker, assembled["provider_payload"], triggered, narrated
-            )
-            shown = self.tavernkeep.clean(server, reply.text, message.author_name)
-            answered = {"role": "assistant", "name": speaker, "content": shown}
-            history, state.variables = [*history, answered, *narrated], assembled.get("variables") or {}
-            replies.append(answered)
-            if shown.strip():
-                post(Post(split_for_discord(shown), name=speaker, avatar_url=avatars.get(speaker)))
-            speakers.extendleft(reversed(triggered))
-        self.tavernkeep.store_turn(
-            server,
-            {
-                "channel": message.channel_id,
-                "parent_channel": message.parent_channel_id,
-                "user": message.author_id,
-                "user_name": message.author_name,
-                "messages": [said, *replies],
-            },
-        )
-        # Narrator lines (a trigger's message, the member list) are for this message's speakers only.
-        state.history = [m for m in history if m["role"] != "system"][-HISTORY_KEPT:]
-
     def _reply_with_tools(
         self,
         message: Incoming,
@@ -626,6 +589,8 @@ class Reply:
     ids: list[str]
     asker_id: str
     content: str
+    speaker: str | None = None  # a group member's reply: the member, and its group
+    group: str | None = None
 
 
 class StoredCore:
@@ -650,7 +615,9 @@ class StoredCore:
             body["parent"] = message.parent_channel_id
         return self.store.post(message.guild_id, message.channel_id, body)
 
-    def _assemble(self, message: Incoming, asker_name: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+    def _assemble(
+        self, message: Incoming, asker_name: str, char: str | None = None, **extra: Any
+    ) -> tuple[str, dict[str, Any]]:
         context = {"channel": message.channel_id, "user": message.author_id, "has_tools": True}
         if message.parent_channel_id:
             context["parent_channel"] = message.parent_channel_id
@@ -659,7 +626,7 @@ class StoredCore:
             message.guild_id,
             {
                 "conversation": message.channel_id,
-                "names": {"user": asker_name, "char": core.bot_name},
+                "names": {"user": asker_name, "char": char or core.bot_name},
                 "stm_context": {**context, "provider": core.model.provider},
                 "provider": core.model.provider,
                 **extra,
@@ -679,21 +646,7 @@ class StoredCore:
         macros: a placeholder first (the reply's id), the reply stored under it, then its text."""
         self.seen(message, message_id)
         shown, _ = self._assemble(message, message.author_name)
-        first = send("…")
-        stored = self.store.post(
-            message.guild_id,
-            message.channel_id,
-            {"id": first, "role": "assistant", "author": {"name": self.core.bot_name}, "content": shown},
-        )
-        pieces = split_for_discord(stored["message"]["content"]) or ["…"]
-        edit(first, pieces[0])
-        ids = [first, *(send(piece) for piece in pieces[1:])]
-        if len(ids) > 1:  # the same id again with the further pieces: they become the reply's parts
-            self.store.post(
-                message.guild_id,
-                message.channel_id,
-                {"id": first, "role": "assistant", "content": shown, "parts": ids[1:]},
-            )
+        reply = self._post_reply(message, shown, send, edit)
         self.core.tavernkeep.store_turn(
             message.guild_id,
             {
@@ -703,17 +656,128 @@ class StoredCore:
                 "user_name": message.author_name,
                 "messages": [
                     {"role": "user", "name": message.author_name, "content": message.content},
-                    {
-                        "role": "assistant",
-                        "name": self.core.bot_name,
-                        "content": stored["message"]["content"],
-                    },
+                    {"role": "assistant", "name": self.core.bot_name, "content": reply.content},
                 ],
             },
         )
-        reply = Reply(ids, message.author_id, stored["message"]["content"])
+        return reply
+
+    def _post_reply(
+        self,
+        message: Incoming,
+        shown: str,
+        send: Callable[[str], str],
+        edit: Callable[[str, str], None],
+        *,
+        speaker: str | None = None,
+        group: str | None = None,
+    ) -> Reply:
+        """Post a reply without its write macros: a placeholder first (the reply's id), the reply stored
+        under it (a group member's with `speaker`), then the stored text, in pieces; further pieces
+        become the reply's parts."""
+        first = send("…")
+        body = {
+            "id": first,
+            "role": "assistant",
+            "author": {"name": speaker or self.core.bot_name},
+            "content": shown,
+        }
+        if speaker:
+            body["speaker"] = speaker
+        stored = self.store.post(message.guild_id, message.channel_id, body)
+        pieces = split_for_discord(stored["message"]["content"]) or ["…"]
+        edit(first, pieces[0])
+        ids = [first, *(send(piece) for piece in pieces[1:])]
+        if len(ids) > 1:  # the same id again with the further pieces: they become the reply's parts
+            self.store.post(
+                message.guild_id,
+                message.channel_id,
+                {"id": first, "role": "assistant", "content": shown, "parts": ids[1:]},
+            )
+        reply = Reply(ids, message.author_id, stored["message"]["content"], speaker=speaker, group=group)
         self.replies[first] = reply
         return reply
+
+    def answer_group(
+        self,
+        message: Incoming,
+        message_id: str,
+        group: dict[str, Any],
+        post: Callable[[Post], list[str]],
+        edit: Callable[[str, str], None],
+    ) -> list[Reply]:
+        """The group loop of docs/bot.md on the stored conversation: store the member's message, ask
+        `next` who answers (it reads the stored conversation), then each speaker in order (a triggered
+        member first), at most GROUP_REPLIES_MAX turns: assembled from the conversation as that member,
+        its tool calls answered, posted under its name (`post` returns the Discord ids of the pieces it
+        posted) and stored with `speaker`. A narrator line (a trigger's message, the member list) is
+        never posted: it is kept as a private context of each member who answers after it."""
+        core, server, name, channel = self.core, message.guild_id, group["name"], message.channel_id
+        self.seen(message, message_id)
+        context = {"channel": channel, "user": message.author_id, "has_tools": True}
+        if message.parent_channel_id:
+            context["parent_channel"] = message.parent_channel_id
+        speakers = deque(core.tavernkeep.next_speakers(server, name, seed=core.seed, conversation=channel))
+        avatars = {m["name"]: m.get("avatar_url") for m in group.get("members", [])}
+        replies: list[Reply] = []
+        turns = 0
+        while speakers and turns < GROUP_REPLIES_MAX:
+            speaker = speakers.popleft()
+            turns += 1
+            assembled = core.tavernkeep.assemble(
+                server,
+                {
+                    "conversation": channel,
+                    "names": {"user": message.author_name, "char": speaker},
+                    "stm_context": {**context, "provider": core.model.provider},
+                    "provider": core.model.provider,
+                    "group": {"name": name, "speaker": speaker},
+                    "group_tools": True,
+                },
+            )
+            triggered: list[str] = []
+            narrated: list[dict[str, str]] = []
+            reply = core._reply_with_tools(
+                message, name, speaker, assembled["provider_payload"], triggered, narrated
+            )
+            shown = core.tavernkeep.clean(server, reply.text, message.author_name)
+            if shown.strip():
+
+                def send(text: str, speaker: str = speaker) -> str:
+                    return post(Post([text], name=speaker, avatar_url=avatars.get(speaker)))[0]
+
+                replies.append(self._post_reply(message, shown, send, edit, speaker=speaker, group=name))
+            speakers.extendleft(reversed(triggered))
+            self._keep_narration(message, narrated, list(speakers)[: GROUP_REPLIES_MAX - turns])
+        core.tavernkeep.store_turn(
+            server,
+            {
+                "channel": channel,
+                "parent_channel": message.parent_channel_id,
+                "user": message.author_id,
+                "user_name": message.author_name,
+                "messages": [
+                    {"role": "user", "name": message.author_name, "content": message.content},
+                    *({"role": "assistant", "name": r.speaker, "content": r.content} for r in replies),
+                ],
+            },
+        )
+        return replies
+
+    def _keep_narration(self, message: Incoming, lines: list[dict[str, str]], after: list[str]) -> None:
+        """Each narrator line, as a private context (`add_agent_context`) of every member who answers
+        after it for this message: in their prompts, at its place, and never in the channel."""
+        for line in lines:
+            for member in dict.fromkeys(after):
+                try:
+                    self.core.tavernkeep.channel_tool(
+                        message.guild_id,
+                        message.channel_id,
+                        "add_agent_context",
+                        {"member": member, "text": line["content"][:PRIVATE_CONTEXT_MAX_CHARS]},
+                    )
+                except TavernkeepError as exc:
+                    log.warning("narrator line for %s not kept: %s", member, exc)
 
     def regenerate(
         self,
@@ -730,7 +794,8 @@ class StoredCore:
         if known is None or known.asker_id != by:
             return None
         asked = Incoming(guild_id, channel_id, by, by_name, "")
-        shown, _ = self._assemble(asked, by_name, regenerate=reply_id)
+        as_member = {"group": {"name": known.group, "speaker": known.speaker}} if known.group else {}
+        shown, _ = self._assemble(asked, by_name, known.speaker, regenerate=reply_id, **as_member)
         answer = self.store.add_swipe(guild_id, channel_id, reply_id, shown)
         if answer is not None:
             self._show(answer, edit)
@@ -844,10 +909,12 @@ def config_from(environ: Mapping[str, str]) -> Config:
 
 
 def forward_channel_events(
-    client: Any, stored: StoredCore, discord: Any
+    client: Any, stored: StoredCore, discord: Any, hooked: dict[str, tuple[Any, dict[str, Any]]]
 ) -> Callable[..., Any]:  # pragma: no cover
     """Forward a guild channel's edits, deletions (one or in bulk) and reactions to Tavernkeep's stored
-    conversation (never a DM's), and return how on_message stores a message and answers a mention."""
+    conversation (never a DM's), and return how on_message stores a message and answers a mention.
+    `hooked` maps the ids of the messages a webhook posted (a group member's replies) to that webhook
+    and its keywords: those are edited through it."""
     import asyncio
 
     def on_loop(coroutine: Any) -> Any:  # called from the core's thread: run on Discord's loop, wait
@@ -858,11 +925,23 @@ def forward_channel_events(
 
     def editor(channel: Any) -> Callable[[str, str], None]:
         def edit(message_id: str, text: str) -> None:
-            on_loop(channel.get_partial_message(int(message_id)).edit(content=text))
+            if message_id in hooked:
+                hook, where = hooked[message_id]
+                on_loop(hook.edit_message(int(message_id), content=text, **where))
+            else:
+                on_loop(channel.get_partial_message(int(message_id)).edit(content=text))
 
         return edit
 
-    async def answer_stored(message: Any, incoming: Incoming, mentioned: bool) -> None:
+    async def answer_stored(
+        message: Any, incoming: Incoming, mentioned: bool, group: Any = None, post: Any = None
+    ) -> None:
+        if group is not None:  # every user message in a group channel goes to the group
+            async with message.channel.typing():
+                await asyncio.to_thread(
+                    stored.answer_group, incoming, str(message.id), group, post, editor(message.channel)
+                )
+            return
         if not mentioned:
             await asyncio.to_thread(stored.seen, incoming, str(message.id))
             return
@@ -880,8 +959,13 @@ def forward_channel_events(
     @client.event
     async def on_raw_message_edit(payload: Any) -> None:
         author = (payload.data.get("author") or {}).get("id")
-        if payload.guild_id is None or "content" not in payload.data or author == str(client.user.id):
-            return  # a DM, an embed-only update, or the bot's own edit (it stored the text already)
+        if (
+            payload.guild_id is None
+            or "content" not in payload.data
+            or author == str(client.user.id)
+            or payload.data.get("webhook_id")
+        ):
+            return  # a DM, an embed-only update, or the bot's own edit or its webhook's (stored already)
         await forward(
             stored.edited,
             str(payload.guild_id),
@@ -972,19 +1056,29 @@ def run() -> None:  # pragma: no cover - needs Discord
             webhooks[target.id] = mine[0] if mine else await target.create_webhook(name="Tavernkeep")
         return webhooks[target.id]
 
-    async def post_as_member(channel: Any, post: Post) -> None:
+    hooked: dict[str, tuple[Any, dict[str, Any]]] = {}  # a webhook's message id → the webhook, its thread
+
+    async def post_as_member(channel: Any, post: Post) -> list[str]:
+        """Post the pieces under the member's name; their ids (the ones the webhook posted are edited
+        through it later)."""
         in_thread = {"thread": channel} if isinstance(channel, discord.Thread) else {}
         pieces = list(post.pieces)
+        ids: list[str] = []
         try:
             hook = await webhook_for(channel)
             while pieces:
                 name = (post.name or config.bot_name)[:80]
-                await hook.send(pieces[0], username=name, avatar_url=post.avatar_url, **in_thread)
+                sent = await hook.send(
+                    pieces[0], username=name, avatar_url=post.avatar_url, wait=True, **in_thread
+                )
+                ids.append(str(sent.id))
+                hooked[str(sent.id)] = (hook, in_thread)
                 pieces.pop(0)
         except discord.HTTPException as exc:  # no Manage Webhooks, or a name Discord refuses for webhooks
             log.warning("webhook post as %s in #%s: %s; posting as the bot", post.name, channel, exc)
             for piece in split_for_discord(f"**{post.name}**: {' '.join(pieces)}"):
-                await channel.send(piece)
+                ids.append(str((await channel.send(piece)).id))
+        return ids
 
     @client.event
     async def on_message(message: Any) -> None:
@@ -1001,23 +1095,19 @@ def run() -> None:  # pragma: no cover - needs Discord
         )
         loop = asyncio.get_running_loop()
 
-        def post(reply: Post) -> None:  # called from the core's thread: post now, in order
-            asyncio.run_coroutine_threadsafe(post_as_member(message.channel, reply), loop).result()
+        def post(reply: Post) -> list[str]:  # called from the core's thread: post now, in order
+            return asyncio.run_coroutine_threadsafe(post_as_member(message.channel, reply), loop).result()
 
         try:
             group = await asyncio.to_thread(core.group_of, incoming)
-            if group is not None:  # every user message in a group channel goes to the group
-                async with message.channel.typing():
-                    await asyncio.to_thread(core.handle_group, incoming, group, post)
-                return
-            await answer_stored(message, incoming, client.user in message.mentions)
+            await answer_stored(message, incoming, client.user in message.mentions, group, post)
         except NoToken as exc:
             log.info("skipped %s: %s", message.guild.name, exc)
         except (TavernkeepError, httpx.HTTPError) as exc:
             log.warning("no answer in %s #%s: %s", message.guild.name, message.channel, exc)
 
     stored = StoredCore(core)
-    answer_stored = forward_channel_events(client, stored, discord)
+    answer_stored = forward_channel_events(client, stored, discord, hooked)
 
     try:
         client.run(config.discord_token, log_handler=None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -203,7 +204,31 @@ class Cast:
         self.server.server_close()
 
 
+class Webhook:
+    """The channel's webhook as the bot sees it: each piece it posts gets the id Discord would give it
+    now (a snowflake is a time), under the member's name; the bot edits its placeholder through it."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, str] = {}
+        self.posted: list[tuple[str | None, str]] = []  # (name, id) in the order posted
+
+    def post(self, post: bot.Post) -> list[str]:
+        ids = []
+        for piece in post.pieces:
+            message_id = str(((int(time.time() * 1000) - 1_420_070_400_000) << 22) + len(self.posted))
+            self.messages[message_id] = piece
+            self.posted.append((post.name, message_id))
+            ids.append(message_id)
+        return ids
+
+    def edit(self, message_id: str, text: str) -> None:
+        self.messages[message_id] = text
+
+
 def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?", raw=False):
+    """One user message in the group channel, through the example's stored-conversation group loop:
+    the posts as the channel shows them, (member, text) in order (raw: the bot's Posts, with their
+    avatars)."""
     core = bot.BotCore(
         bot.Tavernkeep("http://testserver", api_token, http),
         bot.Model(provider, cast.url, "k", "m"),
@@ -215,9 +240,20 @@ def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?
     )
     group = core.group_of(message)
     assert group is not None and group["name"] == "Party"
-    posts: list = []
-    core.handle_group(message, group, posts.append)
-    return core, posts if raw else [(p.name, " ".join(p.pieces)) for p in posts]
+    stored, webhook = bot.StoredCore(core), Webhook()
+    said_id = str(((int(time.time() * 1000) - 1_420_070_400_000) << 22) - 1)
+    avatars: list = []
+
+    def post(p: bot.Post) -> list[str]:
+        avatars.append(p.avatar_url)
+        return webhook.post(p)
+
+    replies = stored.answer_group(message, said_id, group, post, webhook.edit)
+    posts = [(r.speaker, " ".join(webhook.messages[i] for i in r.ids)) for r in replies]
+    if raw:
+        by_id = dict(zip((i for _, i in webhook.posted), avatars, strict=True))
+        return stored, [bot.Post([t], n, by_id[r.ids[0]]) for r, (n, t) in zip(replies, posts, strict=True)]
+    return stored, posts
 
 
 def test_each_speaker_gets_its_own_turn_and_its_reply_is_posted_under_its_name_in_order(
@@ -455,3 +491,58 @@ def test_three_members_share_the_workspace_one_writes_the_note_one_recalls_one_r
     assert [m["content"] for m in recalled["messages"]] == ["I hid the cellar key under the blue lantern."]
     assert roll["formula"] == "2d6" and 2 <= roll["total"] <= 12
     assert posts[1][0] == "Tomas" and "The key is under the blue lantern." in posts[1][1]
+
+
+def test_the_group_loop_stores_each_reply_under_its_member_and_the_next_message_assembles_from_the_store(
+    http, api_token, party
+):
+    ask = {"id": party["Old Tom"], "message": "Old Tom, is there oil in the cellar?"}
+    lines = {
+        "Mira": ("I keep it. {{setvar::lamp::Mira}}", [("trigger_group_member", ask)]),
+        "Old Tom": ("Two barrels, girl.", []),
+        "Tomas": ("Then I'll carry one up.", []),
+    }
+    with Cast("openai", lines) as cast:
+        stored, posts = run_group("openai", http, api_token, cast)
+    assert posts == [
+        ("Mira", "I keep it."),  # the write macro is extracted, never posted
+        ("Old Tom", "Two barrels, girl."),
+        ("Tomas", "Then I'll carry one up."),
+    ]
+    conversation = stored.store.conversation("1001", CHANNEL)
+    talk = [(m["role"], m["name"], m["content"]) for m in conversation["messages"] if m["role"] != "system"]
+    assert talk == [
+        ("user", "Ann", "Who keeps the lamp tonight?"),
+        ("assistant", "Mira", "I keep it."),
+        ("assistant", "Old Tom", "Two barrels, girl."),
+        ("assistant", "Tomas", "Then I'll carry one up."),
+    ]
+    assert conversation["variables"] == {"lamp": "Mira"}
+    # The question to Old Tom is kept for the members who answered after it, in their prompts only.
+    private = {m["private_to"] for m in conversation["messages"] if m["role"] == "system"}
+    assert private == {"Old Tom", "Tomas"}
+    assert "cellar" in json.dumps(cast.turns[1]) and "cellar" not in json.dumps(cast.turns[0])
+
+    again = {"Mira": ("Still me.", []), "Tomas": ("And I have the oil.", [])}
+    with Cast("openai", again) as cast:  # a new bot process: it keeps no history of its own
+        _, posts = run_group("openai", http, api_token, cast, text="And the oil?")
+    assert posts == [("Mira", "Still me."), ("Tomas", "And I have the oil.")]
+    mira = json.dumps(cast.turns[0])
+    assert "I keep it." in mira and "Two barrels, girl." in mira and "And the oil?" in mira
+    assert "cellar" not in mira  # Old Tom's and Tomas's private contexts, not Mira's
+
+
+def test_the_askers_regenerate_of_a_members_reply_is_a_new_swipe_written_as_that_member(
+    http, api_token, party
+):
+    with Cast("openai", {"Mira": ("I keep it.", []), "Tomas": ("Fine.", [])}) as cast:
+        stored, _ = run_group("openai", http, api_token, cast)
+    mira_id = next(i for i, r in stored.replies.items() if r.speaker == "Mira")
+    edits: dict[str, str] = {}
+    with Cast("openai", {"Mira": ("No, Tomas keeps it tonight.", [])}) as cast:
+        stored.core.model = bot.Model("openai", cast.url, "k", "m")
+        answer = stored.regenerate("1001", CHANNEL, mira_id, USER, "Ann", edits.__setitem__)
+    assert cast.speakers == ["Mira"]  # assembled as Mira, the history ending before her reply
+    assert "I keep it." not in json.dumps(cast.turns[0])
+    assert answer["message"]["name"] == "Mira" and answer["message"]["swipes"] == 2
+    assert edits == {mira_id: "No, Tomas keeps it tonight."}
