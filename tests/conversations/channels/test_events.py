@@ -237,3 +237,64 @@ def test_another_servers_token_sees_and_changes_nothing_of_this_channel(bot, har
     harbor_bot.server = lantern.pk
     assert harbor_bot.call("GET", f"channels/{TAVERN}/conversation").status_code == 404
     assert bot.variables() == {"secret": "lantern"}
+
+
+MESSAGES = f"channels/{TAVERN}/messages"
+REPLY = f"{MESSAGES}/1000"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", MESSAGES, [1, 2], "JSON object"),
+        ("POST", MESSAGES, b"{not json", "JSON"),
+        ("POST", MESSAGES, {"id": "2000", "role": "user", "content": "x", "author": "Mira"}, "`author`"),
+        (
+            "POST",
+            MESSAGES,
+            {"id": "2000", "role": "assistant", "content": "x", "author": {"name": 5}},
+            "`name`",
+        ),
+        (
+            "POST",
+            MESSAGES,
+            {"id": "2000", "role": "assistant", "content": "x", "speaker": "M" * 101},
+            "`speaker`",
+        ),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "speaker": 7}, "`speaker`"),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "parts": "2001"}, "`parts`"),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "parts": ["two"]}, "`parts`"),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "parts": ["2000"]}, "`parts`"),
+        (
+            "POST",
+            MESSAGES,
+            {"id": "2000", "role": "assistant", "content": "x", "parts": [str(3000 + i) for i in range(21)]},
+            "`parts`",
+        ),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "parent": "up"}, "`parent`"),
+        ("POST", MESSAGES, {"id": "2000", "role": "assistant", "content": "x", "dm": "no"}, "`dm`"),
+        ("POST", MESSAGES, {"id": "2000", "role": 1, "content": "x"}, "`role`"),
+        ("PATCH", REPLY, {}, "`content`"),
+        ("PATCH", REPLY, {"content": ["x"]}, "`content`"),
+        ("PATCH", REPLY, {"content": "x", "role": "user"}, "role"),
+        ("PATCH", REPLY, {"content": "x" * (32 * 1024 + 1)}, "`content`"),
+        ("POST", f"{REPLY}/swipes", {}, "`content`"),
+        ("POST", f"{REPLY}/swipes", {"content": 3}, "`content`"),
+        ("POST", f"{REPLY}/swipes", {"content": "x", "index": 1}, "index"),
+        ("PUT", f"{REPLY}/swipes/current", {}, "`index`"),
+        ("PUT", f"{REPLY}/swipes/current", {"index": True}, "`index`"),
+        ("PUT", f"{REPLY}/swipes/current", {"index": 1.5}, "`index`"),
+        ("PUT", f"{REPLY}/swipes/current", {"index": 0, "content": "x"}, "content"),
+    ],
+)
+def test_every_event_route_refuses_bad_input_naming_the_field_and_changes_nothing(
+    bot, method, path, body, field
+):
+    bot.post("1000", "{{setvar::hp::5}}The lamp is lit.")
+    bot.call("POST", f"{REPLY}/swipes", {"content": "{{setvar::hp::9}}The lamp is out."})
+    before = bot.conversation()
+    response = bot.call(method, path, body)
+    assert 400 <= response.status_code < 500, response.content
+    assert field in response.json()["error"], response.json()
+    assert bot.conversation() == before
+    assert ChannelMessage.objects.count() == 1
