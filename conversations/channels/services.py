@@ -284,13 +284,14 @@ def swipe_add(*, server_id: int, channel_id: int, message_id: int, content: str)
         swipes = list(message.swipes or [])
         messages = messages_of(conversation)
         state = state_before(conversation, messages, message.discord_id)
+        if swipes:
+            # A retry is the current swipe's text again, extracted as that swipe was (its random
+            # macros drawn with its own index), so a retried regeneration never adds a second swipe.
+            text, ops, _, _ = _extract(conversation, message.discord_id, message.current, content, state)
+            current = swipes[message.current]
+            if current.get("content") == text and current.get("ops") == ops:
+                return Posted(message, dict(conversation.variables or {}), created=False)
         text, ops, after, warnings = _extract(conversation, message.discord_id, len(swipes), content, state)
-        if (
-            swipes
-            and swipes[message.current].get("content") == text
-            and swipes[message.current].get("ops") == ops
-        ):
-            return Posted(message, dict(conversation.variables or {}), created=False)
         if len(swipes) >= MAX_SWIPES:
             raise ChannelError(f"A message may have at most {MAX_SWIPES} swipes.")
         removed = current_ops(message)

@@ -91,6 +91,17 @@ def test_the_same_regenerated_text_posted_again_is_a_retry(bot):
     assert again.json()["message"]["swipes"] == 2
 
 
+def test_a_retried_regeneration_with_a_random_write_macro_adds_one_swipe(bot):
+    bot.post("1000", "The chest is shut.")
+    loot = "{{setvar::loot::{{random::a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p}}}}Found {{getvar::loot}}."
+    first = bot.call("POST", f"channels/{TAVERN}/messages/1000/swipes", {"content": loot})
+    retry = bot.call("POST", f"channels/{TAVERN}/messages/1000/swipes", {"content": loot})
+    assert (first.status_code, retry.status_code) == (201, 200)
+    assert retry.json()["message"]["swipes"] == 2
+    assert retry.json()["message"]["ops"] == first.json()["message"]["ops"]
+    assert retry.json()["variables"] == first.json()["variables"]
+
+
 def test_switching_swipes_replays_the_chosen_swipes_ops(bot):
     bot.post("1000", "{{setvar::path::left}}")
     bot.call("POST", f"channels/{TAVERN}/messages/1000/swipes", {"content": "{{setvar::path::right}}"})
