@@ -14,8 +14,8 @@ from typing import Any
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from engine import BucketError, HistoryMessage, history_messages
 from engine import groups as engine_groups
-from engine.buckets import BucketError, HistoryMessage, history_messages
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
