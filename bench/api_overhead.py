@@ -332,7 +332,14 @@ def run(args: argparse.Namespace, given: str) -> None:
             in_process[name].append(stages(body, token, meter))
     with CaptureQueriesContext(connection) as captured:
         stages(bodies["stored conversation"], token, meter)
-    queries = len(captured)
+    queries = (
+        f"{len(captured)} ("
+        + ", ".join(
+            q["sql"].split(" FROM ")[1].split()[0] if " FROM " in q["sql"] else q["sql"][:30]
+            for q in captured
+        )
+        + ")"
+    )
     if args.profile:
         import cProfile
         import pstats
