@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
@@ -140,11 +141,7 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
     `regenerate` the history ends before that message (or the reply a part of it belongs to) and the
     variables are the state before it; UnknownMessage when unknown."""
     if regenerate is None:
-        row = (
-            ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id)
-            .values_list("pk", "parent_id", "variables", "updated_at")
-            .first()
-        )
+        row = _channel_row(server_id, channel_id)
         if row is None:
             return None
         pk, parent_id, stored_variables, updated_at = row
@@ -164,6 +161,32 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
         rows = rows.filter(discord_id__lt=target.discord_id)
     # Plain values, not model instances: this runs on every assembly from a stored channel.
     return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+
+
+def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict[str, Any], Any] | None:
+    """The channel row's id, parent, variables and when it last changed (as the database returns
+    it: only compared, as the history copy's key), by one statement written once: building the
+    query through the ORM cost more CPU than the database's answer, on every assembly from a channel."""
+    global _CHANNEL_ROW_SQL
+    if _CHANNEL_ROW_SQL is None:
+        quote = connection.ops.quote_name
+        column = {f.name: quote(f.column) for f in ChannelConversation._meta.concrete_fields}
+        _CHANNEL_ROW_SQL = (
+            f"SELECT {column['id']}, {column['parent_id']}, {column['variables']}, {column['updated_at']} "  # noqa: S608
+            f"FROM {quote(ChannelConversation._meta.db_table)} "
+            f"WHERE {column['server']} = %s AND {column['channel_id']} = %s"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(_CHANNEL_ROW_SQL, [server_id, channel_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    variables = _VARIABLES.from_db_value(row[2], None, connection)  # type: ignore[arg-type]
+    return row[0], row[1], variables if isinstance(variables, dict) else {}, row[3]
+
+
+_CHANNEL_ROW_SQL: str | None = None
+_VARIABLES = ChannelConversation._meta.get_field("variables")
 
 
 def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:
@@ -266,7 +289,7 @@ HISTORY_CACHE_MAX_CHARS = 1_000_000  # a longer history is read each time rather
 
 
 def _history_copy(
-    conversation_id: int, updated_at: datetime
+    conversation_id: int, updated_at: Any
 ) -> tuple[list[dict[str, Any]], tuple[HistoryMessage, ...] | None]:
     """The channel's history as of `updated_at`, and its messages read once (None when the history
     is too long to hold)."""
