@@ -28,9 +28,11 @@ from conversations.channels import selectors as channel_selectors
 from conversations.channels import services as channel_services
 from core.fairness import fair_share
 from engine import BucketError, parse_buckets
+from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
-from servers.snowflakes import read_snowflake
+from servers.generational_cache import read_together
+from servers.snowflakes import read_snowflake, snowflake_or_none
 
 from .selectors import PresetNotFound, assemble_for_server, world_info_channel
 
@@ -56,6 +58,16 @@ def max_body_bytes() -> int:
 @fair_share
 def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=max_body_bytes())
+    # The per-server caches' generations, and the channel's World Info timed state, in one trip to
+    # the shared cache rather than one each.
+    named = body.get("channel", body.get("conversation")) if isinstance(body, dict) else None
+    channel = snowflake_or_none(named)  # a bad id is refused below, naming its field
+    also = (lorebook_cache.state_key(server_id, str(channel)),) if channel is not None else ()
+    with read_together(server_id, also):
+        return _assemble(request, server_id, body)
+
+
+def _assemble(request: HttpRequest, server_id: int, body: Any) -> HttpResponse:
     if not isinstance(body, dict):
         raise ApiError("The request body must be a JSON object (a bucket document).")
     options = {key: body.get(key) for key in REQUEST_FIELDS}
@@ -93,10 +105,10 @@ def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     except ValueError as exc:
         raise ApiError(str(exc)) from None
     channel = world_info_channel(doc, options["channel"])
-    if channel is not None and assembly.world_info is not None:
-        lorebook_services.timed_state_save(
-            server_id=server_id, channel=channel, state=assembly.world_info["state"]
-        )
+    state = assembly.world_info["state"] if assembly.world_info is not None else None
+    # Nothing to write when the state was empty and still is (no timer runs in this channel).
+    if channel is not None and state is not None and (state or lorebook_cache.read_state(server_id, channel)):
+        lorebook_services.timed_state_save(server_id=server_id, channel=channel, state=state)
     if stored is not None:
         channel_services.render_writes_keep(
             server_id=server_id,
@@ -130,8 +142,8 @@ def _stored_chat(
         raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
     group = dict.get(document, "group")  # read without marking it asked: the parser reads it anyway
     speaker = group.get("speaker") if isinstance(group, dict) else None
-    document["history"] = channel_selectors.for_speaker(
-        stored.history, speaker.strip() if isinstance(speaker, str) else None
+    document["history"] = channel_selectors.messages_for_speaker(
+        stored, speaker.strip() if isinstance(speaker, str) else None
     )
     document["variables"] = stored.variables
     if options["channel"] is None:

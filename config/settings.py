@@ -135,7 +135,8 @@ if REDIS_URL:
 
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, with its redis-py client kept instead of built per call
+            "BACKEND": "core.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "tk"),
             "OPTIONS": {

@@ -392,7 +392,17 @@ def _history_of(history: list[Any], *, grouped: bool) -> tuple[HistoryMessage, .
     return messages
 
 
+def history_messages(entries: list[Any]) -> tuple[HistoryMessage, ...]:
+    """History entries read once, as a document's `history` reads them (any role a group's history
+    may hold): a caller that sends the same history again (a stored conversation) may put these
+    in the document instead of the entries, and they are taken as they are."""
+    return tuple(_history(entry, i, GROUP_HISTORY_ROLES) for i, entry in enumerate(entries))
+
+
 def _history(value: Any, index: int, roles: tuple[str, ...] = HISTORY_ROLES) -> HistoryMessage:
+    if value.__class__ is HistoryMessage:  # read before (history_messages): only its role to check
+        _role({"role": value.role}, f"history[{index}]", roles)
+        return value  # type: ignore[no-any-return]
     if value.__class__ is dict and value.get("timestamp") is None:
         # The usual message, checked without building the labels only an error needs.
         role, name, content = value.get("role"), value.get("name"), value.get("content")

@@ -29,9 +29,48 @@ _counts: BoundedCache[tuple[str, bytes], int] = BoundedCache(
 
 @cache
 def _encoder(name: str) -> Any:
-    import bpe_openai  # its tables take a second to load: only when a count is first asked for
+    # its tables take a second to load: only when a count is first asked for
+    return _bpe_openai().get_encoding(name)
 
-    return bpe_openai.get_encoding(name)
+
+def _bpe_openai() -> Any:
+    """The `bpe_openai` package, imported without reading the rank tables of the encodings we never
+    use. At import it builds its model registry by calling every encoding's constructor, and each
+    reads its whole rank table (cl100k, o200k and voyage3: about 450 000 base64 lines) only for the
+    special tokens the registry keeps. Here the package's `registry` module is loaded first, its
+    table reader answers empty tables while the package's own import runs, and the constructors'
+    memos are then cleared, so an encoding's table is read when that encoding is first asked for.
+    Should the package's layout change, it is imported as it is."""
+    import importlib.util
+    import sys
+
+    if "bpe_openai" in sys.modules:
+        return sys.modules["bpe_openai"]
+    spec = importlib.util.find_spec("bpe_openai")
+    if spec is None or spec.loader is None:
+        import bpe_openai
+
+        return bpe_openai
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["bpe_openai"] = package
+    try:
+        registry = importlib.import_module("bpe_openai.registry")
+        real = registry._load_mergeable_ranks
+        constructors = list(registry.ENCODING_CONSTRUCTORS.values())
+        registry._load_mergeable_ranks = lambda stem: {}  # type: ignore[attr-defined]
+        try:
+            spec.loader.exec_module(package)
+        finally:
+            registry._load_mergeable_ranks = real  # type: ignore[attr-defined]
+            for constructor in constructors:
+                constructor.cache_clear()
+    except Exception:
+        for loaded in [name for name in sys.modules if name.split(".")[0] == "bpe_openai"]:
+            del sys.modules[loaded]
+        import bpe_openai
+
+        return bpe_openai
+    return package
 
 
 def load_tables(encoding: str = DEFAULT_ENCODING) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.resilient_cache import cache_delete, cache_get, cache_set
+from core.resilient_cache import cache_delete, cache_set
 from engine.worldinfo import (
     CompiledBook,
     WorldInfoSettings,
@@ -23,7 +23,7 @@ from engine.worldinfo import (
     compile_book,
     switch_entries,
 )
-from servers.generational_cache import GenerationalCache
+from servers.generational_cache import GenerationalCache, read_shared
 
 from . import selectors
 
@@ -48,7 +48,7 @@ class ActiveWorldInfo:
     books: tuple[CompiledBook, ...]
 
 
-def _state_key(server_id: int, channel: str) -> str:
+def state_key(server_id: int, channel: str) -> str:
     return f"lorebooks:v1:state:{server_id}:{channel}"
 
 
@@ -108,13 +108,13 @@ def clear_local() -> None:
 
 def read_state(server_id: int, channel: str) -> dict[str, Any]:
     """The channel's timed-effect state (empty when none or lost)."""
-    state = cache_get(_state_key(server_id, channel))
+    state = read_shared(state_key(server_id, channel))
     return state if isinstance(state, dict) else {}
 
 
 def write_state(server_id: int, channel: str, state: dict[str, Any]) -> None:
     """Store the channel's timed-effect state for a day (losing it only ends timers early)."""
     if state:
-        cache_set(_state_key(server_id, channel), state, STATE_SECONDS)
+        cache_set(state_key(server_id, channel), state, STATE_SECONDS)
     else:
-        cache_delete(_state_key(server_id, channel))
+        cache_delete(state_key(server_id, channel))

@@ -29,7 +29,8 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeGuard, TypeVar
 from urllib.parse import quote
@@ -270,11 +271,18 @@ class GenerationalCache(Generic[K, P, V]):
         gen_key = generation_key(self.stamp, server_id)
         entry_key = self.entry_key(key) if self.shared else ""
         local_first = bool(self._limit())
-        if self.shared and not local_first:  # small values: the generation and the entry in one trip
+        prefetched = _prefetched_for(server_id)
+        if prefetched is not None and gen_key in prefetched:  # read with the others (`read_together`)
+            found = {gen_key: prefetched[gen_key]}
+            if entry_key in prefetched:  # used once: a later lookup sees what a fill stored since
+                found[entry_key] = prefetched.pop(entry_key)
+        elif self.shared and not local_first:  # small values: the generation and the entry in one trip
             found = cache_get_many([gen_key, entry_key])
         else:  # a process copy usually answers: read only the small generation first
             found = {gen_key: cache_get(gen_key)}
         generation = current_generation(self.stamp, server_id, found.get(gen_key))
+        if prefetched is not None and generation is not None and gen_key in prefetched:
+            prefetched[gen_key] = generation  # the next lookup on this stamp needs no second check
         if generation is not None:
             local = self._local_get(key)
             if local is not None and local.generation == generation and local.expires > time.monotonic():
@@ -345,6 +353,48 @@ class GenerationalCache(Generic[K, P, V]):
             log.warning("database error and no copy of %s %s: serving its outage value", self.name, key)
             return self.outage()
         raise error
+
+
+_prefetch = threading.local()  # this thread's `read_together` block: (server id, shared values read)
+
+
+def _prefetched_for(server_id: int) -> dict[str, Any] | None:
+    held = getattr(_prefetch, "held", None)
+    return held[1] if held is not None and held[0] == server_id else None
+
+
+def read_shared(key: str) -> Any:
+    """`cache_get(key)`, from the current `read_together` block's read when it read `key`."""
+    held = getattr(_prefetch, "held", None)
+    if held is not None and key in held[1]:
+        return held[1][key]
+    return cache_get(key)
+
+
+@contextmanager
+def read_together(server_id: int, also: tuple[str, ...] = ()) -> Iterator[None]:
+    """Within the block, this thread's lookups for `server_id` take their generations (and the
+    entries of the caches kept only in the shared cache, keyed by the server) from one read of
+    them all at the start, instead of a round trip each: a dozen trips to Redis become one on an
+    assemble request. The numbers are those a request that made every lookup at its start would
+    read (each is still checked against the database as `current_generation` says), so this is
+    for requests that read and do not write what they read (the assemble API). `also`: other shared
+    keys read in the same trip, for `read_shared`."""
+    stamps = {declared.stamp for declared in _registry}
+    keys = [generation_key(stamp, server_id) for stamp in sorted(stamps)]
+    keys += [
+        declared.entry_key(server_id)
+        for declared in _registry
+        if declared.shared and not declared._limit() and declared.server_of is _server_is_key
+    ]
+    keys += also
+    found = cache_get_many(keys)
+    outer = getattr(_prefetch, "held", None)
+    _prefetch.held = (server_id, {key: found.get(key) for key in keys})
+    try:
+        yield
+    finally:
+        _prefetch.held = outer
 
 
 def _holds(entry: Any, generation: int) -> TypeGuard[tuple[int, Any]]:

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from engine import BucketError, HistoryMessage, history_messages
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
 from servers.audit_actions import AuditAction
@@ -124,6 +126,9 @@ class StoredChat:
     parent_id: int | None
     history: list[dict[str, Any]]
     variables: dict[str, Any]
+    # The same messages read as a document's history reads them (engine.history_messages), one
+    # for one, when this process holds the channel's history: kept with it, not read again per request.
+    messages: tuple[HistoryMessage, ...] | None = None
 
 
 class UnknownMessage(LookupError):
@@ -136,15 +141,12 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
     `regenerate` the history ends before that message (or the reply a part of it belongs to) and the
     variables are the state before it; UnknownMessage when unknown."""
     if regenerate is None:
-        row = (
-            ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id)
-            .values_list("pk", "parent_id", "variables", "updated_at")
-            .first()
-        )
+        row = _channel_row(server_id, channel_id)
         if row is None:
             return None
         pk, parent_id, stored_variables, updated_at = row
-        return StoredChat(channel_id, parent_id, _history_copy(pk, updated_at), dict(stored_variables or {}))
+        history, parsed = _history_copy(pk, updated_at)
+        return StoredChat(channel_id, parent_id, history, dict(stored_variables or {}), parsed)
     conversation = conversation_for(server_id, channel_id)
     if conversation is None:
         return None
@@ -159,6 +161,32 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
         rows = rows.filter(discord_id__lt=target.discord_id)
     # Plain values, not model instances: this runs on every assembly from a stored channel.
     return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+
+
+def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict[str, Any], Any] | None:
+    """The channel row's id, parent, variables and when it last changed (as the database returns
+    it: only compared, as the history copy's key), by one statement written once: building the
+    query through the ORM cost more CPU than the database's answer, on every assembly from a channel."""
+    global _CHANNEL_ROW_SQL
+    if _CHANNEL_ROW_SQL is None:
+        quote = connection.ops.quote_name
+        column = {f.name: quote(f.column) for f in ChannelConversation._meta.concrete_fields}
+        _CHANNEL_ROW_SQL = (
+            f"SELECT {column['id']}, {column['parent_id']}, {column['variables']}, {column['updated_at']} "  # noqa: S608
+            f"FROM {quote(ChannelConversation._meta.db_table)} "
+            f"WHERE {column['server']} = %s AND {column['channel_id']} = %s"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(_CHANNEL_ROW_SQL, [server_id, channel_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    variables = _VARIABLES.from_db_value(row[2], None, connection)  # type: ignore[arg-type]
+    return row[0], row[1], variables if isinstance(variables, dict) else {}, row[3]
+
+
+_CHANNEL_ROW_SQL: str | None = None
+_VARIABLES = ChannelConversation._meta.get_field("variables")
 
 
 def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:
@@ -192,6 +220,18 @@ def for_speaker(history: Sequence[dict[str, Any]], speaker: str | None) -> list[
         elif speaker is not None and owner == speaker:
             kept.append({key: value for key, value in message.items() if key != PRIVATE_TO})
     return kept
+
+
+def messages_for_speaker(stored: StoredChat, speaker: str | None) -> list[Any]:
+    """`for_speaker` of the stored history, as the messages already read (`StoredChat.messages`)
+    when this process holds them, else as the entries."""
+    if stored.messages is None:
+        return for_speaker(stored.history, speaker)
+    return [
+        message
+        for entry, message in zip(stored.history, stored.messages, strict=True)
+        if (owner := entry.get(PRIVATE_TO)) is None or (speaker is not None and owner == speaker)
+    ]
 
 
 RECALL_QUERY_MAX_CHARS = engine_groups.RECALL_QUERY_MAX_CHARS  # the bound the tool declares
@@ -240,28 +280,40 @@ def recall(server_id: int, channel_id: int, query: str) -> list[dict[str, Any]]:
 # The history of recently assembled channels, per process, keyed by the conversation row and the time
 # of its last change: every write saves the row (`updated_at`) under the channel's lock, so a changed
 # channel is a new key and a warm assembly reads one row instead of every message.
-_HISTORIES: OrderedDict[tuple[int, datetime], list[dict[str, Any]]] = OrderedDict()
+_HISTORIES: OrderedDict[tuple[int, datetime], tuple[list[dict[str, Any]], tuple[HistoryMessage, ...]]] = (
+    OrderedDict()
+)
 _HISTORIES_LOCK = threading.Lock()
 HISTORY_CACHE_ENTRIES = 64
 HISTORY_CACHE_MAX_CHARS = 1_000_000  # a longer history is read each time rather than held
 
 
-def _history_copy(conversation_id: int, updated_at: datetime) -> list[dict[str, Any]]:
+def _history_copy(
+    conversation_id: int, updated_at: Any
+) -> tuple[list[dict[str, Any]], tuple[HistoryMessage, ...] | None]:
+    """The channel's history as of `updated_at`, and its messages read once (None when the history
+    is too long to hold)."""
     key = (conversation_id, updated_at)
     with _HISTORIES_LOCK:
         cached = _HISTORIES.get(key)
         if cached is not None:
             _HISTORIES.move_to_end(key)
-            return list(cached)
+            return list(cached[0]), cached[1]
     history = _history_of(
         ChannelMessage.objects.filter(conversation_id=conversation_id).order_by("discord_id")
     )
-    if sum(len(m["content"]) for m in history) <= HISTORY_CACHE_MAX_CHARS:
-        with _HISTORIES_LOCK:
-            _HISTORIES[key] = history
-            while len(_HISTORIES) > HISTORY_CACHE_ENTRIES:
-                _HISTORIES.popitem(last=False)
-    return list(history)
+    if sum(len(m["content"]) for m in history) > HISTORY_CACHE_MAX_CHARS:
+        return list(history), None
+    # Private contexts read without their owner's key, as `for_speaker` passes them on.
+    try:
+        messages = history_messages([{k: v for k, v in m.items() if k != PRIVATE_TO} for m in history])
+    except BucketError:  # a message the document would refuse: the request reads the entries and says so
+        return list(history), None
+    with _HISTORIES_LOCK:
+        _HISTORIES[key] = (history, messages)
+        while len(_HISTORIES) > HISTORY_CACHE_ENTRIES:
+            _HISTORIES.popitem(last=False)
+    return list(history), messages
 
 
 def forget_histories() -> None:

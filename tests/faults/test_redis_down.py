@@ -20,7 +20,7 @@ pytestmark = pytest.mark.services
 def cache_on_throwaway_redis(settings, throwaway_redis, monkeypatch):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.redis_cache.RedisCache",
             "LOCATION": throwaway_redis.url,
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }

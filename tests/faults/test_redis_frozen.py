@@ -31,7 +31,7 @@ def frozen_redis(settings, throwaway_redis, monkeypatch):
 
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.redis_cache.RedisCache",
             "LOCATION": throwaway_redis.url,
             "OPTIONS": {
                 "socket_connect_timeout": 1,

@@ -126,7 +126,7 @@ def test_a_cache_hit_in_a_fresh_process_compiles_from_the_shared_cache_without_q
 def test_when_the_cache_backend_errors_the_database_answers(lantern, house_style, settings):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.redis_cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1: every call fails
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
         }

@@ -107,3 +107,18 @@ def test_an_edit_after_an_assembly_is_in_the_next_assemblys_history(bot, weather
     bot.call("PATCH", f"channels/{TAVERN}/messages/1000", {"content": "The door is blue."})
     text = " ".join(contents(assemble(bot)))
     assert "The door is blue." in text and "red" not in text
+
+
+def test_the_stored_conversation_gives_the_prompt_the_same_history_in_the_body_gives(bot, weather_preset):
+    from conversations.channels.selectors import stored_chat
+
+    bot.post("1000", "Hello, keeper.", role="user")
+    bot.post("1001", "Welcome, traveller. {{setvar::hp::50}}")
+    bot.post("1002", "What is the weather?", role="user")
+    first, again = assemble(bot, seed=3), assemble(bot, seed=3)  # the second from the process's copy
+    stored = stored_chat(bot.server, int(TAVERN))
+    assert stored is not None
+    body = {"history": stored.history, "variables": bot.variables(), "seed": 3}
+    inline = bot.call("POST", "assemble", {**body, "channel": TAVERN}).json()
+    assert contents(first) == contents(again) == contents(inline)
+    assert "Mira: What is the weather?" in contents(first)

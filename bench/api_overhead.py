@@ -1,0 +1,426 @@
+"""What the assemble API costs a bot beyond the engine's own work (docs/assembly.md#the-http-path-a-bot-pays).
+
+    .venv/bin/python bench/api_overhead.py [--requests N] [--preset FILE]
+
+Creates a throwaway database (TEST_DATABASE_NAME, default bench_tk_api_overhead; on the PostgreSQL
+server DATABASE_URL names, else SQLite) with one server, the preset active (nemoengine-v10 by default),
+an API token and a channel holding 200 stored messages. Starts the web server (`python -m
+config.serve`, one worker) on a free loopback port with the same database and REDIS_URL (choose your
+own Redis DB number; without it each process has its own local-memory cache), warms it, then sends,
+one at a time over one kept-open connection (as a bot's HTTP session does), two requests in turn:
+the 200 messages in the body, and `"conversation"` naming the stored channel. It prints each one's
+wall-clock p50 / p99 seen by the client.
+
+The breakdown is measured in this process on the same database and cache, with the same code: the
+engine's own time (`assembly.selectors.assemble_for_server` on an already parsed document), and each
+stage of the view around it — the token check, the cache reads (the per-server caches' lookups,
+counted and timed), reading and parsing the request JSON, reading the stored conversation, encoding
+the answer, saving the channel's state — and the whole request through the API's Django handler
+(`config.wsgi.api`: URL routing and the API middleware stack). Beyond the engine = the client's
+latency minus the engine's, at p50 and p99 (targets ≤ 2 ms and ≤ 5 ms on one worker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("TEST_DATABASE_NAME", "bench_tk_api_overhead")
+os.environ.setdefault("DEBUG", "0")
+os.environ.setdefault("SECURE_HTTPS", "0")
+# One server sends every request here, back to back: past a server's CPU share (core/fairness.py).
+os.environ["SERVER_CPU_SHARE"] = "1000"
+
+import django  # noqa: E402
+
+django.setup()
+
+from corpus_path import CORPUS  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
+from load_assemble import group_cpu_seconds  # noqa: E402
+from load_assemble import request as http_request  # noqa: E402
+
+from devtools.web_process import free_port, start_server, stop_server, wait_until_up  # noqa: E402
+
+SERVER_ID = 777001  # the id load_assemble.request posts to
+CHANNEL = 1_234_567_890_123_456_789
+MESSAGES = 200
+TARGET_P50_MS = 2.0
+TARGET_P99_MS = 5.0
+
+
+def fill_channel() -> list[dict[str, Any]]:
+    """200 stored messages (a user and the bot in turn); the same history as a bot would send it."""
+    from conversations.channels import services as channel_services
+
+    history = []
+    for index in range(MESSAGES):
+        if index % 2 == 0:
+            content = f"Mira asks about the road, the weather and the price of ale at the inn ({index})."
+            channel_services.message_post(
+                server_id=SERVER_ID,
+                channel_id=CHANNEL,
+                message_id=1_000_000 + index,
+                role="user",
+                content=content,
+                author_id=42,
+                author_name="Mira",
+            )
+            history.append({"role": "user", "name": "Mira", "content": content})
+        else:
+            content = f"Tomori answers at length about the road north, the rain and the ferry ({index})."
+            channel_services.message_post(
+                server_id=SERVER_ID,
+                channel_id=CHANNEL,
+                message_id=1_000_000 + index,
+                role="assistant",
+                content=content,
+            )
+            history.append({"role": "assistant", "name": "Tomori", "content": content})
+    return history
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+class CacheMeter:
+    """Counts and times the per-server caches' lookups (GenerationalCache.get) made in this process."""
+
+    def __init__(self) -> None:
+        from servers.generational_cache import GenerationalCache
+
+        self.calls = 0
+        self.seconds = 0.0
+        original = GenerationalCache.get
+        meter = self
+
+        def get(cache: Any, key: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(cache, key)
+            finally:
+                meter.calls += 1
+                meter.seconds += time.perf_counter() - started
+
+        GenerationalCache.get = get  # type: ignore[method-assign]
+        self.trips = 0
+        try:
+            import redis
+        except ImportError:
+            return
+        command = redis.Redis.execute_command
+
+        def counted(client: Any, *args: Any, **options: Any) -> Any:
+            meter.trips += 1
+            return command(client, *args, **options)
+
+        redis.Redis.execute_command = counted  # type: ignore[method-assign]
+
+    def reset(self) -> None:
+        self.calls, self.seconds, self.trips = 0, 0.0, 0
+
+
+def environ_for(body: bytes, token: str) -> dict[str, Any]:
+    return {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": f"/api/v1/servers/{SERVER_ID}/assemble",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_HOST": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "HTTP_AUTHORIZATION": f"Bearer {token}",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.version": (1, 0),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+
+
+def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
+    """One request's stages, each timed in ms (the view's own steps, in its order)."""
+    from django.test import RequestFactory
+
+    from assembly.api import REQUEST_FIELDS, _check_options, _ReadKeys, _stored_chat, _without
+    from assembly.selectors import assemble_for_server, world_info_channel
+    from config.wsgi import api
+    from conversations.channels import services as channel_services
+    from engine import parse_buckets
+    from lorebooks import cache as lorebook_cache
+    from lorebooks import services as lorebook_services
+    from servers import generational_cache
+    from servers.api_auth import authenticate_api_request, json_response, read_json_body
+
+    out: dict[str, float] = {}
+
+    def clock(name: str, call: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        result = call()
+        out[name] = out.get(name, 0.0) + (time.perf_counter() - started) * 1000
+        return result
+
+    meter.reset()
+    request = RequestFactory().post(
+        f"/api/v1/servers/{SERVER_ID}/assemble",
+        body,
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    clock("auth", lambda: authenticate_api_request(request, SERVER_ID))  # the token's lookup included
+    meter.reset()
+    parsed = clock("json in", lambda: read_json_body(request, max_bytes=4 * 1024 * 1024))
+    options = {key: parsed.get(key) for key in REQUEST_FIELDS}
+    document = _ReadKeys(_without(parsed, REQUEST_FIELDS))
+    _check_options(options)
+    together = getattr(generational_cache, "read_together", None)  # the view's one read of them all
+    state_key = f"lorebooks:v1:state:{SERVER_ID}:{CHANNEL}"  # the channel's World Info timed state
+    block = together(SERVER_ID, (state_key,)) if together is not None else contextlib.nullcontext()
+    clock("cache reads", block.__enter__)
+    stored = clock("stored conversation", lambda: _stored_chat(SERVER_ID, options, document))
+    doc = clock("json in", lambda: parse_buckets(document))
+    before = meter.seconds
+    engine_cpu = time.process_time()
+    assembly = clock(
+        "engine",
+        lambda: assemble_for_server(
+            server_id=SERVER_ID,
+            doc=doc,
+            channel=options["channel"],
+            parent_channel=options["parent_channel"],
+            channel_state=True,
+        ),
+    )
+    out["engine cpu"] = (time.process_time() - engine_cpu) * 1000
+    out["engine"] -= (meter.seconds - before) * 1000  # its cache lookups are counted as cache reads
+    channel = world_info_channel(doc, options["channel"])
+
+    def keep() -> None:
+        state = assembly.world_info["state"] if assembly.world_info is not None else None
+        # the view's rule: where it reads the state with the rest, an empty state left empty is not written
+        unchanged = (
+            together is not None and not state and not lorebook_cache.read_state(SERVER_ID, channel or "")
+        )
+        if channel is not None and state is not None and not unchanged:
+            lorebook_services.timed_state_save(
+                server_id=SERVER_ID, channel=channel, state=assembly.world_info["state"]
+            )
+        if stored is not None:
+            channel_services.render_writes_keep(
+                server_id=SERVER_ID,
+                channel_id=stored.channel_id,
+                before=stored.variables,
+                after=assembly.variables,
+            )
+
+    clock("channel state kept", keep)
+    clock("json out", lambda: json_response(assembly.to_dict()))
+    block.__exit__(None, None, None)
+    out["cache reads"] += meter.seconds * 1000
+    out["cache lookups"] = meter.calls
+    environ = environ_for(body, token)
+    meter.reset()
+    meter.trips = 0
+
+    def whole() -> None:
+        chunks = api(environ, lambda status, headers: None)
+        b"".join(chunks)
+
+    cpu = time.process_time()
+    clock("handler", whole)
+    out["handler cpu"] = (time.process_time() - cpu) * 1000
+    out["handler cache reads"] = meter.seconds * 1000
+    out["redis trips"] = meter.trips
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=400, help="requests of each kind (default 400)")
+    parser.add_argument("--preset", default=str(CORPUS / "pm/nemoengine-v10.json"))
+    parser.add_argument("--profile", action="store_true", help="also print where the handler's time goes")
+    args = parser.parse_args()
+    settings.CACHE_STAMP_LISTENER = (
+        False  # its connection would keep the throwaway database from being dropped
+    )
+    given = os.environ.get("DATABASE_URL", "")
+    old = setup_databases(verbosity=0, interactive=False)
+    try:
+        run(args, given)
+    finally:
+        connection.close()
+        teardown_databases(old, verbosity=0)
+
+
+def run(args: argparse.Namespace, given: str) -> None:
+    from core.actors import CLI
+    from presets import services as preset_services
+    from servers.services import api_token_create, server_ensure
+
+    server = server_ensure(server_id=SERVER_ID, name="Bench")
+    preset_services.preset_import(
+        server=server, raw=Path(args.preset).read_bytes(), filename=Path(args.preset).name, by=CLI
+    )
+    _, token = api_token_create(server=server, name="bench", by=CLI)
+    history = fill_channel()
+    sample = json.loads((ROOT / "assembly" / "default_buckets.json").read_text())
+    sample.pop("history", None)
+    sample.pop("variables", None)
+    sample["seed"] = 1
+    bodies = {
+        "history in the body": json.dumps({**sample, "history": history, "channel": str(CHANNEL)}).encode(),
+        "stored conversation": json.dumps({**sample, "conversation": str(CHANNEL)}).encode(),
+    }
+    env = {**os.environ, "SERVER_CPU_SHARE": "1000", "DEBUG": "0"}
+    if connection.vendor == "postgresql":
+        env["DATABASE_URL"] = urlunsplit(
+            urlsplit(given)._replace(path="/" + connection.settings_dict["NAME"])
+        )
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{connection.settings_dict['NAME']}"
+        connection.close()
+    cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    port = free_port()
+    server_process = start_server(port, workers=1, env=env)
+    latencies: dict[str, list[float]] = {name: [] for name in bodies}
+    server_cpu: dict[str, float] = dict.fromkeys(bodies, 0.0)
+    try:
+        wait_until_up(port, time.monotonic() + 120)
+        for _ in range(40):  # warm: caches, the first render's writes kept
+            for body in bodies.values():
+                status, _ = http_request(port, token, body)
+                assert status == 200, status
+        for _ in range(args.requests):  # interleaved: both kinds see the same load
+            for name, body in bodies.items():
+                cpu = group_cpu_seconds(server_process.pid)
+                status, ms = http_request(port, token, body)
+                server_cpu[name] += group_cpu_seconds(server_process.pid) - cpu
+                assert status == 200, status
+                latencies[name].append(ms)
+    finally:
+        stop_server(server_process)
+
+    meter = CacheMeter()
+    in_process: dict[str, list[dict[str, float]]] = {name: [] for name in bodies}
+    for _ in range(20):
+        for body in bodies.values():
+            stages(body, token, meter)
+    for _ in range(max(50, args.requests // 2)):
+        for name, body in bodies.items():
+            in_process[name].append(stages(body, token, meter))
+    from config.wsgi import api
+
+    with CaptureQueriesContext(connection) as captured:  # one whole request, through the handler
+        b"".join(api(environ_for(bodies["stored conversation"], token), lambda status, headers: None))
+    queries = (
+        f"{len(captured)} ("
+        + ", ".join(
+            q["sql"].split(" FROM ")[1].split()[0] if " FROM " in q["sql"] else q["sql"][:30]
+            for q in captured
+        )
+        + ")"
+    )
+    if args.profile:
+        import cProfile
+        import pstats
+
+        for name, body in bodies.items():
+            profile = cProfile.Profile()
+            profile.enable()
+            for _ in range(100):
+                stages(body, token, meter)
+            profile.disable()
+            print(f"--- {name}: 100 requests in process, by cumulative time")
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
+
+    print(
+        f"POST /api/v1/servers/<id>/assemble through config.serve (1 worker), {Path(args.preset).stem}, "
+        f"{MESSAGES} messages; database {connection.vendor}, cache {cache_backend}; {args.requests} requests "
+        "of each kind, one at a time, warm"
+    )
+    for name in bodies:
+        http = latencies[name]
+        rows = in_process[name]
+
+        def column(stage: str, rows: list[dict[str, float]] = rows) -> list[float]:
+            return [row.get(stage, 0.0) for row in rows]
+
+        engine = column("engine")
+        beyond_p50 = percentile(http, 0.5) - percentile(engine, 0.5)
+        beyond_p99 = percentile(http, 0.99) - percentile(engine, 0.99)
+        print(f"\n{name} ({len(bodies[name]) / 1024:.0f} KiB request)")
+        print(
+            f"  client, wall-clock:              p50 {percentile(http, 0.5):6.2f}  p99 {percentile(http, 0.99):6.2f} ms"
+        )
+        print(
+            f"  engine (its own work):           p50 {percentile(engine, 0.5):6.2f}  p99 {percentile(engine, 0.99):6.2f} ms"
+        )
+        verdict = "ok" if beyond_p50 <= TARGET_P50_MS and beyond_p99 <= TARGET_P99_MS else "OVER"
+        print(
+            f"  beyond the engine:               p50 {beyond_p50:6.2f}  p99 {beyond_p99:6.2f} ms  "
+            f"(targets {TARGET_P50_MS:.0f} / {TARGET_P99_MS:.0f} ms: {verdict})"
+        )
+        print("  in this process, medians (ms):")
+        staged = 0.0
+        for stage in (
+            "auth",
+            "json in",
+            "stored conversation",
+            "cache reads",
+            "channel state kept",
+            "json out",
+        ):
+            value = statistics.median(column(stage))
+            staged += value
+            print(f"    {stage:<31} {value:6.3f}")
+        lookups = statistics.median(column("cache lookups"))
+        print(
+            f"      (cache reads: the one read of them all where the view makes it, and {lookups:.0f} per-server "
+            "cache lookups besides the token's (in auth); the engine's are taken out of its time)"
+        )
+        handler = statistics.median(column("handler"))
+        trips = statistics.median(column("redis trips"))
+        print(f"    round trips to Redis            {trips:6.0f}  (the whole request through the handler)")
+        print(f"    whole request, API handler      {handler:6.3f}")
+        print(
+            f"    routing, middleware, the rest   {handler - staged - statistics.median(engine):6.3f}  "
+            "(the handler less the stages and the engine)"
+        )
+        print(
+            f"    the server and the socket       {percentile(http, 0.5) - handler:6.3f}  (client p50 less the handler)"
+        )
+        served = server_cpu[name] * 1000 / len(http)
+        engine_cpu = statistics.median(column("engine cpu"))
+        print(
+            f"  CPU per request (what machine load hardly changes): the server process {served:.2f} ms "
+            f"(sampled every 10 ms: a mean), the engine {engine_cpu:.2f} ms (its cache lookups included), "
+            f"beyond it {served - engine_cpu:.2f} ms; the API handler in process "
+            f"{statistics.median(column('handler cpu')):.2f} ms"
+        )
+    print(f"\nqueries of a warm stored-conversation request: {queries}")
+
+
+if __name__ == "__main__":
+    main()
