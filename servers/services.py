@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.actors import SYSTEM, Actor, user_of
+from core.errors import UserError
 
 from .api_auth import TOKENS_STAMP
 from .audit_actions import AuditAction
@@ -51,11 +52,15 @@ def api_token_revoke(*, token: ApiToken, by: Actor) -> None:
             )
 
 
+class TokenizerRefused(UserError, ValueError):
+    """A tokenizer the server cannot use; `message` is one sentence for the user."""
+
+
 def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
-    """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); ValueError for an unknown
-    one."""
+    """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); TokenizerRefused
+    (a ValueError too) for an unknown one."""
     if encoding not in dict(Server._meta.get_field("token_encoding").flatchoices):
-        raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
+        raise TokenizerRefused(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
     before = server.token_encoding
     with server_write(server_id=server.pk, stamps=(TOKENIZER_STAMP,)):
         Server.objects.filter(pk=server.pk).update(token_encoding=encoding)

@@ -10,6 +10,8 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from core.errors import REFUSALS
+from core.refusals import show_refusal
 from servers import selectors as server_selectors
 from servers.permissions import Action, get_server_for
 from servers.users import AuthenticatedHttpRequest
@@ -41,8 +43,8 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         channel_services.channel_preset_set(
             server=server, channel_id=channel_id, preset=preset, by=request.user
         )
-    except ValueError as exc:
-        messages.error(request, str(exc))
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         name = server_selectors.directory_names(server.pk).channels.get(channel_id)
         channel = f"#{name}" if name else f"Channel {channel_id}"

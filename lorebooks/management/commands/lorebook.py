@@ -22,8 +22,7 @@ from core.json_command import (
     add_server,
     import_file,
 )
-from engine.st_format import ImportRefused
-from engine.worldinfo import STRATEGIES, LorebookRefused, check_lorebook_size
+from engine.worldinfo import STRATEGIES, check_lorebook_size
 from lorebooks import selectors, services
 from lorebooks.reports import import_report, lorebook_listing
 from servers.services import server_ensure
@@ -78,9 +77,6 @@ class Command(JsonCommand):
         setting.add_argument("--strategy", choices=STRATEGIES)
         setting.add_argument("--context-size", type=int)
         add_json(setting)
-
-    name_clashes = (services.LorebookNameClash,)
-    refusals = (LorebookRefused, ImportRefused, services.LorebookError)
 
     def run(self, options: dict[str, Any]) -> Any:
         if options["action"] == "import":
