@@ -124,7 +124,7 @@ def import_file(
         raw = handle.read(max_bytes + 1)
     on_clash = "replace" if options["replace"] else "keep_both" if options["keep_both"] else "ask"
     result = do_import(
-        server=ensure_server(server_id=options["server"]),
+        server=ensure_server(server_id=options["server"], by=CLI),
         raw=raw,
         filename=path.name,
         name=options.get("name"),

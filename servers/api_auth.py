@@ -25,7 +25,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from core.actors import Agent
+from core.actors import Agent, token_agent_for
 from core.client_rate import Buckets
 from core.errors import REFUSALS, NameClash, UserError
 from core.fairness import RETRY_AFTER_SECONDS, ServerBusy, busy_json, claim_share
@@ -253,6 +253,6 @@ def json_response(data: Any, *, status: int = 200) -> HttpResponse:
 
 
 def token_agent(request: HttpRequest) -> Agent:
-    """The bot as the audit log names it: 'api token <prefix>' (the token's stored prefix, never the rest)."""
+    """The bot behind the request, as the audit log names it (`core.actors.token_agent_for`)."""
     token = request.headers.get("Authorization", "").partition(" ")[2].strip()
-    return Agent(f"api token {token[:10]}")
+    return token_agent_for(token)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
 from core.errors import UserError
 
 from .api_auth import TOKENS_STAMP
@@ -74,7 +74,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
         )
 
 
-def server_ensure(*, server_id: int, name: str | None = None, by: Actor = SYSTEM) -> Server:
+def server_ensure(*, server_id: int, name: str | None = None, by: Actor) -> Server:
     """The server with this id, created (named after its id) when it does not exist yet."""
     with transaction.atomic():
         server, created = Server.objects.get_or_create(
@@ -85,7 +85,7 @@ def server_ensure(*, server_id: int, name: str | None = None, by: Actor = SYSTEM
     return server
 
 
-def membership_set(*, server: Server, user: User, role: Role, by: Actor = SYSTEM) -> Membership:
+def membership_set(*, server: Server, user: User, role: Role, by: Actor) -> Membership:
     with transaction.atomic():
         membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
         AuditEvent.record(

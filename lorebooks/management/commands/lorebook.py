@@ -93,7 +93,7 @@ class Command(JsonCommand):
         return {"lorebooks": [lorebook_listing(b) for b in selectors.lorebooks_for(options["server"])]}
 
     def _settings(self, options: dict[str, Any]) -> dict[str, Any]:
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         changes: dict[str, Any] = {}
         for flag, kind in _SETTINGS.items():
             value = options.get(flag)

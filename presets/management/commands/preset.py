@@ -100,7 +100,7 @@ class Command(JsonCommand):
             if not equals or not name.strip():
                 raise sampling_services.SamplingError(f"--set takes NAME=VALUE, not {item!r}.")
             pairs[name.strip()] = value
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         choice = sampling_services.sampling_set(
             server=server,
             mode=options["use"],

@@ -94,7 +94,7 @@ class Command(JsonCommand):
         with path.open("rb") as handle:
             raw = handle.read(MAX_EXPORT_BYTES + 1)
         scripts = read_export(raw)
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         _, compiled = services.scripts_import(server=server, scripts=scripts, by=CLI, source=path.name)
         result: dict[str, Any] = {
             "scripts": len(compiled),
