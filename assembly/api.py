@@ -118,10 +118,7 @@ def _stored_chat(
             raise ApiError(
                 f"Send either `conversation` or `{field}`: the stored conversation is the {field}."
             )
-    try:
-        stored = channel_selectors.stored_chat(server_id, conversation, regenerate=regenerate)
-    except channel_selectors.UnknownMessage:
-        raise ApiError("`regenerate` names no stored message of this channel.", 404) from None
+    stored = channel_selectors.stored_chat(server_id, conversation, regenerate=regenerate)
     if stored is None:
         raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
     group = dict.get(document, "group")  # read without marking it asked: the parser reads it anyway

@@ -138,6 +138,7 @@ def test_every_feature_error_class_descends_from_a_root():
     """A feature's refusal the surfaces are to show descends from a root; one that does not would
     slip past them as a 500 (the few plain exceptions left are not shown to a user as sentences)."""
     import assembly.sample_form
+    import conversations.channels.selectors
     import conversations.channels.services
     import presets.channels.services
     import servers.services
@@ -145,6 +146,7 @@ def test_every_feature_error_class_descends_from_a_root():
     for cls in (
         assembly.sample_form.SampleFormError,
         conversations.channels.services.ChannelError,
+        conversations.channels.selectors.UnknownMessage,
         presets.channels.services.ChannelPresetRefused,
         servers.services.TokenizerRefused,
     ):

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from core.errors import UserError
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
 from servers.audit_actions import AuditAction
@@ -126,8 +127,14 @@ class StoredChat:
     variables: dict[str, Any]
 
 
-class UnknownMessage(LookupError):
-    """`regenerate` names no stored message of the channel."""
+class UnknownMessage(UserError, LookupError):
+    """`regenerate` names no stored message of the channel (the API answers 404)."""
+
+    status = 404
+
+    def __init__(self, regenerate: int) -> None:
+        super().__init__("`regenerate` names no stored message of this channel.")
+        self.regenerate = regenerate
 
 
 def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:
