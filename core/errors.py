@@ -4,7 +4,7 @@ user to read carries `message`, one sentence shown as is. The apps' refusals des
 shows them in one place (docs/architecture.md, "Errors"): a page through `core.refusals.show_refusal`,
 the API through `servers.api_auth.api_view`, a command through `core.json_command.refuse`."""
 
-from engine.errors import EngineError
+from engine import EngineError
 
 
 class UserError(Exception):

@@ -19,7 +19,7 @@ from django.db import DatabaseError
 
 from core.actors import CLI
 from core.errors import REFUSALS, NameClash, UserError
-from engine.errors import EngineError
+from engine import EngineError
 
 EXIT_REFUSED = 2
 

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import HttpRequest
 
 from core.errors import UserError
-from engine.errors import EngineError
+from engine import EngineError
 
 
 def show_refusal(request: HttpRequest, exc: UserError | EngineError) -> None:
