@@ -30,7 +30,7 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
     try:
         if channel_id is None:
             typed = request.POST.get("channel", "").strip()[:100]
-            raise ValueError(
+            raise channel_services.ChannelPresetRefused(
                 f"“{typed}” is not a channel id: give the channel's id (digits only)."
                 if typed
                 else "Choose a channel."
@@ -39,7 +39,7 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         if preset_id:
             preset = selectors.preset_of(server, posted_number(preset_id) or 0)
             if preset is None:
-                raise ValueError("Choose one of this server's presets.")
+                raise channel_services.ChannelPresetRefused("Choose one of this server's presets.")
         channel_services.channel_preset_set(
             server=server, channel_id=channel_id, preset=preset, by=request.user
         )
