@@ -26,15 +26,16 @@ from django.views.decorators.http import require_POST
 
 from conversations.channels import selectors as channel_selectors
 from conversations.channels import services as channel_services
+from core.errors import REFUSALS
 from core.fairness import fair_share
-from engine import BucketError, parse_buckets
+from engine import parse_buckets
 from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
 from servers.generational_cache import read_together
 from servers.snowflakes import read_snowflake, snowflake_or_none
 
-from .selectors import PresetNotFound, assemble_for_server, world_info_channel
+from .selectors import assemble_for_server, world_info_channel
 
 REQUEST_FIELDS = (
     "provider",
@@ -75,10 +76,7 @@ def _assemble(request: HttpRequest, server_id: int, body: Any) -> HttpResponse:
     document = _ReadKeys(body["buckets"] if in_buckets else _without(body, REQUEST_FIELDS))
     _check_options(options)
     stored = _stored_chat(server_id, options, document)
-    try:
-        doc = parse_buckets(document)
-    except BucketError as exc:
-        raise ApiError(exc.message) from None
+    doc = parse_buckets(document)
     # A field the bucket parser never asked for is a misspelling (`histroy`), not something to ignore.
     if in_buckets:
         refuse_unknown_fields(body, {*REQUEST_FIELDS, "buckets"})
@@ -98,10 +96,8 @@ def _assemble(request: HttpRequest, server_id: int, body: Any) -> HttpResponse:
             parent_channel=options["parent_channel"],
             channel_state=True,
         )
-    except BucketError as exc:
-        raise ApiError(exc.message) from None
-    except PresetNotFound as exc:
-        raise ApiError(exc.message, 404) from None
+    except REFUSALS:
+        raise  # shown by api_view, with its status
     except ValueError as exc:
         raise ApiError(str(exc)) from None
     channel = world_info_channel(doc, options["channel"])
@@ -134,10 +130,7 @@ def _stored_chat(
             raise ApiError(
                 f"Send either `conversation` or `{field}`: the stored conversation is the {field}."
             )
-    try:
-        stored = channel_selectors.stored_chat(server_id, conversation, regenerate=regenerate)
-    except channel_selectors.UnknownMessage:
-        raise ApiError("`regenerate` names no stored message of this channel.", 404) from None
+    stored = channel_selectors.stored_chat(server_id, conversation, regenerate=regenerate)
     if stored is None:
         raise ApiError("`conversation`: this server stores no conversation for that channel.", 404)
     group = dict.get(document, "group")  # read without marking it asked: the parser reads it anyway

@@ -21,7 +21,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from conversations.channels.selectors import stored_channel_ids
 from conversations.selectors import conversation_choices
-from engine import GENERATION_TYPES, PROVIDERS, STYLES, BucketError
+from core.errors import REFUSALS
+from engine import GENERATION_TYPES, PROVIDERS, STYLES
 from presets.selectors import presets_for
 from servers.confirm import Confirmation, ask_first
 from servers.models import Server
@@ -33,7 +34,7 @@ from servers.users import AuthenticatedHttpRequest
 from . import selectors, services
 from .preview import PreviewOptions, parse_document_text
 from .preview_result import PreviewResult, offloaded_preview_result
-from .sample_form import SampleFormError, apply_row_op, document_from_form, form_from_document
+from .sample_form import apply_row_op, document_from_form, form_from_document
 
 PAGE = "assembly/preview.html"
 
@@ -87,7 +88,7 @@ def sample_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
             bucket = services.sample_bucket_save(
                 server=server, name=name, document=posted.document, by=request.user
             )
-        except BucketError as exc:
+        except REFUSALS as exc:
             error = exc.message
         else:
             return redirect(_page_url(server, bucket.name, options))
@@ -198,7 +199,7 @@ def _posted_document(data: Any) -> PostedDocument:
     if not from_json:
         try:
             document = document_from_form(data, base)
-        except SampleFormError as exc:
+        except REFUSALS as exc:
             return PostedDocument(document=base, error=exc.message, text=text)
     if op and isinstance(document, dict):
         document = apply_row_op(document, op)
@@ -258,5 +259,5 @@ def _context(
 def _fields_only(data: Any) -> Any:
     try:
         return document_from_form(data, None)
-    except SampleFormError:
+    except REFUSALS:
         return None

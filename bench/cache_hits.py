@@ -33,6 +33,7 @@ django.setup()
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
 from characters import cache as card_cache  # noqa: E402
+from core.actors import SYSTEM  # noqa: E402
 from devtools.factories import make_preset  # noqa: E402
 from presets import cache as preset_cache  # noqa: E402
 from presets import services  # noqa: E402
@@ -45,8 +46,8 @@ READS, ROUNDS, SERVER_ID = 5000, 7, 4242
 def main() -> None:
     old = setup_databases(verbosity=0, interactive=False)
     try:
-        server = server_ensure(server_id=SERVER_ID, name="Bench")
-        services.preset_import(server=server, raw=make_preset(("a", "x", True)), filename="a.json")
+        server = server_ensure(server_id=SERVER_ID, name="Bench", by=SYSTEM)
+        services.preset_import(server=server, raw=make_preset(("a", "x", True)), filename="a.json", by=SYSTEM)
         for read in (
             preset_cache.get_active_preset,
             sampling_cache.get_sampling_choice,
@@ -71,8 +72,8 @@ def serializer_costs() -> None:
     from core import cache_codec
 
     nodes = [(f"n{i}", f"Rule {i}: keep the story moving. " * 8, i % 3 != 0) for i in range(60)]
-    server = server_ensure(server_id=SERVER_ID + 1, name="Bench big")
-    services.preset_import(server=server, raw=make_preset(*nodes), filename="big.json")
+    server = server_ensure(server_id=SERVER_ID + 1, name="Bench big", by=SYSTEM)
+    services.preset_import(server=server, raw=make_preset(*nodes), filename="big.json", by=SYSTEM)
     value = (1, preset_cache._load_active(SERVER_ID + 1))
     assert cache_codec.loads(cache_codec.dumps(value)) == value
     for name, dumps, loads in (

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.actors import SYSTEM
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -102,15 +104,17 @@ def populate(count: int) -> tuple[list[int], str]:
     while len(servers) < count:
         path = files[index % len(files)]
         index += 1
-        server = server_ensure(server_id=FIRST_SERVER + len(servers), name=f"Capacity {len(servers)}")
+        server = server_ensure(
+            server_id=FIRST_SERVER + len(servers), name=f"Capacity {len(servers)}", by=SYSTEM
+        )
         try:
-            services.preset_import(server=server, raw=path.read_bytes(), filename=path.name, by=None)
+            services.preset_import(server=server, raw=path.read_bytes(), filename=path.name, by=SYSTEM)
         except ImportRefused:
             continue
         servers.append(server.pk)
     from servers.models import Server
 
-    _, token = api_token_create(server=Server.objects.get(pk=servers[0]), name="capacity", by=None)
+    _, token = api_token_create(server=Server.objects.get(pk=servers[0]), name="capacity", by=SYSTEM)
     return servers, token
 
 
@@ -155,7 +159,7 @@ def per_request(servers: list[int], token: str, requests: int) -> dict[str, floa
     figures["stored_stm_queries"], figures["stored_stm_cache_calls"] = measured(stored)
 
     user = get_user_model().objects.create_user(username="capacity", password="capacity bench")
-    membership_set(server=Server.objects.get(pk=server_id), user=user, role=Role.ADMIN)
+    membership_set(server=Server.objects.get(pk=server_id), user=user, role=Role.ADMIN, by=SYSTEM)
     client.force_login(user)
     page = f"/servers/{server_id}/presets/"
     client.get(page)

@@ -38,7 +38,7 @@ from django.test.utils import CaptureQueriesContext, setup_databases, teardown_d
 
 from conversations.channels import services as channel_services  # noqa: E402
 from conversations.channels.selectors import stored_chat  # noqa: E402
-from core.actors import CLI  # noqa: E402
+from core.actors import CLI, SYSTEM  # noqa: E402
 from devtools.factories import make_preset  # noqa: E402
 from presets import services as preset_services  # noqa: E402
 from servers.services import api_token_create, server_ensure  # noqa: E402
@@ -98,7 +98,7 @@ def main() -> None:
     settings.CACHE_STAMP_LISTENER = False
     old = setup_databases(verbosity=0, interactive=False)
     try:
-        server = server_ensure(server_id=SERVER_ID, name="Bench")
+        server = server_ensure(server_id=SERVER_ID, name="Bench", by=SYSTEM)
         preset_services.preset_import(
             server=server, raw=make_preset(("status", STATUS, True)), filename="status.json", by=CLI
         )

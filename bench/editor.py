@@ -59,13 +59,14 @@ def setup():
     call_command("migrate", verbosity=0)
     from django.contrib.auth import get_user_model
 
+    from core.actors import SYSTEM
     from presets.services import preset_import
     from servers.models import Role, Server
     from servers.services import membership_set
 
     server = Server.objects.create(id=SERVER_ID, name="Editor bench")
     alice = get_user_model().objects.create_user(username="alice", password=PASSWORD)
-    membership_set(server=server, user=alice, role=Role.ADMIN)
+    membership_set(server=server, user=alice, role=Role.ADMIN, by=SYSTEM)
     raw = (CORPUS / "pm" / "nemoengine-v10.json").read_bytes()
     preset = preset_import(server=server, raw=raw, filename="nemoengine-v10.json", by=alice).preset
     return alice, preset

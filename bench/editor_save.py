@@ -58,6 +58,7 @@ def main() -> None:
     from django.test.utils import setup_databases, teardown_databases
     from django.urls import reverse
 
+    from core.actors import SYSTEM
     from engine.tokens import load_tables
     from presets.editor.services import node_update
     from presets.services import preset_import
@@ -72,10 +73,10 @@ def main() -> None:
     server = Server.objects.create(id=SERVER_ID, name="Editor bench")
     alice = get_user_model().objects.filter(username="editor-bench-alice").first()
     alice = alice or get_user_model().objects.create_user(username="editor-bench-alice", password="not used")
-    membership_set(server=server, user=alice, role=Role.ADMIN)
+    membership_set(server=server, user=alice, role=Role.ADMIN, by=SYSTEM)
     try:
         path = CORPUS / "pm" / f"{PRESET}.json"
-        preset = preset_import(server=server, raw=path.read_bytes(), filename=path.name).preset
+        preset = preset_import(server=server, raw=path.read_bytes(), filename=path.name, by=SYSTEM).preset
         nodes = list(preset.nodes.order_by("position"))
         node = next(n for n in nodes[len(nodes) // 2 :] if n.kind != "marker" and n.content)
         load_tables()  # a served worker loads them at start (assembly.warmup)

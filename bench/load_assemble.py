@@ -39,9 +39,10 @@ from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_ser
 SERVER_ID = 777001
 SETUP = """
 from servers.models import Server
+from core.actors import SYSTEM
 from servers.services import api_token_create
 server = Server.objects.get(pk={server_id})
-_, token = api_token_create(server=server, name="load bench", by=None)
+_, token = api_token_create(server=server, name="load bench", by=SYSTEM)
 print(token)
 """
 

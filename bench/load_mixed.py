@@ -41,12 +41,13 @@ PASSWORD = "load bench password"
 SETUP = """
 from django.contrib.auth import get_user_model
 from servers.models import Role, Server
+from core.actors import SYSTEM
 from servers.services import api_token_create, membership_set
 server = Server.objects.get(pk={server_id})
 user, _ = get_user_model().objects.get_or_create(username="loadadmin")
 user.set_password({password!r}); user.save()
-membership_set(server=server, user=user, role=Role.ADMIN)
-_, token = api_token_create(server=server, name="load mixed", by=None)
+membership_set(server=server, user=user, role=Role.ADMIN, by=SYSTEM)
+_, token = api_token_create(server=server, name="load mixed", by=SYSTEM)
 print(token)
 """
 MIX = [("assemble", 40), ("api_list", 20), ("page_list", 20), ("preview", 20)]

@@ -49,13 +49,14 @@ STOPPED = re.compile(rb"and was stopped|took too long to count")
 SETUP = """
 from django.contrib.auth import get_user_model
 from servers.models import Role, Server
+from core.actors import SYSTEM
 from servers.services import api_token_create, membership_set, server_ensure
-a = server_ensure(server_id={a}, name="Bench A")
-b = server_ensure(server_id={b}, name="Bench B")
+a = server_ensure(server_id={a}, name="Bench A", by=SYSTEM)
+b = server_ensure(server_id={b}, name="Bench B", by=SYSTEM)
 user, _ = get_user_model().objects.get_or_create(username="neighbour")
 user.set_password({password!r}); user.save()
-membership_set(server=b, user=user, role=Role.MODERATOR)
-_, token = api_token_create(server=a, name="A bot", by=None)
+membership_set(server=b, user=user, role=Role.MODERATOR, by=SYSTEM)
+_, token = api_token_create(server=a, name="A bot", by=SYSTEM)
 print(token)
 """
 

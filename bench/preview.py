@@ -78,16 +78,19 @@ def setup() -> list[tuple[str, int]]:
     call_command("migrate", verbosity=0)
     from django.contrib.auth import get_user_model
 
+    from core.actors import SYSTEM
     from presets.services import preset_import
     from servers.models import Role, Server
     from servers.services import membership_set
 
     server = Server.objects.create(id=SERVER_ID, name="Preview bench")
     alice = get_user_model().objects.create_user(username="alice", password=PASSWORD)
-    membership_set(server=server, user=alice, role=Role.ADMIN)
+    membership_set(server=server, user=alice, role=Role.ADMIN, by=SYSTEM)
     imported = []
     for path in heaviest_presets():
-        result = preset_import(server=server, raw=path.read_bytes(), filename=path.name, activate=False)
+        result = preset_import(
+            server=server, raw=path.read_bytes(), filename=path.name, activate=False, by=SYSTEM
+        )
         imported.append((path.stem, result.preset.pk))
         if len(imported) == HEAVIEST:
             break

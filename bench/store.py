@@ -34,6 +34,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
+from core.actors import SYSTEM  # noqa: E402
 from devtools.genpreset import make_big_preset  # noqa: E402
 from engine.st_format import parse_preset  # noqa: E402
 from presets import cache as preset_cache  # noqa: E402
@@ -62,7 +63,7 @@ def time_import(server, raw: bytes, filename: str) -> tuple[float, float, int]:
         parse_preset(raw, filename=filename, max_bytes=settings.PRESET_MAX_BYTES)
         parse_times.append(time.perf_counter() - started)
         started = time.perf_counter()
-        result = services.preset_import(server=server, raw=raw, filename=filename, activate=True)
+        result = services.preset_import(server=server, raw=raw, filename=filename, activate=True, by=SYSTEM)
         store_times.append(time.perf_counter() - started)
         nodes = result.preset.node_count
         Preset.objects.filter(pk=result.preset.pk).delete()
@@ -71,7 +72,7 @@ def time_import(server, raw: bytes, filename: str) -> tuple[float, float, int]:
 
 def time_node_list(server, raw: bytes) -> tuple[float, int, int]:
     """Median render time (ms) of the node list page, its query count, and the page size in bytes."""
-    preset = services.preset_import(server=server, raw=raw, filename="Big.json").preset
+    preset = services.preset_import(server=server, raw=raw, filename="Big.json", by=SYSTEM).preset
     user = get_user_model().objects.create_superuser("bench", "bench@example.invalid", "bench-password")
     client = Client()
     client.force_login(user)
@@ -117,7 +118,7 @@ def main() -> None:
     cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     old = setup_databases(verbosity=0, interactive=False)
     try:
-        server = server_ensure(server_id=SERVER_ID, name="Bench")
+        server = server_ensure(server_id=SERVER_ID, name="Bench", by=SYSTEM)
         print(f"database: {engine}, cache: {cache_backend}, median of {RUNS} runs")
         print(f"{'file':44} {'KiB':>6} {'nodes':>5} {'parse ms':>9} {'parse+store ms':>15} {'target':>7}")
         largest = sorted(CORPUS.glob("*.json"), key=lambda p: p.stat().st_size, reverse=True)[:LARGEST]
@@ -142,7 +143,9 @@ def main() -> None:
             ("nemoengine-8.2.json", (CORPUS / "nemoengine-8.2.json").read_bytes()),
             ("generated", big),
         ):
-            services.preset_import(server=server, raw=raw, filename=f"cache-{label}", activate=True)
+            services.preset_import(
+                server=server, raw=raw, filename=f"cache-{label}", activate=True, by=SYSTEM
+            )
             miss_ms, hit_ms, other_ms = time_cache(SERVER_ID)
             print(
                 f"active-preset cache, {label}: miss (load+compile+store) {miss_ms:.1f} ms, "

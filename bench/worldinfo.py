@@ -339,6 +339,7 @@ def bench_big(runs: int) -> None:
     from django.test.utils import setup_databases, teardown_databases
 
     import engine.worldinfo as wi
+    from core.actors import SYSTEM
     from lorebooks import cache as wi_cache
     from lorebooks import services
     from servers.models import Role, Server
@@ -354,7 +355,7 @@ def bench_big(runs: int) -> None:
     user = get_user_model().objects.filter(
         username="wi-bench-admin"
     ).first() or get_user_model().objects.create_user(username="wi-bench-admin", password="not used")
-    membership_set(server=server, user=user, role=Role.ADMIN)
+    membership_set(server=server, user=user, role=Role.ADMIN, by=SYSTEM)
     client = Client()
     client.force_login(user)
     print(
@@ -378,7 +379,11 @@ def bench_big(runs: int) -> None:
         for attempt in range(3):
             begin, begin_cpu = time.perf_counter(), time.process_time()
             result = services.lorebook_import(
-                server=server, raw=raw, filename="Big.json", on_clash="replace" if attempt else "ask"
+                server=server,
+                raw=raw,
+                filename="Big.json",
+                on_clash="replace" if attempt else "ask",
+                by=SYSTEM,
             )
             imports.append((time.perf_counter() - begin) * 1000)
             cpu.append((time.process_time() - begin_cpu) * 1000)
@@ -433,10 +438,10 @@ def bench_big(runs: int) -> None:
 
         ids = list(big.entries.values_list("pk", flat=True))
         begin = time.perf_counter()
-        services.entries_set_enabled(lorebook=big, entry_ids=ids, enabled=False)
+        services.entries_set_enabled(lorebook=big, entry_ids=ids, enabled=False, by=SYSTEM)
         all_ms = (time.perf_counter() - begin) * 1000
         begin = time.perf_counter()
-        services.entries_set_enabled(lorebook=big, entry_ids=ids[:1], enabled=True)
+        services.entries_set_enabled(lorebook=big, entry_ids=ids[:1], enabled=True, by=SYSTEM)
         print(
             f"  disable all 10 000 entries (the page's bulk button): {all_ms:.0f} ms; then enable one: "
             f"{(time.perf_counter() - begin) * 1000:.0f} ms"
@@ -444,10 +449,10 @@ def bench_big(runs: int) -> None:
 
         raw = huge_keys_json()
         begin = time.perf_counter()
-        result = services.lorebook_import(server=server, raw=raw, filename="Keys.json")
+        result = services.lorebook_import(server=server, raw=raw, filename="Keys.json", by=SYSTEM)
         import_ms = (time.perf_counter() - begin) * 1000
         services.lorebook_set_active(
-            lorebook=services.Lorebook.objects.get(server=server, name="Big"), active=False
+            lorebook=services.Lorebook.objects.get(server=server, name="Big"), active=False, by=SYSTEM
         )
         cache.clear()
         wi_cache.clear_local()

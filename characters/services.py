@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
 from core.errors import UserError
 from core.names import clean_name
 from engine.cards import MAX_CARD_BYTES, Card, ReadCard, book_entry_count, read_card
@@ -50,7 +50,7 @@ def card_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> CardImportResult:
     """Read and store a card. Raises ImportRefused (not a card / too large) or CardNameClash; nothing is
     written on any error. A replacement keeps the replaced card's row (its id, its places in groups)

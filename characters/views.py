@@ -19,10 +19,11 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.errors import REFUSALS
 from core.fairness import light_share
+from core.refusals import refusal_status
 from core.uploads import body_limit, too_large
 from engine.cards import MAX_CARD_BYTES, TEXT_FIELDS, card_png
-from engine.st_format import ImportRefused
 from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
@@ -80,10 +81,10 @@ def card_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
             activate=request.POST.get("activate") in ("1", "on", "true"),
             by=request.user,
         )
-    except ImportRefused as exc:
-        return _list(request, server, error=exc.message, status=exc.status)
-    except services.CardNameClash as exc:
+    except services.CardNameClash as exc:  # a conflict: the page asks whether to replace or keep both
         return _list(request, server, error=exc.message + " Choose replace or keep both.", status=409)
+    except REFUSALS as exc:
+        return _list(request, server, error=exc.message, status=refusal_status(exc))
     for warning in result.read.warnings:
         messages.warning(request, warning)
     messages.success(request, f"Imported {result.row.name}.")

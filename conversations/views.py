@@ -19,7 +19,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from engine.macros import WRITE_OPS, Op, OpError, make_op
+from core.errors import REFUSALS
+from core.refusals import show_refusal
+from engine.macros import WRITE_OPS, Op, make_op
 from servers.confirm import Confirmation, ask_first
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -43,8 +45,8 @@ def conversation_list(request: AuthenticatedHttpRequest, server_id: int) -> Http
             conversation = services.conversation_create(
                 server=server, name=request.POST.get("name", ""), by=request.user
             )
-        except services.ConversationError as error:
-            messages.error(request, str(error))
+        except REFUSALS as error:
+            show_refusal(request, error)
             return redirect("conversations:conversations", server_id=server.id)
         return redirect("conversations:conversation", server_id=server.id, conversation_id=conversation.id)
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
@@ -72,8 +74,8 @@ def conversation_import(request: AuthenticatedHttpRequest, server_id: int) -> Ht
         conversation, warnings = services.conversation_import(
             server=server, name=name, data=upload.read(MAX_CHAT_BYTES + 1), by=request.user
         )
-    except services.ConversationError as error:
-        messages.error(request, str(error))
+    except REFUSALS as error:
+        show_refusal(request, error)
         return redirect("conversations:conversations", server_id=server.id)
     messages.success(request, f"Imported {conversation.messages.count()} messages.")
     for warning in warnings[:20]:
@@ -103,8 +105,8 @@ def conversation_rename(
         services.conversation_rename(
             conversation=conversation, name=request.POST.get("name", ""), by=request.user
         )
-    except services.ConversationError as error:
-        messages.error(request, str(error))
+    except REFUSALS as error:
+        show_refusal(request, error)
     return redirect("conversations:conversation", server_id=server.id, conversation_id=conversation.id)
 
 
@@ -149,8 +151,8 @@ def message_add(request: AuthenticatedHttpRequest, server_id: int, conversation_
             timestamp=_timestamp(request.POST.get("timestamp", "")),
             by=request.user,
         )
-    except services.ConversationError as error:
-        return _changed(request, server, conversation, error=str(error))
+    except REFUSALS as error:
+        return _changed(request, server, conversation, error=error.message)
     return _changed(request, server, conversation, focus=message.pk, warnings=warnings)
 
 
@@ -321,8 +323,8 @@ def _message_change(
     panel = message.pk if keep_panel_open else None
     try:
         warnings = change(message) or []
-    except (OpError, services.ConversationError) as error:
-        return _changed(request, server, conversation, focus=message.pk, error=str(error), panel=panel)
+    except REFUSALS as error:
+        return _changed(request, server, conversation, focus=message.pk, error=error.message, panel=panel)
     return _changed(request, server, conversation, focus=message.pk, warnings=warnings, panel=panel)
 
 

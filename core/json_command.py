@@ -18,6 +18,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from core.actors import CLI
+from core.errors import REFUSALS, NameClash, UserError
+from engine import EngineError
 
 EXIT_REFUSED = 2
 
@@ -27,6 +29,18 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     sys.stderr.write("error: " + " ".join(message.split()) + "\n")
     sys.stderr.flush()
     sys.exit(code)
+
+
+def refusal_sentence(exc: UserError | EngineError) -> str:
+    """What a command says for a refusal: its sentence, and for a name clash how to import anyway."""
+    if isinstance(exc, NameClash):
+        return f"{exc.message} {exc.command_hint}"
+    return exc.message
+
+
+def refuse(exc: UserError | EngineError) -> NoReturn:
+    """A command's one place for either root: the sentence as the `error:` line, exit 2."""
+    fail(refusal_sentence(exc))
 
 
 def first_line(exc: BaseException) -> str:
@@ -45,27 +59,17 @@ class RefusingParser(CommandParser):
 
 
 class JsonCommand(BaseCommand):
-    """A command of subcommands (`action`) that answers JSON: `run(options)` gives the report; an
-    exception in `refusals` is refused with its `message`, one in `name_clashes` also saying how to
-    import anyway."""
-
-    refusals: tuple[type[Exception], ...] = ()
-    name_clashes: tuple[type[Exception], ...] = ()
+    """A command of subcommands (`action`) that answers JSON: `run(options)` gives the report; a
+    refusal (either root) is shown by `refuse`."""
 
     def run(self, options: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def refusal(self, exc: Exception) -> str:
-        message = getattr(exc, "message", None) or str(exc)
-        if isinstance(exc, self.name_clashes):
-            return message + " Use --replace or --keep-both."
-        return message
-
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             report = self.run(options)
-        except self.refusals as exc:
-            fail(self.refusal(exc))
+        except REFUSALS as exc:
+            refuse(exc)
         except OSError as exc:
             fail(f"Cannot read {options.get('file')}: {exc.strerror or exc}.")
         except DatabaseError as exc:
@@ -120,7 +124,7 @@ def import_file(
         raw = handle.read(max_bytes + 1)
     on_clash = "replace" if options["replace"] else "keep_both" if options["keep_both"] else "ask"
     result = do_import(
-        server=ensure_server(server_id=options["server"]),
+        server=ensure_server(server_id=options["server"], by=CLI),
         raw=raw,
         filename=path.name,
         name=options.get("name"),

@@ -64,6 +64,8 @@ START_SECONDS = 60  # the most a new child may take to set Django up
 class OffloadTimeout(UserError):
     """The work passed its wall limit and was stopped; `message` is one sentence for the page."""
 
+    status = 503
+
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         super().__init__(

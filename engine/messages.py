@@ -209,33 +209,56 @@ def trim_to_budget(
     def text_cost(text: str) -> int:
         return message_tokens(resolve_identity(text, user=user, char=char, seed=seed), encoding) + ROLE_TOKENS
 
-    def is_sample(item: Item) -> bool:
-        return item.tag == "DIALOGUE_SAMPLE"
-
-    # The chat as SillyTavern 1.18 fills it (openai.js, populateChatHistory): the history with the
-    # in-chat messages at their depths (placed in the whole history first), taken newest first while
-    # each fits, up to the first that does not; the rest of the prompt is counted before it.
-    history = arr.history
-    count = len(history)
-    at: dict[int, list[Injection]] = {}
-    for inj in arr.injections:
-        at.setdefault(count - min(inj.depth, count), []).append(inj)
-    chat: list[tuple[int, Item | list[Injection]]] = []  # (cost, a history item or the injections joined)
-    for position in range(count + 1):
-        chat += [(text_cost(text), same) for _role, text, same in injected_messages(at.get(position, []))]
-        if position < count:
-            chat.append((cost(history[position]), history[position]))
+    chat = _chat_costs(arr, cost, text_cost)
     samples: dict[int, int] = {}  # block -> its cost, in block order
     total = REPLY_PRIMING
     for run in (arr.before, arr.after):
         for item in run:
-            if is_sample(item):
+            if _is_sample(item):
                 samples[item.group] = samples.get(item.group, 0) + cost(item)
             else:
                 total += cost(item)
     limit = budget.prompt
     if total + sum(c for c, _ in chat) + sum(samples.values()) <= limit:
         return
+    total = _trim_chat(arr, chat, total, limit, notes)
+    total = _trim_samples(arr, samples, total, limit, notes)
+    if total > limit:
+        notes.warn(
+            f"The system and preset items alone need about {total} tokens, more than the budget of {limit}; "
+            "they are never trimmed."
+        )
+
+
+def _is_sample(item: Item) -> bool:
+    return item.tag == "DIALOGUE_SAMPLE"
+
+
+def _chat_costs(
+    arr: Arrangement, cost: Callable[[Item], int], text_cost: Callable[[str], int]
+) -> list[tuple[int, Item | list[Injection]]]:
+    """The chat as SillyTavern 1.18 fills it (openai.js, populateChatHistory): the history with the
+    in-chat messages at their depths (placed in the whole history first), oldest first, each with
+    its cost: (cost, a history item or the injections joined)."""
+    history = arr.history
+    count = len(history)
+    at: dict[int, list[Injection]] = {}
+    for inj in arr.injections:
+        at.setdefault(count - min(inj.depth, count), []).append(inj)
+    chat: list[tuple[int, Item | list[Injection]]] = []
+    for position in range(count + 1):
+        chat += [(text_cost(text), same) for _role, text, same in injected_messages(at.get(position, []))]
+        if position < count:
+            chat.append((cost(history[position]), history[position]))
+    return chat
+
+
+def _trim_chat(
+    arr: Arrangement, chat: list[tuple[int, Item | list[Injection]]], total: int, limit: int, notes: Notes
+) -> int:
+    """Take the chat newest first while each message fits, up to the first that does not (the rest of
+    the prompt, `total`, counted before it); drop the older ones. Returns the total with the chat kept."""
+    history = arr.history
     first = len(chat)
     while first > 0 and total + chat[first - 1][0] <= limit:
         first -= 1
@@ -263,6 +286,12 @@ def trim_to_budget(
             notes.warn(
                 "Not even the latest history message fits the token budget; SillyTavern sends no chat then."
             )
+    return total
+
+
+def _trim_samples(arr: Arrangement, samples: dict[int, int], total: int, limit: int, notes: Notes) -> int:
+    """Add each sample dialogue block, in order, while the whole block fits in what the history left;
+    drop the rest. Returns the total with the blocks kept."""
     kept: set[int] = set()
     for block in sorted(samples):
         if total + samples[block] > limit:
@@ -277,12 +306,8 @@ def trim_to_budget(
         )
     if len(kept) < len(samples):
         for run in (arr.before, arr.after):
-            run[:] = [i for i in run if not is_sample(i) or i.group in kept]
-    if total > limit:
-        notes.warn(
-            f"The system and preset items alone need about {total} tokens, more than the budget of {limit}; "
-            "they are never trimmed."
-        )
+            run[:] = [i for i in run if not _is_sample(i) or i.group in kept]
+    return total
 
 
 def to_messages(
@@ -298,14 +323,58 @@ def to_messages(
     char = doc.char_name
     # what a message of an item depends on besides the item: the names (a group's too)
     who = (doc.user_name, char, *(getattr(char, name, None) for name in ("group", "not_muted", "others")))
+    messages = _Finisher(
+        doc=doc,
+        seed=seed,
+        ready=ready,
+        per_seed=per_seed,
+        kept=kept,
+        reuse=reuse,
+        who=who,
+        named=reuse[-1].resolved_for(who) if reuse else None,
+        blank=blank,
+    )
+    start, stop = history
+    run = history_run(doc, names)
+    chat: Sequence[Message] = _history_messages(tuple(items[start:stop]), run, messages.finish)
+    # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
+    if run.blank or not run.items:
+        chat = [m for m in chat if not m.history or m.content.strip()]
+    out = messages.finish_run(items[:start])
+    out += chat
+    out += messages.finish_run(items[stop:])
+    return out
 
-    named = reuse[-1].resolved_for(who) if reuse else None
-    seeded_runs: list[bool] = [False]  # whether the last `finish` met an item that draws on the seed
 
-    def finish(run: Sequence[Item]) -> list[Message]:
+class _Finisher:
+    """Makes the messages of one assembly's runs of items, reusing what is known: the document's
+    items have theirs already, the preset's items and runs seen before may have (`reuse`)."""
+
+    __slots__ = ("blank", "doc", "kept", "named", "per_seed", "ready", "reuse", "seed", "seeded", "who")
+
+    def __init__(
+        self,
+        *,
+        doc: BucketDocument,
+        seed: int,
+        ready: dict[int, Message],
+        per_seed: dict[int, Message],
+        kept: set[int],
+        reuse: tuple[Reuse, ...],
+        who: tuple[Any, ...],
+        named: Resolved | None,
+        blank: list[Item] | None,
+    ) -> None:
+        self.doc, self.seed = doc, seed
+        self.ready, self.per_seed, self.kept = ready, per_seed, kept
+        self.reuse, self.who, self.named, self.blank = reuse, who, named, blank
+        self.seeded = False  # whether the last `finish` met an item that draws on the seed
+
+    def finish(self, run: Sequence[Item]) -> list[Message]:
         """The run's messages: the document's items have theirs already, the preset's items and runs
         seen before may have (`reuse`); the others (the wrapped and the changed ones) are built here,
         and blank ones left out."""
+        ready, per_seed, kept, reuse, who = self.ready, self.per_seed, self.kept, self.reuse, self.who
         out = []
         any_seeded = False
         for item in run:
@@ -322,10 +391,10 @@ def to_messages(
                         message = known[2]
                         break
             if message is None:
-                message, seeded = _message(item, doc, seed, named)
+                message, seeded = _message(item, self.doc, self.seed, self.named)
                 if message is None:
-                    if blank is not None:
-                        blank.append(item)
+                    if self.blank is not None:
+                        self.blank.append(item)
                     continue
                 any_seeded = any_seeded or seeded
                 if key in kept:  # a native item as the document gave it
@@ -336,38 +405,28 @@ def to_messages(
                             table.message(item, who, message)
                             break
             out.append(message)
-        seeded_runs[0] = any_seeded
+        self.seeded = any_seeded
         return out
 
-    def finish_run(run: Sequence[Item]) -> list[Message]:
+    def finish_run(self, run: Sequence[Item]) -> list[Message]:
         """`finish(run)`, kept with the document for a run of the very same items (the document's and
         the preset's own, none blank, none drawing on the seed)."""
+        reuse, who = self.reuse, self.who
         if not reuse or not run:
-            return finish(run)
+            return self.finish(run)
         table = reuse[-1]  # the document's: the run may hold its items
         key = tuple(map(id, run))
         found = table.runs.get(key)
         if found is not None and found[1] == who and all(map(operator.is_, found[0], run)):
             return list(found[2])
-        made = finish(run)
+        made = self.finish(run)
         if (
             len(made) == len(run)  # none blank: every item's message was found or made, and
-            and not seeded_runs[0]  # none draws on the seed (its message is then the seed's only)
+            and not self.seeded  # none draws on the seed (its message is then the seed's only)
             and all_vouched(reuse, run)
         ):
             table.keep_run(key, (tuple(run), who, tuple(made)))
         return made
-
-    start, stop = history
-    run = history_run(doc, names)
-    chat: Sequence[Message] = _history_messages(tuple(items[start:stop]), run, finish)
-    # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
-    if run.blank or not run.items:
-        chat = [m for m in chat if not m.history or m.content.strip()]
-    out = finish_run(items[:start])
-    out += chat
-    out += finish_run(items[stop:])
-    return out
 
 
 _CHUNK = 32

@@ -38,7 +38,7 @@ import re
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -1005,8 +1005,6 @@ def forward_channel_events(
 
 
 def run() -> None:  # pragma: no cover - needs Discord
-    import asyncio
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:
         config = config_from(os.environ)
@@ -1024,28 +1022,34 @@ def run() -> None:  # pragma: no cover - needs Discord
     client = discord.Client(intents=intents)
     http = httpx.Client()
     core = BotCore(Tavernkeep(config.url, config.tokens, http), config.model, http, bot_name=config.bot_name)
+    hooked: dict[str, tuple[Any, dict[str, Any]]] = {}  # a webhook's message id → the webhook, its thread
+    answer_stored = forward_channel_events(client, StoredCore(core), discord, hooked)
+    answer_guild_events(client, core, answer_stored, member_poster(client, discord, config.bot_name, hooked))
+    connect(client, config.discord_token, discord)
 
-    def directory_of(guild: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        everyone = guild.default_role
-        channels = [
-            {
-                "id": str(c.id),
-                "name": c.name[:100],
-                "parent": str(c.category_id) if getattr(c, "category_id", None) else None,
-                "private": not c.permissions_for(everyone).view_channel,
-            }
-            for c in guild.channels[:1000]
-        ]
-        members = [{"id": str(m.id), "display_name": m.display_name[:100]} for m in guild.members[:5000]]
-        return channels, members
 
-    @client.event
-    async def on_guild_join(guild: Any) -> None:
-        try:
-            await asyncio.to_thread(core.tavernkeep.push_directory, str(guild.id), *directory_of(guild))
-        except TavernkeepError as exc:
-            log.warning("joined %s: %s", guild.name, exc)
+def directory_of(guild: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # pragma: no cover
+    """The guild's channels and members as the directory push sends them (the first 1000 and 5000)."""
+    everyone = guild.default_role
+    channels = [
+        {
+            "id": str(c.id),
+            "name": c.name[:100],
+            "parent": str(c.category_id) if getattr(c, "category_id", None) else None,
+            "private": not c.permissions_for(everyone).view_channel,
+        }
+        for c in guild.channels[:1000]
+    ]
+    members = [{"id": str(m.id), "display_name": m.display_name[:100]} for m in guild.members[:5000]]
+    return channels, members
 
+
+def member_poster(
+    client: Any, discord: Any, bot_name: str, hooked: dict[str, tuple[Any, dict[str, Any]]]
+) -> Callable[[Any, Post], Awaitable[list[str]]]:  # pragma: no cover
+    """How a group member's reply is posted: through the bot's webhook under the member's name and
+    avatar, or, when the webhook cannot be used, as the bot with the member's name in bold. It
+    answers the posted ids; the webhook's are kept in `hooked`, to be edited through it later."""
     webhooks: dict[int, Any] = {}
 
     async def webhook_for(channel: Any) -> Any:
@@ -1056,18 +1060,14 @@ def run() -> None:  # pragma: no cover - needs Discord
             webhooks[target.id] = mine[0] if mine else await target.create_webhook(name="Tavernkeep")
         return webhooks[target.id]
 
-    hooked: dict[str, tuple[Any, dict[str, Any]]] = {}  # a webhook's message id → the webhook, its thread
-
     async def post_as_member(channel: Any, post: Post) -> list[str]:
-        """Post the pieces under the member's name; their ids (the ones the webhook posted are edited
-        through it later)."""
         in_thread = {"thread": channel} if isinstance(channel, discord.Thread) else {}
         pieces = list(post.pieces)
         ids: list[str] = []
         try:
             hook = await webhook_for(channel)
             while pieces:
-                name = (post.name or config.bot_name)[:80]
+                name = (post.name or bot_name)[:80]
                 sent = await hook.send(
                     pieces[0], username=name, avatar_url=post.avatar_url, wait=True, **in_thread
                 )
@@ -1079,6 +1079,26 @@ def run() -> None:  # pragma: no cover - needs Discord
             for piece in split_for_discord(f"**{post.name}**: {' '.join(pieces)}"):
                 ids.append(str((await channel.send(piece)).id))
         return ids
+
+    return post_as_member
+
+
+def answer_guild_events(
+    client: Any,
+    core: BotCore,
+    answer_stored: Callable[..., Any],
+    post_as_member: Callable[[Any, Post], Awaitable[list[str]]],
+) -> None:  # pragma: no cover
+    """Push a joined guild's directory, and answer each member's message through the stored
+    conversation (`answer_stored`; a group channel's by the group)."""
+    import asyncio
+
+    @client.event
+    async def on_guild_join(guild: Any) -> None:
+        try:
+            await asyncio.to_thread(core.tavernkeep.push_directory, str(guild.id), *directory_of(guild))
+        except TavernkeepError as exc:
+            log.warning("joined %s: %s", guild.name, exc)
 
     @client.event
     async def on_message(message: Any) -> None:
@@ -1106,11 +1126,12 @@ def run() -> None:  # pragma: no cover - needs Discord
         except (TavernkeepError, httpx.HTTPError) as exc:
             log.warning("no answer in %s #%s: %s", message.guild.name, message.channel, exc)
 
-    stored = StoredCore(core)
-    answer_stored = forward_channel_events(client, stored, discord, hooked)
 
+def connect(client: Any, discord_token: str, discord: Any) -> None:  # pragma: no cover
+    """Run the bot until it stops; a refused token, missing intents or no network end it with one
+    `error:` line saying what to fix."""
     try:
-        client.run(config.discord_token, log_handler=None)
+        client.run(discord_token, log_handler=None)
     except discord.LoginFailure:
         sys.exit(
             "error: Discord refused DISCORD_TOKEN: reset the token on the Bot page of the developer portal and set the new one."

@@ -127,17 +127,14 @@ def _group_put(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
     if not isinstance(allow, bool):
         raise ApiError("`allow_self_responses` must be true or false.")
     existed = selectors.group_named(server_id, group_name.strip()) is not None
-    try:
-        row = services.group_save(
-            server=_server(server_id),
-            name=group_name,
-            allow_self_responses=allow,
-            replace=True,
-            by=token_agent(request),
-            **settings,
-        )
-    except services.GroupError as exc:
-        raise ApiError(exc.message) from None
+    row = services.group_save(
+        server=_server(server_id),
+        name=group_name,
+        allow_self_responses=allow,
+        replace=True,
+        by=token_agent(request),
+        **settings,
+    )
     loaded = selectors.loaded_group_fresh(server_id, row.name)
     if loaded is None:  # deleted by another request in between
         raise ApiError(f"This server has no group named “{row.name}”.", 404)
@@ -202,12 +199,9 @@ def _channel_group_set(request: HttpRequest, server_id: int, channel_id: int) ->
             group = selectors.group_named(server_id, name.strip())
             if group is None:
                 raise ApiError(f"This server has no group named “{name.strip()[:100]}”.", 404)
-    try:
-        services.channel_group_set(
-            server=_server(server_id), channel_id=channel_id, group=group, by=token_agent(request)
-        )
-    except services.GroupError as exc:
-        raise ApiError(exc.message) from None
+    services.channel_group_set(
+        server=_server(server_id), channel_id=channel_id, group=group, by=token_agent(request)
+    )
     loaded = None if group is None else selectors.loaded_group_fresh(server_id, group.name)
     return json_response(
         {
@@ -227,16 +221,13 @@ def group_next(request: HttpRequest, server_id: int, group_name: str) -> HttpRes
     if trigger is not None:
         member, message = _trigger(trigger, loaded)
         _count_trigger(server_id, trigger.get("channel"), loaded.group.name)
-        try:
-            services.member_trigger_record(
-                server_id=server_id,
-                group_name=loaded.group.name,
-                member=member,
-                message=message,
-                by=token_agent(request),
-            )
-        except services.GroupError as exc:
-            raise ApiError(exc.message) from None
+        services.member_trigger_record(
+            server_id=server_id,
+            group_name=loaded.group.name,
+            member=member,
+            message=message,
+            by=token_agent(request),
+        )
         return json_response(
             {"speakers": [member], **answer, "trigger": {"member": member, "message": message}}
         )
@@ -254,17 +245,14 @@ def member_note(request: HttpRequest, server_id: int, group_name: str) -> HttpRe
     if len(text) > NOTE_MAX_LENGTH:
         raise ApiError(f"`text` has at most {NOTE_MAX_LENGTH} characters.")
     _group(server_id, group_name)
-    try:
-        member_id, member_name = services.member_note_set(
-            server=server_id,
-            group_name=group_name,
-            channel_id=channel,
-            member=_member_ref(body.get("member")),
-            text=text,
-            by=token_agent(request),
-        )
-    except services.GroupError as exc:
-        raise ApiError(exc.message) from None
+    member_id, member_name = services.member_note_set(
+        server=server_id,
+        group_name=group_name,
+        channel_id=channel,
+        member=_member_ref(body.get("member")),
+        text=text,
+        by=token_agent(request),
+    )
     return json_response(
         {"channel": snowflake_text(channel), "member": {"id": member_id, "name": member_name}, "text": text}
     )
@@ -350,8 +338,5 @@ def _trigger(value: Any, loaded: LoadedGroup) -> tuple[str, str]:
         raise ApiError("`trigger.message` must be text.")
     if len(message) > services.TRIGGER_MESSAGE_MAX_LENGTH:
         raise ApiError(f"`trigger.message` has at most {services.TRIGGER_MESSAGE_MAX_LENGTH} characters.")
-    try:
-        _, member = services.member_of(loaded, _member_ref(value.get("member")))
-    except services.GroupError as exc:
-        raise ApiError(exc.message) from None
+    _, member = services.member_of(loaded, _member_ref(value.get("member")))
     return member, message

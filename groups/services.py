@@ -43,6 +43,7 @@ class GroupError(UserError):
 
 class GroupNameClash(NameClash, GroupError):
     kind = "group"
+    command_hint = "Use --replace to change it."
 
 
 def group_save(

@@ -15,7 +15,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors as card_selectors
+from core.errors import REFUSALS
 from core.line_ends import as_typed
+from core.refusals import show_refusal
 from presets.channels import selectors as channel_selectors  # the channel picker's names
 from servers.confirm import Confirmation, ask_first
 from servers.models import Server
@@ -112,8 +114,8 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
             if group is None:
                 raise services.GroupError("Choose one of this server's groups.")
         services.channel_group_set(server=server, channel_id=channel, group=group, by=request.user)
-    except services.GroupError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         where = _channel_words(server, channel).capitalize()
         messages.success(
@@ -147,8 +149,8 @@ def member_note_save(request: AuthenticatedHttpRequest, server_id: int) -> HttpR
             text=text,
             by=request.user,
         )
-    except services.GroupError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         where = _channel_words(server, channel)
         messages.success(
@@ -167,8 +169,8 @@ def authors_note_save(request: AuthenticatedHttpRequest, server_id: int) -> Http
     try:
         channel = _posted_channel(request)
         kept = services.authors_note_set(server=server, channel_id=channel, text=text, by=request.user)
-    except services.GroupError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         where = _channel_words(server, channel)
         messages.success(
@@ -215,7 +217,7 @@ def _save(
             replace=group is not None,
             by=request.user,
         )
-    except services.GroupError as exc:
+    except REFUSALS as exc:
         return _edit_page(request, server, form, group=group, error=exc.message, status=400)
     messages.success(request, f"Saved the group “{saved.name}”.")
     return redirect("groups:list", server_id=server.pk)

@@ -8,7 +8,6 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from core.uploads import body_limit, declared_size
-from engine.worldinfo import LorebookRefused
 from servers.api_auth import ApiError, api_view, refuse_unstorable_upload, token_agent
 from servers.models import Server
 
@@ -42,22 +41,15 @@ def _import(request: HttpRequest, server_id: int) -> HttpResponse:
     replace, keep_both = _flag(options, "replace"), _flag(options, "keep_both")
     if replace and keep_both:
         raise ApiError("Send either replace=true or keep_both=true, not both.")
-    try:
-        result = services.lorebook_import(
-            server=Server.objects.get(pk=server_id),
-            raw=raw,
-            filename=filename,
-            name=options.get("name") or None,
-            on_clash="replace" if replace else "keep_both" if keep_both else "ask",
-            activate=options.get("activate", "true").strip().lower() in TRUE_WORDS,
-            by=token_agent(request),
-        )
-    except LorebookRefused as exc:
-        raise ApiError(exc.message, exc.status) from None
-    except services.LorebookNameClash as exc:
-        raise ApiError(
-            exc.message + " Send replace=true to replace it or keep_both=true to keep both.", 409
-        ) from None
+    result = services.lorebook_import(
+        server=Server.objects.get(pk=server_id),
+        raw=raw,
+        filename=filename,
+        name=options.get("name") or None,
+        on_clash="replace" if replace else "keep_both" if keep_both else "ask",
+        activate=options.get("activate", "true").strip().lower() in TRUE_WORDS,
+        by=token_agent(request),
+    )
     return _json(import_report(result), status=201)
 
 

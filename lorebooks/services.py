@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
 from core.errors import UserError
 from core.names import clean_name
 from engine.worldinfo import (
@@ -73,7 +73,7 @@ def lorebook_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> ImportResult:
     """Parse and store an upload. Raises LorebookRefused (not a lorebook / too large) or LorebookNameClash.
 
@@ -172,7 +172,7 @@ def _store_compiled(lorebook: Lorebook, entries: Iterable[Entry]) -> None:
     )
 
 
-def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Actor = SYSTEM) -> None:
+def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Actor) -> None:
     """Switch a lorebook on or off for the server's assemblies."""
     with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
         Lorebook.objects.filter(pk=lorebook.pk).update(is_active=active)
@@ -185,7 +185,7 @@ def lorebook_set_active(*, lorebook: Lorebook, active: bool, by: Actor = SYSTEM)
         )
 
 
-def lorebook_delete(*, lorebook: Lorebook, by: Actor = SYSTEM) -> None:
+def lorebook_delete(*, lorebook: Lorebook, by: Actor) -> None:
     """Delete a lorebook and its entries."""
     server_id = lorebook.server_id
     with server_write(server_id=server_id, stamps=(wi_cache.STAMP,)):
@@ -204,7 +204,7 @@ def entries_set_enabled(
     lorebook: Lorebook,
     entry_ids: Iterable[int],
     enabled: bool,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> int:
     """Enable or disable entries of a lorebook (one or many); returns how many changed."""
     with server_write(server_id=lorebook.server_id, stamps=(wi_cache.STAMP,)):
@@ -258,7 +258,7 @@ def _recount(lorebook: Lorebook) -> dict[str, Any]:
     return summary
 
 
-def settings_update(*, server: Server, changes: dict[str, Any], by: Actor = SYSTEM) -> WorldInfoSettings:
+def settings_update(*, server: Server, changes: dict[str, Any], by: Actor) -> WorldInfoSettings:
     """Change some of the server's World Info settings; raises LorebookError on a bad value."""
     clean = _clean_settings(changes)
     with server_write(server_id=server.pk, stamps=(wi_cache.STAMP,)):

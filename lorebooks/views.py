@@ -21,8 +21,10 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.errors import REFUSALS
+from core.refusals import refusal_status, show_refusal
 from core.uploads import body_limit, declared_size, too_large, upload_body_bytes
-from engine.worldinfo import STRATEGIES, LorebookRefused, LorebookSummary, export_world_info
+from engine.worldinfo import STRATEGIES, LorebookSummary, export_world_info
 from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
@@ -103,10 +105,10 @@ def lorebook_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
                     activate=activate,
                     by=request.user,
                 )
-            except LorebookRefused as exc:
-                error, status = exc.message, exc.status
-            except services.LorebookNameClash as exc:
+            except services.LorebookNameClash as exc:  # a conflict: the page asks what to do
                 error, status, clash = exc.message + " Choose whether to replace it or keep both.", 409, True
+            except REFUSALS as exc:
+                error, status = exc.message, refusal_status(exc)
             else:
                 url = reverse("lorebooks:detail", args=[server.id, result.lorebook.pk]) + "?imported=1"
                 if request.htmx:
@@ -282,8 +284,8 @@ def settings_update(request: AuthenticatedHttpRequest, server_id: int) -> HttpRe
         strategy = request.POST.get("strategy", "")
         changes["strategy"] = strategy if strategy in STRATEGIES else strategy or "character_first"
         services.settings_update(server=server, changes=changes, by=request.user)
-    except services.LorebookError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         messages.success(request, "World Info settings saved.")
     return redirect(reverse("lorebooks:list", args=[server.id]) + "#settings")

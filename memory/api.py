@@ -102,21 +102,18 @@ def store_turn(request: HttpRequest, server_id: int) -> HttpResponse:
     user_id = read_snowflake(body, "user")
     if "messages" not in body:
         raise ApiError("`messages` is required: the turn's messages, [{role, name, content}].")
-    try:
-        entry = services.stm_store_turn(
-            server_id=server_id,
-            dm=_dm(body),
-            channel_id=channel_id,
-            parent_id=parent_id,
-            user_id=user_id,
-            user_name=str(body.get("user_name") or ""),
-            channel_name=str(body.get("channel_name") or ""),
-            lineage=_lineage(body),
-            messages=body["messages"],
-            summary=body.get("summary"),
-        )
-    except services.StmError as exc:
-        raise ApiError(str(exc)) from None
+    entry = services.stm_store_turn(
+        server_id=server_id,
+        dm=_dm(body),
+        channel_id=channel_id,
+        parent_id=parent_id,
+        user_id=user_id,
+        user_name=str(body.get("user_name") or ""),
+        channel_name=str(body.get("channel_name") or ""),
+        lineage=_lineage(body),
+        messages=body["messages"],
+        summary=body.get("summary"),
+    )
     return _json({"entry": entry_json(entry)})
 
 
@@ -128,17 +125,14 @@ def update_summary(request: HttpRequest, server_id: int) -> HttpResponse:
     refuse_unknown_fields(body, SUMMARY_FIELDS)
     if "summary" not in body:
         raise ApiError("`summary` is required.")
-    try:
-        entry = services.stm_update_summary(
-            server_id=server_id,
-            dm=_dm(body),
-            channel_id=read_snowflake(body, "channel"),
-            user_id=read_snowflake(body, "user"),
-            lineage=_lineage(body),
-            summary=body["summary"],
-        )
-    except services.StmError as exc:
-        raise ApiError(str(exc)) from None
+    entry = services.stm_update_summary(
+        server_id=server_id,
+        dm=_dm(body),
+        channel_id=read_snowflake(body, "channel"),
+        user_id=read_snowflake(body, "user"),
+        lineage=_lineage(body),
+        summary=body["summary"],
+    )
     return _json({"entry": entry_json(entry)})
 
 

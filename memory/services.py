@@ -12,7 +12,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from core.actors import SYSTEM, Actor, Agent
+from core.actors import Actor, Agent
 from core.errors import UserError
 from servers import services as server_services
 from servers.audit_actions import AuditAction
@@ -328,7 +328,7 @@ def server_set_receive_other_servers(*, server: Server, receive: bool, by: Actor
         )
 
 
-def user_withdraw_consents(*, user_id: int, server: Server | int, by: Actor = SYSTEM) -> int:
+def user_withdraw_consents(*, user_id: int, server: Server | int, by: Actor) -> int:
     """Withdraw every consent the user gave, through any server's bot, from `server`'s bot: a user
     may take back in any server what they gave in another (docs/memory.md). Each server whose
     consent goes is told in its own audit log; the asking server's log gets the count."""
@@ -363,7 +363,7 @@ def user_set_opt_in(
     user_id: int,
     opt_in: bool,
     server: Server | int,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> bool:
     """Record or withdraw the user's consent relayed by `server`'s bot, audited; return it.
 

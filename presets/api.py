@@ -9,13 +9,12 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from engine.st_format import ImportRefused
-from servers.api_auth import ApiError, api_view, refuse_unstorable_upload, token_agent
+from servers.api_auth import api_view, refuse_unstorable_upload, token_agent
 from servers.models import Server
 
 from . import cache as preset_cache
 from . import selectors, services
-from .forms import UploadRefused, read_preset_upload
+from .forms import read_preset_upload
 from .reports import compiled_json, import_report, preset_listing
 
 
@@ -41,26 +40,16 @@ def active_preset(request: HttpRequest, server_id: int) -> HttpResponse:
 
 
 def _import(request: HttpRequest, server_id: int) -> HttpResponse:
-    try:
-        upload = read_preset_upload(request, default_activate=True, allow_raw_body=True)
-    except UploadRefused as exc:
-        raise ApiError(exc.message, exc.status) from None
+    upload = read_preset_upload(request, default_activate=True, allow_raw_body=True)
     refuse_unstorable_upload(upload.raw, what="The preset")
     server = Server.objects.get(pk=server_id)
-    try:
-        result = services.preset_import(
-            server=server,
-            raw=upload.raw,
-            filename=upload.filename,
-            name=upload.options.name or None,
-            on_clash=upload.options.on_clash,
-            activate=upload.options.activate,
-            by=token_agent(request),
-        )
-    except ImportRefused as exc:
-        raise ApiError(exc.message, exc.status) from None
-    except services.PresetNameClash as exc:
-        raise ApiError(
-            exc.message + " Send replace=true to replace it or keep_both=true to keep both.", 409
-        ) from None
+    result = services.preset_import(
+        server=server,
+        raw=upload.raw,
+        filename=upload.filename,
+        name=upload.options.name or None,
+        on_clash=upload.options.on_clash,
+        activate=upload.options.activate,
+        by=token_agent(request),
+    )
     return _json(import_report(result), status=201)

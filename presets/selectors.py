@@ -18,6 +18,8 @@ from .regex_source import regex_source_of_text
 class PresetNotFound(UserError, LookupError):
     """A preset named (or given by id) that the server does not have; `message` is one sentence."""
 
+    status = 404  # the API's answer
+
 
 # Shapes whose nodes the importer made from text (docs/import.md#story-strings), not a Prompt Manager order.
 CONVERTED_SHAPES = ("text_completion", "system_prompt")

@@ -16,7 +16,7 @@ from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from core import names
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
 from core.errors import UserError
 from engine.st_format import ImportSummary, ParsedPreset, parse_preset, resummarize
 from engine.st_format import PresetNode as StNode
@@ -62,7 +62,7 @@ def preset_import(
     name: str | None = None,
     on_clash: OnClash = "ask",
     activate: bool = True,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> ImportResult:
     """Parse and store an upload. Raises ImportRefused (not a preset / too large) or PresetNameClash.
 

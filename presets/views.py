@@ -21,8 +21,10 @@ from django.utils.http import content_disposition_header, url_has_allowed_host_a
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.errors import REFUSALS
+from core.refusals import refusal_status, show_refusal
 from core.uploads import body_limit
-from engine.st_format import ImportRefused, ImportSummary, preset_name_from_filename
+from engine.st_format import ImportSummary, preset_name_from_filename
 from servers.confirm import Confirmation, ask_first
 from servers.imports import on_clash_from
 from servers.models import Server
@@ -84,11 +86,7 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
             activate=form.activate,
             by=request.user,
         )
-    except UploadRefused as exc:
-        error, status, form = exc.message, exc.status, exc.options or form
-    except ImportRefused as exc:
-        error, status = exc.message, exc.status
-    except services.PresetNameClash as exc:
+    except services.PresetNameClash as exc:  # a conflict: the page keeps the file and asks what to do
         pending_token = keep_upload(
             user_id=request.user.pk,
             server_id=server.pk,
@@ -102,6 +100,10 @@ def preset_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
             else " Choose the file again, with “Replace it” or “Keep both” below."
         )
         error, status = exc.message + choose, 409
+    except REFUSALS as exc:
+        error, status = exc.message, refusal_status(exc)
+        if isinstance(exc, UploadRefused):
+            form = exc.options or form
     else:
         drop_upload(user_id=request.user.pk)
         url = reverse("presets:detail", args=[server.id, result.preset.pk]) + "?imported=1"
@@ -237,8 +239,8 @@ def preset_rename(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
     preset = preset_or_404(server, preset_id)
     try:
         services.preset_rename(preset=preset, name=request.POST.get("name", ""), by=request.user)
-    except services.PresetError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         messages.success(request, f"Renamed to “{preset.name}”.")
     return redirect("presets:detail", server_id=server.id, preset_id=preset.pk)
@@ -253,8 +255,8 @@ def preset_style(request: AuthenticatedHttpRequest, server_id: int, preset_id: i
         services.preset_set_injection_style(
             preset=preset, style=request.POST.get("style", ""), by=request.user
         )
-    except services.PresetError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         messages.success(
             request, f"Depth injections now use the “{preset.get_injection_style_display()}” style."
@@ -305,7 +307,7 @@ def node_toggle(
     node.encoding = server.token_encoding
     try:
         services.node_set_enabled(node=node, enabled=request.POST.get("enabled") == "1", by=request.user)
-    except services.PresetError as exc:
+    except REFUSALS as exc:
         if request.htmx:
             return HttpResponse(exc.message, status=400)
         messages.error(request, exc.message)

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from core.fairness import fair_share
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
 
-from .selectors import PresetNotFound, clean_for_server
+from .selectors import clean_for_server
 
 MAX_BODY_BYTES = 1024 * 1024
 FIELDS = frozenset(("text", "kind", "reasoning", "impersonate", "preset", "seed", "names"))
@@ -38,12 +38,7 @@ def clean_view(request: HttpRequest, server_id: int) -> HttpResponse:
         raise ApiError("`kind` must be reply or user_message.")
     names = body.get("names") or {}
     options = _checked(body, names)
-    try:
-        cleaned = clean_for_server(
-            server_id=server_id, text=text, user_message=kind == "user_message", **options
-        )
-    except PresetNotFound as exc:
-        raise ApiError(exc.message, 404) from None
+    cleaned = clean_for_server(server_id=server_id, text=text, user_message=kind == "user_message", **options)
     return json_response(cleaned.to_dict())
 
 

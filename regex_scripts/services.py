@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from django.db.models import Max
 
-from core.actors import SYSTEM, Actor
+from core.actors import Actor
 from core.errors import UserError
 from engine.regex import CompiledScript, RegexScript, compile_scripts
 from servers.audit_actions import AuditAction
@@ -46,7 +46,7 @@ def scripts_import(
     *,
     server: Server,
     scripts: Sequence[RegexScript],
-    by: Actor = SYSTEM,
+    by: Actor,
     source: str = "",
 ) -> tuple[list[ServerScript], tuple[CompiledScript, ...]]:
     """Append `scripts` to the server's list, in order; returns the rows and their compile status.
@@ -87,7 +87,7 @@ def scripts_import(
     return rows, compiled
 
 
-def script_update(*, row: ServerScript, script: RegexScript, by: Actor = SYSTEM) -> None:
+def script_update(*, row: ServerScript, script: RegexScript, by: Actor) -> None:
     """Replace one script of the server's list with the edited one (same place in the list)."""
     with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         row.data = script.to_json()
@@ -101,7 +101,7 @@ def script_update(*, row: ServerScript, script: RegexScript, by: Actor = SYSTEM)
         )
 
 
-def script_set_enabled(*, row: ServerScript, enabled: bool, by: Actor = SYSTEM) -> None:
+def script_set_enabled(*, row: ServerScript, enabled: bool, by: Actor) -> None:
     with server_write(server_id=row.server_id, stamps=(regex_cache.STAMP,)):
         ServerScript.objects.filter(pk=row.pk).update(enabled=enabled)
         row.enabled = enabled
@@ -114,7 +114,7 @@ def script_set_enabled(*, row: ServerScript, enabled: bool, by: Actor = SYSTEM) 
         )
 
 
-def script_move(*, row: ServerScript, direction: Literal["up", "down"], by: Actor = SYSTEM) -> None:
+def script_move(*, row: ServerScript, direction: Literal["up", "down"], by: Actor) -> None:
     """Swap the script with its neighbour above or below (nothing happens at either end)."""
     with server_write(server_id=row.server_id, lock=True) as write:
         ordered = list(ServerScript.objects.filter(server_id=row.server_id).order_by("position", "id"))
@@ -136,7 +136,7 @@ def script_move(*, row: ServerScript, direction: Literal["up", "down"], by: Acto
         )
 
 
-def script_delete(*, row: ServerScript, by: Actor = SYSTEM) -> None:
+def script_delete(*, row: ServerScript, by: Actor) -> None:
     server_id = row.server_id
     with server_write(server_id=server_id, stamps=(regex_cache.STAMP,)):
         AuditEvent.record(
@@ -148,7 +148,7 @@ def script_delete(*, row: ServerScript, by: Actor = SYSTEM) -> None:
         row.delete()
 
 
-def preset_script_switch(*, preset: Preset, script_key: str, enabled: bool, by: Actor = SYSTEM) -> None:
+def preset_script_switch(*, preset: Preset, script_key: str, enabled: bool, by: Actor) -> None:
     """This server's on/off choice for one script the preset ships (it overrides the file's flag)."""
     with server_write(server_id=preset.server_id, stamps=(regex_cache.STAMP,)):
         PresetScriptSwitch.objects.update_or_create(

@@ -18,7 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from core import offload
-from engine.regex import MAX_EXPORT_BYTES, ScriptError, read_export
+from core.errors import REFUSALS
+from engine.regex import MAX_EXPORT_BYTES, read_export
 from presets import cache as preset_cache
 from presets import selectors as preset_selectors
 from servers.confirm import Confirmation, ask_first
@@ -77,7 +78,7 @@ def script_upload(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
         _, compiled = services.scripts_import(
             server=server, scripts=scripts, by=request.user, source=upload.name
         )
-    except (ScriptError, services.RegexScriptError) as exc:
+    except REFUSALS as exc:
         return _render_list(request, server, 400, upload_error=exc.message)
     inactive = [c for c in compiled if not c.active]
     note = f"Imported {len(compiled)} script{'s' if len(compiled) != 1 else ''}"
@@ -98,7 +99,7 @@ def script_add(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespons
         return _render_list(request, server, 400, form=form)
     try:
         services.scripts_import(server=server, scripts=[form.to_script()], by=request.user)
-    except services.RegexScriptError as exc:
+    except REFUSALS as exc:
         return _render_list(request, server, 400, form=form, upload_error=exc.message)
     messages.success(request, "Script added.")
     return redirect("regex_scripts:list", server_id=server.pk)
@@ -264,12 +265,9 @@ def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
                     impersonate=data["impersonate"],
                     seed=data["seed"],
                 )
-            except selectors.PresetNotFound as exc:
+            except REFUSALS as exc:
                 context["error"] = exc.message
-                status = 400
-            except offload.OffloadTimeout as exc:
-                context["error"] = exc.message
-                status = 503
+                status = 503 if isinstance(exc, offload.OffloadTimeout) else 400
         else:
             status = 400
     template = "regex_scripts/tester.html#tester-result" if request.htmx else "regex_scripts/tester.html"

@@ -25,12 +25,12 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from core.actors import Agent
+from core.actors import Agent, token_agent_for
 from core.client_rate import Buckets
-from core.errors import UserError
+from core.errors import REFUSALS, NameClash, UserError
 from core.fairness import RETRY_AFTER_SECONDS, ServerBusy, busy_json, claim_share
 from core.login_throttle import client_address
-from engine import UNSTORABLE_ESCAPE, BucketError, decode_json, refuse_unstorable_text
+from engine import UNSTORABLE_ESCAPE, BucketError, EngineError, decode_json, refuse_unstorable_text
 
 from .generational_cache import GenerationalCache
 from .models import ApiToken, token_digest
@@ -156,8 +156,19 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
     return server_id
 
 
+def refusal_json(exc: UserError | EngineError) -> JsonResponse:
+    """The API's one place for either root: `{"error": sentence}` with the error's `status` (400
+    unless it says otherwise; a name clash 409, saying how to import anyway) and its Retry-After."""
+    message = f"{exc.message} {exc.api_hint}" if isinstance(exc, NameClash) else exc.message
+    response = JsonResponse({"error": message}, status=getattr(exc, "status", 400))
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
 def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a view `view(request, server_id, ...)`: token auth first, ApiError answered as JSON."""
+    """Wrap a view `view(request, server_id, ...)`: token auth first, a refusal answered as JSON."""
 
     @csrf_exempt
     @wraps(view)
@@ -166,11 +177,8 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             authenticate_api_request(request, server_id)
             claim_share(server_id)  # every API call counts toward its server's share
             return view(request, server_id, *args, **kwargs)
-        except ApiError as exc:
-            response = JsonResponse({"error": exc.message}, status=exc.status)
-            if exc.retry_after is not None:
-                response["Retry-After"] = str(exc.retry_after)
-            return response
+        except REFUSALS as exc:
+            return refusal_json(exc)
         except ServerBusy:
             return busy_json()
 
@@ -245,6 +253,6 @@ def json_response(data: Any, *, status: int = 200) -> HttpResponse:
 
 
 def token_agent(request: HttpRequest) -> Agent:
-    """The bot as the audit log names it: 'api token <prefix>' (the token's stored prefix, never the rest)."""
+    """The bot behind the request, as the audit log names it (`core.actors.token_agent_for`)."""
     token = request.headers.get("Authorization", "").partition(" ")[2].strip()
-    return Agent(f"api token {token[:10]}")
+    return token_agent_for(token)

@@ -15,7 +15,7 @@ from typing import Generic, Literal, TypeVar
 
 from django.db.models import Model, QuerySet
 
-from core.errors import UserError
+from core.errors import NameClash as NameClash  # with the roots; the importers raise it from here
 from core.names import free_name
 
 from .models import Server
@@ -30,17 +30,6 @@ def on_clash_from(value: object) -> OnClash:
 
 
 R = TypeVar("R", bound=Model)
-
-
-class NameClash(UserError):
-    """An import (or rename) would reuse a name already taken on the server. Each kind subclasses
-    it with its `kind`, the word the sentence names it by."""
-
-    kind = "file"
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"A {self.kind} named “{name}” already exists on this server.")
-        self.name = name
 
 
 def lock_server(server_id: int) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
+from core.errors import UserError
 
 from .api_auth import TOKENS_STAMP
 from .audit_actions import AuditAction
@@ -51,11 +52,15 @@ def api_token_revoke(*, token: ApiToken, by: Actor) -> None:
             )
 
 
+class TokenizerRefused(UserError, ValueError):
+    """A tokenizer the server cannot use; `message` is one sentence for the user."""
+
+
 def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
-    """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); ValueError for an unknown
-    one."""
+    """Choose the tokenizer the server's token counts use (docs/assembly.md#tokens); TokenizerRefused
+    (a ValueError too) for an unknown one."""
     if encoding not in dict(Server._meta.get_field("token_encoding").flatchoices):
-        raise ValueError(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
+        raise TokenizerRefused(f"Unknown tokenizer {encoding!r}: use o200k_base or cl100k_base.")
     before = server.token_encoding
     with server_write(server_id=server.pk, stamps=(TOKENIZER_STAMP,)):
         Server.objects.filter(pk=server.pk).update(token_encoding=encoding)
@@ -69,7 +74,7 @@ def server_tokenizer_set(*, server: Server, encoding: str, by: Actor) -> None:
         )
 
 
-def server_ensure(*, server_id: int, name: str | None = None, by: Actor = SYSTEM) -> Server:
+def server_ensure(*, server_id: int, name: str | None = None, by: Actor) -> Server:
     """The server with this id, created (named after its id) when it does not exist yet."""
     with transaction.atomic():
         server, created = Server.objects.get_or_create(
@@ -80,7 +85,7 @@ def server_ensure(*, server_id: int, name: str | None = None, by: Actor = SYSTEM
     return server
 
 
-def membership_set(*, server: Server, user: User, role: Role, by: Actor = SYSTEM) -> Membership:
+def membership_set(*, server: Server, user: User, role: Role, by: Actor) -> Membership:
     with transaction.atomic():
         membership, _ = Membership.objects.update_or_create(server=server, user=user, defaults={"role": role})
         AuditEvent.record(

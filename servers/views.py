@@ -15,6 +15,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from core import login_throttle
+from core.errors import REFUSALS
+from core.refusals import show_refusal
 
 from . import selectors, services
 from .confirm import Confirmation, ask_first
@@ -75,8 +77,8 @@ def tokenizer(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse
         services.server_tokenizer_set(
             server=server, encoding=request.POST.get("encoding", ""), by=request.user
         )
-    except ValueError as exc:
-        messages.error(request, str(exc))
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         messages.success(request, "Tokenizer updated.")
     return redirect("servers:server", server_id=server.pk)

@@ -8,6 +8,7 @@ import os
 import pytest
 from django.core.cache import cache
 
+from core.actors import SYSTEM
 from servers.models import Role, Server
 from servers.services import api_token_create, membership_set
 
@@ -73,7 +74,7 @@ def harbor(db) -> Server:
 
 def _member(django_user_model, username: str, server: Server, role: Role):
     user = django_user_model.objects.create_user(username=username, password="correct horse battery")
-    membership_set(server=server, user=user, role=role)
+    membership_set(server=server, user=user, role=role, by=SYSTEM)
     return user
 
 

@@ -141,23 +141,49 @@ def test_every_docs_page_and_heading_a_file_cites_exists():
     assert missing == [], "\n".join(missing)
 
 
-def _cited_file_exists(cited: str, names: set[str]) -> bool:
+def _cited_file_exists(cited: str, names: set[str], root: Path = ROOT) -> bool:
     if "/" not in cited:
         return cited in names
-    roots = [ROOT, ROOT / "templates", *ROOT.glob("*/templates")]
-    return any((root / cited).exists() for root in roots)
+    roots = [root, root / "templates", *root.glob("*/templates")]
+    return any((base / cited).exists() for base in roots)
+
+
+def missing_cited_files(root: Path, pages: list[Path], names: set[str]) -> list[str]:
+    """Every file a page names in backticks (`presets/views.py`, `templates/x.html#part`) that is not
+    in the repository at `root` (a bare name: anywhere in `names`)."""
+    return [
+        f"{page.relative_to(root)}:{number}: {cited}"
+        for page in pages
+        for number, line in enumerate(_lines(page), 1)
+        for cited in CITED_FILE.findall(line)
+        if Path(cited).suffix not in FOREIGN_SUFFIXES and not _cited_file_exists(cited, names, root)
+    ]
 
 
 def test_every_file_the_readme_and_docs_name_exists():
     names = {path.name for path in FILES} | {path.name for path in ROOT.glob("*/templates/**/*")}
-    missing = [
-        f"{_where(page, number)}: {cited}"
-        for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-        for number, line in enumerate(_lines(page), 1)
-        for cited in CITED_FILE.findall(line)
-        if Path(cited).suffix not in FOREIGN_SUFFIXES and not _cited_file_exists(cited, names)
-    ]
+    missing = missing_cited_files(ROOT, [ROOT / "README.md", *sorted(DOCS.glob("*.md"))], names)
     assert missing == [], "name a path from the repository's root that exists:\n" + "\n".join(missing)
+
+
+def test_the_cited_file_check_flags_what_alice_plants(tmp_path):
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "templates" / "shelf").mkdir(parents=True)
+    (tmp_path / "templates" / "shelf" / "list.html").write_text("{% partialdef rows %}{% endpartialdef %}")
+    (tmp_path / "shelf").mkdir()
+    (tmp_path / "shelf" / "views.py").write_text("")
+    page = tmp_path / "guide" / "shelf.md"
+    page.write_text(
+        "The list (`shelf/views.py`) swaps `templates/shelf/list.html#rows`, or `shelf/list.html`.\n"
+        "The detail page is `templates/shelf/detail.html#thread`; its view `shelf/views_detail.py`.\n"
+        "SillyTavern's `public/script.js` is theirs.\n",
+        encoding="utf-8",
+    )
+
+    assert missing_cited_files(tmp_path, [page], {"views.py", "list.html"}) == [
+        "guide/shelf.md:2: templates/shelf/detail.html",
+        "guide/shelf.md:2: shelf/views_detail.py",
+    ]
 
 
 @pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)

@@ -34,7 +34,7 @@ def _varies(function: ast.FunctionDef) -> bool:
 def views_without_vary(root: Path) -> list[str]:
     """Public functions of every views module that answer htmx differently and do not vary on it."""
     found = []
-    for path in sorted(root.rglob("views.py")):
+    for path in sorted(root.rglob("views*.py")):  # views.py, and a split-off views_preview.py
         if SKIPPED & set(path.relative_to(root).parts):
             continue
         functions = {
@@ -73,4 +73,7 @@ def test_the_check_sees_a_view_bob_leaves_without_vary_even_through_a_helper(tmp
         "def plain(request):\n"
         "    return 'page'\n"
     )
-    assert views_without_vary(tmp_path) == ["shelf/views.py:7 careless"]
+    (app / "views_editor.py").write_text(
+        "def editor(request):\n    if request.htmx:\n        return 'node'\n    return 'page'\n"
+    )
+    assert views_without_vary(tmp_path) == ["shelf/views.py:7 careless", "shelf/views_editor.py:1 editor"]

@@ -13,7 +13,7 @@ from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import reverse
 
-from core.actors import Agent
+from core.actors import token_agent_for
 from core.resilient_cache import cache_get
 from devtools.factories import make_preset
 from presets import cache as preset_cache
@@ -141,7 +141,7 @@ def test_the_bot_pushes_a_channel_name_and_the_pages_show_it_at_once(lantern):
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=CHANNEL, name="tavern-hall", parent=None, private=False)],
         members=[],
-        by=Agent("api token"),
+        by=token_agent_for("tk_test"),
     )
     assert directory_names(lantern.pk).channel(CHANNEL) == "tavern-hall"
     another_process()

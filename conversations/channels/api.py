@@ -29,7 +29,7 @@ from servers.api_auth import (
 from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
 
 from . import selectors, services
-from .services import ChannelError, Posted
+from .services import Posted
 
 MAX_BODY_BYTES = 256 * 1024
 MESSAGE_FIELDS = frozenset(("id", "role", "author", "content", "speaker", "parent", "parts", "dm"))
@@ -69,10 +69,7 @@ def _answer(posted: Posted, *, status: int | None = None) -> HttpResponse:
 
 
 def _run(call: Any, **kwargs: Any) -> Posted:
-    try:
-        posted: Posted = call(**kwargs)
-    except ChannelError as exc:
-        raise ApiError(exc.message, exc.status) from None
+    posted: Posted = call(**kwargs)
     return posted
 
 
@@ -219,12 +216,9 @@ def conversation(request: HttpRequest, server_id: int, channel_id: int) -> HttpR
             }
         )
     if request.method == "DELETE":
-        try:
-            count = services.conversation_forget(
-                server_id=server_id, channel_id=channel_id, by=token_agent(request)
-            )
-        except ChannelError as exc:
-            raise ApiError(exc.message, exc.status) from None
+        count = services.conversation_forget(
+            server_id=server_id, channel_id=channel_id, by=token_agent(request)
+        )
         return json_response({"channel": snowflake_text(channel_id), "forgotten_messages": count})
     return _method_not_allowed("GET or DELETE")
 

@@ -15,6 +15,7 @@ from django.db import connection
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from core.errors import UserError
 from engine import BucketError, HistoryMessage, history_messages
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
@@ -131,8 +132,14 @@ class StoredChat:
     messages: tuple[HistoryMessage, ...] | None = None
 
 
-class UnknownMessage(LookupError):
-    """`regenerate` names no stored message of the channel."""
+class UnknownMessage(UserError, LookupError):
+    """`regenerate` names no stored message of the channel (the API answers 404)."""
+
+    status = 404
+
+    def __init__(self, regenerate: int) -> None:
+        super().__init__("`regenerate` names no stored message of this channel.")
+        self.regenerate = regenerate
 
 
 def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:

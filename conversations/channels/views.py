@@ -15,6 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.errors import REFUSALS
+from core.refusals import show_refusal
 from engine.macros import to_text
 from servers import selectors as server_selectors
 from servers.permissions import Action, get_server_for, user_can
@@ -144,8 +146,8 @@ def channel_rules(request: AuthenticatedHttpRequest, server_id: int) -> HttpResp
             keep_days=keep_days,
             by=request.user,
         )
-    except services.ChannelError as error:
-        messages.error(request, error.message)
+    except REFUSALS as error:
+        show_refusal(request, error)
     else:
         messages.success(request, "Saved the channel rules.")
     return redirect("conversations:channels", server_id=server.pk)

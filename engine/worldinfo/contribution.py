@@ -194,17 +194,7 @@ def contribute(
         budget_context=doc.budget.prompt if doc.budget is not None else None,
         char_tags=world_info.char_tags,
     )
-    replayed = None
-    if world_info.replay is not None:
-        steps = max(0, len(request.texts.history) - 1)
-        start = replay_state(
-            replace(request, seed=world_info.replay.seed, generation_type="normal"),
-            steps=steps,
-            count_tokens=count_tokens,
-            cache_key=world_info.replay.cache_key,
-        )
-        request = replace(request, state=start)
-        replayed = {"messages": steps, "state": start}
+    request, replayed = _replayed(request, world_info, count_tokens)
     activation = activate(request, count_tokens=count_tokens)
     render = render_segments(
         [
@@ -217,14 +207,7 @@ def contribute(
         global_variables=doc.global_variables,
     )
     texts = {index: out.text for index, out in enumerate(render.segments)}
-    changes: dict[int, Change] = {}
-    if rewrite_entries is not None and texts:
-        depths = [
-            a.entry.entry.depth if a.entry.entry.position == AT_DEPTH else None for a in activation.activated
-        ]
-        rewritten, changed_by = rewrite_entries([(texts[i], depths[i]) for i in range(len(depths))])
-        changes = {i: Change(tuple(changed), texts[i]) for i, changed in changed_by.items() if changed}
-        texts = dict(enumerate(rewritten))
+    texts, changes = _rewritten(texts, activation, rewrite_entries)
     placement = place(activation.activated, texts, changes)
     return WorldInfoContribution(
         items=_with_blocks(items, placement.before, placement.after, placement, sample_header),
@@ -242,6 +225,38 @@ def contribute(
         },
         replayed=replayed,
     )
+
+
+def _replayed(
+    request: ActivationRequest, world_info: WorldInfoInput, count_tokens: Callable[[str], int]
+) -> tuple[ActivationRequest, dict[str, Any] | None]:
+    """With a replay asked for, the request starting from the timed state the chat's earlier messages
+    leave, and what it started from ({"messages", "state"}); else the request as it is, and None."""
+    if world_info.replay is None:
+        return request, None
+    steps = max(0, len(request.texts.history) - 1)
+    start = replay_state(
+        replace(request, seed=world_info.replay.seed, generation_type="normal"),
+        steps=steps,
+        count_tokens=count_tokens,
+        cache_key=world_info.replay.cache_key,
+    )
+    return replace(request, state=start), {"messages": steps, "state": start}
+
+
+def _rewritten(
+    texts: dict[int, str], activation: Activation, rewrite_entries: EntryRewrite | None
+) -> tuple[dict[int, str], dict[int, Change]]:
+    """The rendered entries' texts after the World Info regex scripts, and what changed each (the
+    scripts and the text before them), by the entry's index; the texts as they are without scripts."""
+    if rewrite_entries is None or not texts:
+        return texts, {}
+    depths = [
+        a.entry.entry.depth if a.entry.entry.position == AT_DEPTH else None for a in activation.activated
+    ]
+    rewritten, changed_by = rewrite_entries([(texts[i], depths[i]) for i in range(len(depths))])
+    changes = {i: Change(tuple(changed), texts[i]) for i, changed in changed_by.items() if changed}
+    return dict(enumerate(rewritten)), changes
 
 
 def _without_books(

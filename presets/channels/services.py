@@ -8,6 +8,7 @@ stamp inside their transaction (servers.writes.server_write; presets.channels.ca
 from __future__ import annotations
 
 from core.actors import Actor, user_of
+from core.errors import UserError
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 from servers.writes import server_write
@@ -18,10 +19,14 @@ from ..models import ChannelPreset, Preset
 MAX_CHANNEL_ID = 2**63 - 1
 
 
+class ChannelPresetRefused(UserError, ValueError):
+    """A channel's preset that cannot be set as asked; `message` is one sentence for the user."""
+
+
 def channel_preset_set(*, server: Server, channel_id: int, preset: Preset | None, by: Actor) -> bool:
     """Give `channel_id` its own preset, or clear it with None. Returns whether anything changed."""
     if not 0 < channel_id <= MAX_CHANNEL_ID:
-        raise ValueError("A channel id is a positive Discord snowflake.")
+        raise ChannelPresetRefused("A channel id is a positive Discord snowflake.")
     with server_write(server_id=server.pk, lock=True) as write:
         current = ChannelPreset.objects.filter(server=server, channel_id=channel_id).first()
         if preset is None:

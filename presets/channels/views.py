@@ -10,6 +10,8 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from core.errors import REFUSALS
+from core.refusals import show_refusal
 from servers import selectors as server_selectors
 from servers.permissions import Action, get_server_for
 from servers.users import AuthenticatedHttpRequest
@@ -28,7 +30,7 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
     try:
         if channel_id is None:
             typed = request.POST.get("channel", "").strip()[:100]
-            raise ValueError(
+            raise channel_services.ChannelPresetRefused(
                 f"“{typed}” is not a channel id: give the channel's id (digits only)."
                 if typed
                 else "Choose a channel."
@@ -37,12 +39,12 @@ def channel_set(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespon
         if preset_id:
             preset = selectors.preset_of(server, posted_number(preset_id) or 0)
             if preset is None:
-                raise ValueError("Choose one of this server's presets.")
+                raise channel_services.ChannelPresetRefused("Choose one of this server's presets.")
         channel_services.channel_preset_set(
             server=server, channel_id=channel_id, preset=preset, by=request.user
         )
-    except ValueError as exc:
-        messages.error(request, str(exc))
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         name = server_selectors.directory_names(server.pk).channels.get(channel_id)
         channel = f"#{name}" if name else f"Channel {channel_id}"

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.errors import REFUSALS
 from engine import GENERATION_TYPES, ROLES, editing
 from servers.confirm import Confirmation, ask_first
 from servers.models import Server
@@ -88,7 +89,7 @@ def node_edit(
                     request, server, preset, render_to_string(NODE_OPEN, context, request=request)
                 )
             return _conflict(request, server, preset, exc, form_node=node, values=values)
-        except PresetError as exc:
+        except REFUSALS as exc:
             if request.htmx:  # htmx swaps only 2xx answers: the error shows in the open node
                 context = _open_context(request, server, preset, node, values, error=exc.message)
                 return render(request, NODE_OPEN, context)
@@ -127,7 +128,7 @@ def node_add(request: AuthenticatedHttpRequest, server_id: int, preset_id: int) 
                 base_version=None,
                 by=request.user,
             )
-        except PresetError as exc:
+        except REFUSALS as exc:
             if request.htmx:
                 return render(
                     request,
@@ -240,7 +241,7 @@ def nodes_reorder(request: AuthenticatedHttpRequest, server_id: int, preset_id: 
         )
     except edit_services.PresetConflict as exc:
         return _conflict(request, server, preset, exc)
-    except PresetError as exc:
+    except REFUSALS as exc:
         if request.htmx:
             return HttpResponse(exc.message, status=400)
         messages.error(request, exc.message)
@@ -357,7 +358,7 @@ def _node_action(
         result = action(preset, node, posted_number(request.POST.get("version")))
     except edit_services.PresetConflict as exc:
         return _conflict(request, server, preset, exc)
-    except PresetError as exc:
+    except REFUSALS as exc:
         if request.htmx:
             return HttpResponse(exc.message, status=400)
         messages.error(request, exc.message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.actors import SYSTEM, Actor, user_of
+from core.actors import Actor, user_of
 from core.errors import UserError
 from engine.sampling import (
     MODES,
@@ -36,7 +36,7 @@ def sampling_set(
     set_values: Mapping[str, str] | None = None,
     unset: Sequence[str] = (),
     replace_values: bool = False,
-    by: Actor = SYSTEM,
+    by: Actor,
 ) -> SamplingChoice:
     """Change the server's choice: the mode, the provider, and its own values (`set_values` as typed,
     checked against SillyTavern's ranges; `unset` removes values; `replace_values` starts from none).

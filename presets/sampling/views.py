@@ -17,6 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
+from core.errors import REFUSALS
 from engine.sampling import MODE_LABELS, PROVIDER_LABELS, REASONING_EFFORTS, SETTING_NAMES
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
@@ -52,7 +53,7 @@ def sampling(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
             replace_values=True,
             by=request.user,
         )
-    except sampling_services.SamplingError as exc:
+    except REFUSALS as exc:
         context = panel_context(request, server, preset, error=exc.message, typed=request.POST)
         if request.htmx:  # htmx swaps only 2xx answers; the error is in the panel
             return render(request, PANEL, context)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.actors import SYSTEM, Actor, label_of, user_of
+from core.actors import Actor, label_of, user_of
 from engine.st_format import PresetNode as StNode
 from engine.versions import Manifest, blob_digest, compress, enabled_count, node_blob
 
@@ -35,7 +35,7 @@ def record_version(
     preset: Preset,
     kind: str,
     reason: str,
-    by: Actor = SYSTEM,
+    by: Actor,
     nodes: Sequence[StNode] | None = None,
     source_text: str | None = None,
 ) -> PresetVersion:

@@ -11,6 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
+from core.errors import REFUSALS
+from core.refusals import show_refusal
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
@@ -87,10 +89,8 @@ def preset_rollback(request: AuthenticatedHttpRequest, server_id: int, preset_id
         if target is None:
             raise PresetError("Choose the version to roll back to.")
         result = edit_services.preset_rollback(preset=preset, to=target, by=request.user)
-    except versions.VersionNotFound as exc:
-        messages.error(request, exc.message)
-    except PresetError as exc:
-        messages.error(request, exc.message)
+    except REFUSALS as exc:
+        show_refusal(request, exc)
     else:
         messages.success(request, f"Rolled back to version {target}: this is now version {result.version}.")
     return redirect("presets:versions", server_id=server.id, preset_id=preset.pk)

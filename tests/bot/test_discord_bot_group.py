@@ -14,6 +14,7 @@ import pytest
 
 from characters import services as card_services
 from conversations.channels import services as channel_services
+from core.actors import SYSTEM
 from groups import services as group_services
 from groups.models import MemberNote
 from memory.models import StmEntry
@@ -37,7 +38,7 @@ def card(server, name: str):
         }
     ).encode()
     return card_services.card_import(
-        server=server, raw=raw, filename=f"{name}.json", activate=False, by=None
+        server=server, raw=raw, filename=f"{name}.json", activate=False, by=SYSTEM
     ).row
 
 
@@ -67,13 +68,15 @@ PRESET = {
 def party(lantern, django_capture_on_commit_callbacks):
     """Mira, Tomas and a muted Old Tom, answering in member order (`list`), used by the channel, under
     a preset that sends the scenario and SillyTavern's group nudge."""
-    preset_services.preset_import(server=lantern, raw=json.dumps(PRESET).encode(), filename="group.json")
+    preset_services.preset_import(
+        server=lantern, raw=json.dumps(PRESET).encode(), filename="group.json", by=SYSTEM
+    )
     cards = {name: card(lantern, name) for name in ("Mira", "Tomas", "Old Tom")}
     with django_capture_on_commit_callbacks(execute=True):
         row = group_services.group_save(
-            server=lantern, name="Party", members=list(cards), muted=["Old Tom"], strategy="list", by=None
+            server=lantern, name="Party", members=list(cards), muted=["Old Tom"], strategy="list", by=SYSTEM
         )
-        group_services.channel_group_set(server=lantern, channel_id=int(CHANNEL), group=row, by=None)
+        group_services.channel_group_set(server=lantern, channel_id=int(CHANNEL), group=row, by=SYSTEM)
     return {name: c.pk for name, c in cards.items()}
 
 
@@ -461,7 +464,7 @@ def test_three_members_share_the_workspace_one_writes_the_note_one_recalls_one_r
             members=["Mira", "Tomas", "Old Tom"],
             strategy="list",
             replace=True,
-            by=None,
+            by=SYSTEM,
         )
     channel_services.message_post(
         server_id=lantern.pk,

@@ -13,6 +13,7 @@ from django.db import connection, connections
 from django.test import Client
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from presets import services
 from presets.models import Preset, PresetNode
 from servers.models import Role
@@ -50,7 +51,7 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
 def dora(django_user_model, lantern):
     """A second admin of the Lantern Guild."""
     user = django_user_model.objects.create_user(username="dora", password="correct horse battery")
-    membership_set(server=lantern, user=user, role=Role.ADMIN)
+    membership_set(server=lantern, user=user, role=Role.ADMIN, by=SYSTEM)
     return user
 
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from assembly.selectors import GroupRefused, assemble_for_server, group_turn
 from characters import services as card_services
+from core.actors import SYSTEM
 from engine import parse_buckets
 from groups import services
 
@@ -25,13 +26,13 @@ ROPE_BOOK = {"entries": [{"keys": ["lamp"], "content": "Mira hid the rope.", "en
 @pytest.fixture
 def party(lantern, committed):
     card_services.card_import(  # the server's active character is Mira
-        server=lantern, raw=card_bytes("Mira", character_book=ROPE_BOOK), filename="m.json", by=None
+        server=lantern, raw=card_bytes("Mira", character_book=ROPE_BOOK), filename="m.json", by=SYSTEM
     )
     add_card(lantern, "Tomas", character_book=LAMP_BOOK, tags=["sailor"])
     add_card(lantern, "Old Tom")
     with committed(execute=True):
         return services.group_save(
-            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=None
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=SYSTEM
         )
 
 
@@ -95,7 +96,7 @@ def test_the_speakers_note_in_the_channel_is_its_scenario_unless_the_chat_overri
             channel_id=77,
             member="Tomas",
             text="Tomas hides the key.",
-            by=None,
+            by=SYSTEM,
         )
     _, card, doc = group_turn(lantern.pk, parse_buckets(group_doc("Tomas")), 77)
     assert card.name == "Tomas" and doc.group.scenario_override == "Tomas hides the key."
@@ -111,7 +112,7 @@ def test_the_speakers_note_in_the_channel_is_its_scenario_unless_the_chat_overri
 
 def test_a_channel_using_a_group_lets_the_member_named_as_char_answer(lantern, party, committed):
     with committed(execute=True):
-        services.channel_group_set(server=lantern, channel_id=77, group=party, by=None)
+        services.channel_group_set(server=lantern, channel_id=77, group=party, by=SYSTEM)
     doc = {
         "names": {"user": "Ann", "char": "Tomas"},
         "history": [{"role": "user", "name": "Ann", "content": "Lamp?"}],
@@ -138,11 +139,11 @@ def test_the_preview_shows_the_group_who_speaks_next_and_the_speakers_note(
             channel_id=77,
             member="Tomas",
             text="Tomas hides the key.",
-            by=None,
+            by=SYSTEM,
         )
         services.group_save(
             server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], muted=["Old Tom"],
-            strategy="list", replace=True, by=None,
+            strategy="list", replace=True, by=SYSTEM,
         )  # fmt: skip
     client.force_login(carol)
     document = group_doc("Tomas", stm_context={"channel": "77", "user": "5"})

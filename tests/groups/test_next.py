@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from engine.cards import Card
 from engine.groups import ChatLine, Group, GroupMember, next_speakers, talkativeness
 from groups import services
@@ -153,7 +154,7 @@ def stored_party(lantern, party_cards, committed):
             members=["Mira", "Tomas", "Old Tom"],
             muted=["Old Tom"],
             strategy="list",
-            by=None,
+            by=SYSTEM,
         )
 
 
@@ -302,7 +303,7 @@ def test_next_reads_the_channels_stored_conversation_with_each_members_name(
 ):
     from conversations.channels.services import message_post
 
-    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=None)
+    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=SYSTEM)
     message_post(
         server_id=lantern.pk,
         channel_id=42,

@@ -11,6 +11,7 @@ import time
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from groups import selectors, services
 from servers.models import AuditEvent
 
@@ -57,9 +58,11 @@ def prompt_of(client, token, speaker, *, channel=TAVERN):
 @pytest.fixture
 def party_in_tavern(lantern, party_cards, committed, client, api_token):
     with committed(execute=True):
-        row = services.group_save(server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=None)
-        services.channel_group_set(server=lantern, channel_id=int(TAVERN), group=row, by=None)
-        services.channel_group_set(server=lantern, channel_id=int(CELLAR), group=row, by=None)
+        row = services.group_save(
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=SYSTEM
+        )
+        services.channel_group_set(server=lantern, channel_id=int(TAVERN), group=row, by=SYSTEM)
+        services.channel_group_set(server=lantern, channel_id=int(CELLAR), group=row, by=SYSTEM)
     post(client, api_token, "1000", "Who has the lamp?")
     post(client, api_token, "1001", "Not me.", role="assistant", speaker="Mira")
     return row

@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from lorebooks import services
 from lorebooks.models import Lorebook, LorebookEntry
 
@@ -267,7 +268,7 @@ def test_a_lorebook_stored_before_compiled_forms_existed_still_takes_part(client
 def test_carol_pages_through_a_large_lorebook_two_hundred_entries_at_a_time(client, carol, lantern):
     many = {"entries": {str(i): {"key": [f"k{i}"], "comment": f"Entry {i}"} for i in range(450)}}
     big = services.lorebook_import(
-        server=lantern, raw=json.dumps(many).encode(), filename="Many.json"
+        server=lantern, raw=json.dumps(many).encode(), filename="Many.json", by=SYSTEM
     ).lorebook
     client.force_login(carol)
     url = reverse("lorebooks:detail", args=[1001, big.pk])
@@ -283,7 +284,9 @@ def test_carol_pages_through_a_large_lorebook_two_hundred_entries_at_a_time(clie
 def test_an_entry_with_thousands_of_keys_lists_the_first_fifty(client, alice, lantern):
     keys = [f"word{i}" for i in range(5000)]
     huge = {"entries": {"0": {"key": keys, "comment": "Many keys", "content": "Found."}}}
-    lorebook = services.lorebook_import(server=lantern, raw=json.dumps(huge).encode(), filename="Keys.json")
+    lorebook = services.lorebook_import(
+        server=lantern, raw=json.dumps(huge).encode(), filename="Keys.json", by=SYSTEM
+    )
     client.force_login(alice)
     page = client.get(reverse("lorebooks:detail", args=[1001, lorebook.lorebook.pk])).content.decode()
     assert "<code>word49</code>" in page and "word50<" not in page

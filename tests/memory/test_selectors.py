@@ -6,6 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from core.actors import SYSTEM
 from engine import StmContext
 from memory import services
 from memory.models import Channel, StmEntry
@@ -56,7 +57,7 @@ def test_a_channel_marked_private_hides_its_memory_and_its_threads(store):
         server=Channel.objects.get(discord_id=600).server,
         channel=Channel.objects.get(discord_id=600),
         private=True,
-        by=None,
+        by=SYSTEM,
     )
     assert verdicts(review()) == {600: "hidden_private_channel", 601: "hidden_private_parent"}
 
@@ -76,7 +77,7 @@ def test_the_bot_may_name_the_parent_of_an_unknown_thread(store):
 
 def test_the_server_bypass_is_read_from_the_server(store, lantern):
     store(600, private=True)
-    services.server_set_privacy_bypass(server=lantern, bypass=True, by=None)
+    services.server_set_privacy_bypass(server=lantern, bypass=True, by=SYSTEM)
     assert verdicts(review()) == {600: "shown"}
 
 
@@ -85,13 +86,13 @@ def test_another_servers_entries_of_this_user_follow_that_servers_consent(store,
     store(800, server=HARBOR, summary="harbor")
     store(801, server=HARBOR, user=TOMAS, summary="not Mira's")
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
-    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=LANTERN)
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=LANTERN, by=SYSTEM)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
-    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
+    services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR, by=SYSTEM)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}  # the Lantern receives none
-    services.server_set_receive_other_servers(server=lantern, receive=True, by=None)
+    services.server_set_receive_other_servers(server=lantern, receive=True, by=SYSTEM)
     assert verdicts(review()) == {600: "shown", 800: "shown"}
-    services.user_set_opt_in(user_id=MIRA, opt_in=False, server=HARBOR)
+    services.user_set_opt_in(user_id=MIRA, opt_in=False, server=HARBOR, by=SYSTEM)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
 
 

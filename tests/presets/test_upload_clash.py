@@ -8,6 +8,7 @@ import time
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from devtools.factories import make_preset
 from presets.models import Preset
 from servers.models import Role
@@ -69,7 +70,7 @@ def test_another_admin_cannot_finish_alices_upload(client, alice, lantern, house
     client.force_login(alice)
     token = _clash(client, lantern)
     dora = django_user_model.objects.create_user(username="dora", password="x")
-    membership_set(server=lantern, user=dora, role=Role.ADMIN)
+    membership_set(server=lantern, user=dora, role=Role.ADMIN, by=SYSTEM)
     client.force_login(dora)
     assert _finish(client, lantern, token, "replace").status_code == 410
     assert Preset.objects.get(server=lantern).node_count == house_style.node_count

@@ -17,14 +17,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from assembly.selectors import PresetNotFound, assemble_for_server
+from assembly.selectors import assemble_for_server
+from core.errors import REFUSALS, UserError
+from core.json_command import refuse
 from engine import (
     ENCODINGS,
     GENERATION_TYPES,
     PROVIDERS,
     STYLES,
     AssemblyJson,
-    BucketError,
     decode_json,
     parse_buckets,
 )
@@ -32,7 +33,7 @@ from presets.channels.selectors import thread_parent
 from servers.models import Server
 
 
-class _Failure(Exception):
+class _Failure(UserError):
     pass
 
 
@@ -74,9 +75,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             result = self._run(options)
-        except _Failure as exc:
-            sys.stderr.write(f"error: {exc}\n")
-            sys.exit(2)
+        except REFUSALS as exc:
+            refuse(exc)
         except Exception as exc:  # the contract: one error line, never a traceback
             sys.stderr.write(
                 f"error: assembly failed: {type(exc).__name__}: {exc}\n".replace("\n", " ") + "\n"
@@ -88,10 +88,7 @@ class Command(BaseCommand):
         server_id = options["server"]
         if not Server.objects.filter(pk=server_id).exists():
             raise _Failure(f"There is no server with id {server_id}.")
-        try:
-            doc = parse_buckets(self._read_document(options["buckets"]))
-        except BucketError as exc:
-            raise _Failure(exc.message) from None
+        doc = parse_buckets(self._read_document(options["buckets"]))
         if options["generation_type"] is not None:
             doc = replace(doc, generation_type=options["generation_type"])
         seed = options["seed"]
@@ -110,8 +107,6 @@ class Command(BaseCommand):
                 channel=options["channel"],
                 parent_channel=_parent_of(server_id, options["channel"], doc),
             )
-        except PresetNotFound as exc:
-            raise _Failure(exc.message) from None
         except ValueError as exc:
             raise _Failure(str(exc)) from None
         return assembly.to_dict()
@@ -125,10 +120,7 @@ class Command(BaseCommand):
                     raw = handle.read()
         except OSError as exc:
             raise _Failure(f"cannot read the bucket file {path!r}: {exc.strerror or exc}.") from None
-        try:
-            return decode_json(raw, what="the bucket file")
-        except BucketError as exc:
-            raise _Failure(exc.message) from None
+        return decode_json(raw, what="the bucket file")
 
 
 def _parent_of(server_id: int, channel: int | None, doc: Any) -> int | None:

@@ -16,14 +16,11 @@ from characters import selectors, services
 from characters.reports import card_listing, import_report
 from core.json_command import JsonCommand, RefusingParser, add_import_and_list, import_file
 from engine.cards import MAX_CARD_BYTES
-from engine.st_format import ImportRefused
 from servers.services import server_ensure
 
 
 class Command(JsonCommand):
     help = "Import a character card (JSON or PNG) for a server, or list a server's cards, as JSON."
-    name_clashes = (services.CardNameClash,)
-    refusals = (ImportRefused, services.CardNameClash)
 
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True, parser_class=RefusingParser)

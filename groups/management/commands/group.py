@@ -25,13 +25,6 @@ from servers.models import Server
 
 class Command(JsonCommand):
     help = "Create, list, show or delete a server's group chats, or give a channel a group, as JSON."
-    refusals = (services.GroupError,)
-
-    def refusal(self, exc: Exception) -> str:
-        message = super().refusal(exc)
-        return (
-            message + " Use --replace to change it." if isinstance(exc, services.GroupNameClash) else message
-        )
 
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True, parser_class=RefusingParser)

@@ -22,8 +22,7 @@ from core.json_command import (
     add_server,
     import_file,
 )
-from engine.st_format import ImportRefused
-from engine.worldinfo import STRATEGIES, LorebookRefused, check_lorebook_size
+from engine.worldinfo import STRATEGIES, check_lorebook_size
 from lorebooks import selectors, services
 from lorebooks.reports import import_report, lorebook_listing
 from servers.services import server_ensure
@@ -79,9 +78,6 @@ class Command(JsonCommand):
         setting.add_argument("--context-size", type=int)
         add_json(setting)
 
-    name_clashes = (services.LorebookNameClash,)
-    refusals = (LorebookRefused, ImportRefused, services.LorebookError)
-
     def run(self, options: dict[str, Any]) -> Any:
         if options["action"] == "import":
             check_lorebook_size(Path(options["file"]).stat().st_size, settings.LOREBOOK_MAX_BYTES)
@@ -97,7 +93,7 @@ class Command(JsonCommand):
         return {"lorebooks": [lorebook_listing(b) for b in selectors.lorebooks_for(options["server"])]}
 
     def _settings(self, options: dict[str, Any]) -> dict[str, Any]:
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         changes: dict[str, Any] = {}
         for flag, kind in _SETTINGS.items():
             value = options.get(flag)

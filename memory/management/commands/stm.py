@@ -14,6 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from core.actors import CLI
+from core.errors import REFUSALS, UserError
+from core.json_command import refuse
 from engine import StmContext
 from memory import services
 from memory.models import MAX_MESSAGES
@@ -23,7 +25,7 @@ from servers.models import Server
 SNOWFLAKE_MAX = 2**63 - 1
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """A bad command line: reported as one `error: ` line, exit status 2."""
 
 
@@ -127,8 +129,8 @@ class Command(BaseCommand):
     def execute(self, *args: Any, **options: Any) -> str | None:
         try:
             return super().execute(*args, **options)
-        except (UsageError, services.StmError) as exc:
-            fail(str(exc))
+        except REFUSALS as exc:
+            refuse(exc)
 
     def handle(self, *args: Any, **options: Any) -> None:
         action = options.get("action")

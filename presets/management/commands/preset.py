@@ -26,7 +26,6 @@ from core.json_command import (
     import_file,
 )
 from engine.sampling import MODES, PROVIDERS
-from engine.st_format import ImportRefused
 from presets import selectors, services
 from presets.management import history
 from presets.reports import import_report, preset_listing
@@ -79,9 +78,6 @@ class Command(JsonCommand):
         choice.add_argument("--clear", action="store_true", help="Use the server's active preset again.")
         add_json(channel)
 
-    name_clashes = (services.PresetNameClash,)
-    refusals = (ImportRefused, history.Refused, services.PresetError, sampling_services.SamplingError)
-
     def run(self, options: dict[str, Any]) -> Any:
         if options["action"] == "import":
             return import_file(
@@ -104,7 +100,7 @@ class Command(JsonCommand):
             if not equals or not name.strip():
                 raise sampling_services.SamplingError(f"--set takes NAME=VALUE, not {item!r}.")
             pairs[name.strip()] = value
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         choice = sampling_services.sampling_set(
             server=server,
             mode=options["use"],

@@ -19,15 +19,16 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from core.actors import CLI
+from core.errors import UserError
 from core.json_command import JsonCommand, RefusingParser, add_json, add_server
-from engine.regex import MAX_EXPORT_BYTES, CleanedJson, ScriptError, read_export
+from engine.regex import MAX_EXPORT_BYTES, CleanedJson, read_export
 from regex_scripts import selectors, services
 from servers.models import Server
 from servers.services import server_ensure
 
 
-class _Failure(Exception):
-    pass
+class _Failure(UserError):
+    """A bad command line or a missing server: shown as the command's one `error:` line."""
 
 
 class Command(JsonCommand):
@@ -63,8 +64,6 @@ class Command(JsonCommand):
         add_server(listing)
         add_json(listing)
 
-    refusals = (_Failure, ScriptError, services.RegexScriptError, selectors.PresetNotFound)
-
     def run(self, options: dict[str, Any]) -> Any:
         return getattr(self, f"_{options['action']}")(options)
 
@@ -95,7 +94,7 @@ class Command(JsonCommand):
         with path.open("rb") as handle:
             raw = handle.read(MAX_EXPORT_BYTES + 1)
         scripts = read_export(raw)
-        server = server_ensure(server_id=options["server"])
+        server = server_ensure(server_id=options["server"], by=CLI)
         _, compiled = services.scripts_import(server=server, scripts=scripts, by=CLI, source=path.name)
         result: dict[str, Any] = {
             "scripts": len(compiled),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from presets.models import PresetNode
 from servers.models import Role
 from servers.services import membership_set
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def edith(django_user_model, lantern):
     """A second admin of the Lantern Guild, editing at the same time as alice."""
     user = django_user_model.objects.create_user(username="edith", password="correct horse battery")
-    membership_set(server=lantern, user=user, role=Role.ADMIN)
+    membership_set(server=lantern, user=user, role=Role.ADMIN, by=SYSTEM)
     return user
 
 
