@@ -38,7 +38,7 @@ import re
 import sys
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -956,6 +956,19 @@ def forward_channel_events(
         except (TavernkeepError, httpx.HTTPError) as exc:
             log.warning("channel event not stored: %s", exc)
 
+    forward_raw_events(client, stored, forward, editor)
+    return answer_stored
+
+
+def forward_raw_events(
+    client: Any,
+    stored: StoredCore,
+    forward: Callable[..., Awaitable[None]],
+    editor: Callable[[Any], Callable[[str, str], None]],
+) -> None:  # pragma: no cover
+    """Forward edits, deletions (one or in bulk) and the regenerate and swipe reactions of a guild's
+    channels (never a DM's) to the stored conversation."""
+
     @client.event
     async def on_raw_message_edit(payload: Any) -> None:
         author = (payload.data.get("author") or {}).get("id")
@@ -1001,8 +1014,6 @@ def forward_channel_events(
         elif emoji in (SWIPE_BACK, SWIPE_NEXT):
             await forward(stored.switch, *where, -1 if emoji == SWIPE_BACK else 1, editor(channel))
 
-    return answer_stored
-
 
 def run() -> None:  # pragma: no cover - needs Discord
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -1046,7 +1057,7 @@ def directory_of(guild: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 
 def member_poster(
     client: Any, discord: Any, bot_name: str, hooked: dict[str, tuple[Any, dict[str, Any]]]
-) -> Callable[[Any, Post], Awaitable[list[str]]]:  # pragma: no cover
+) -> Callable[[Any, Post], Coroutine[Any, Any, list[str]]]:  # pragma: no cover
     """How a group member's reply is posted: through the bot's webhook under the member's name and
     avatar, or, when the webhook cannot be used, as the bot with the member's name in bold. It
     answers the posted ids; the webhook's are kept in `hooked`, to be edited through it later."""
@@ -1087,7 +1098,7 @@ def answer_guild_events(
     client: Any,
     core: BotCore,
     answer_stored: Callable[..., Any],
-    post_as_member: Callable[[Any, Post], Awaitable[list[str]]],
+    post_as_member: Callable[[Any, Post], Coroutine[Any, Any, list[str]]],
 ) -> None:  # pragma: no cover
     """Push a joined guild's directory, and answer each member's message through the stored
     conversation (`answer_stored`; a group channel's by the group)."""
