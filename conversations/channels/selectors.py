@@ -16,6 +16,7 @@ from django.db.models.functions import RowNumber
 
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
+from servers import selectors as server_selectors
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
 from servers.snowflakes import snowflake_text
@@ -138,7 +139,8 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
     if regenerate is None:
         row = (
             ChannelConversation.objects.filter(server_id=server_id, channel_id=channel_id)
-            .values_list("pk", "parent_id", "variables", "updated_at")
+            .annotate(parent=server_selectors.channel_parent_subquery(server_id, channel_id))
+            .values_list("pk", "parent", "variables", "updated_at")
             .first()
         )
         if row is None:
@@ -158,7 +160,8 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
         variables = state_before(conversation, messages, target.discord_id)
         rows = rows.filter(discord_id__lt=target.discord_id)
     # Plain values, not model instances: this runs on every assembly from a stored channel.
-    return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+    parent_id = server_selectors.channel_parent(server_id, channel_id)
+    return StoredChat(conversation.channel_id, parent_id, _history_of(rows), variables)
 
 
 def _history_of(rows: QuerySet[ChannelMessage]) -> list[dict[str, Any]]:

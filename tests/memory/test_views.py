@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from memory.models import Channel
-from servers.models import AuditEvent
+from servers.models import AuditEvent, Channel
 
 from .conftest import HARBOR, LANTERN, MIRA
 
