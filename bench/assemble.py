@@ -108,7 +108,7 @@ def fresh_seed() -> int:
 
 
 def rendering(preset: CompiledPreset) -> CompiledPreset:
-    """`preset` with its kept renders dropped (engine.rearrange.render_memo keeps them in its memo),
+    """`preset` with its kept renders dropped (engine.assemble.rearrange.render_memo keeps them in its memo),
     so that the next assembly renders its macros."""
     preset.memo.pop("render:normal", None)
     return preset

@@ -48,7 +48,7 @@ def fill(rows: int) -> None:
 
     channels = rows // LINEAGES
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE memory_stmentry, memory_channel, memory_discorduser CASCADE")
+        cur.execute("TRUNCATE memory_stmentry, servers_channel, memory_discorduser CASCADE")
         cur.execute(
             "INSERT INTO servers_server (id, name, stm_privacy_bypass, created_at) "
             "VALUES (%s, 'Bench', false, now()) ON CONFLICT (id) DO NOTHING",
@@ -56,8 +56,8 @@ def fill(rows: int) -> None:
         )
         cur.execute("INSERT INTO memory_discorduser (id) VALUES (7)")
         cur.execute(
-            "INSERT INTO memory_channel (id, discord_id, owner_id, server_id, parent_id, name, is_private) "
-            "SELECT g, g, %s, %s, NULL, '', g %% 17 = 0 FROM generate_series(1, %s) g",
+            "INSERT INTO servers_channel (id, discord_id, owner_id, server_id, parent_id, name, is_private, listed) "
+            "SELECT g, g, %s, %s, NULL, '', g %% 17 = 0, false FROM generate_series(1, %s) g",
             [SERVER, SERVER, channels],
         )
         # Ages spread over 0–30 h; every third entry has a summary (24 h TTL instead of 12 h).

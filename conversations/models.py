@@ -122,7 +122,8 @@ class ChannelSettings(models.Model):
 
 
 class ChannelConversation(models.Model):
-    """One Discord channel's conversation as the server's bot reports it (docs/channels.md).
+    """One Discord channel's conversation as the server's bot reports it (docs/channels.md). The
+    channel itself (its name, a thread's parent) is servers' `Channel` row of the same Discord id.
 
     `variables` is the channel's variable cache: what assembly renders write, and what the ops of
     the stored messages produce. `base` is the state the ops of expired messages left, so expiry
@@ -133,7 +134,6 @@ class ChannelConversation(models.Model):
         "servers.Server", on_delete=models.CASCADE, related_name="channel_conversations"
     )
     channel_id = models.BigIntegerField(help_text="The Discord channel (or thread) id.")
-    parent_id = models.BigIntegerField(null=True, blank=True, help_text="A thread's channel.")
     variables = models.JSONField(default=dict, blank=True)
     base = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -2,7 +2,8 @@
 
 The data flows through it one way (docs/architecture.md):
 parse (`st_format`) → compile (`compiled`, macros parsed once) → render (`macros`) →
-native items (`native`) → rearrange (`rearrange`, `injection`) → messages (`providers`, `tokens`).
+native items, rearrange and messages (`assemble`, whose steps live in it) → the provider's shape
+(`providers`, `tokens`).
 
 Callers outside the engine import from this package or from a sub-package's own `__init__`
 (`engine.st_format`, `engine.macros`), never from the modules inside.

@@ -17,7 +17,6 @@ from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import EngineError
-from .groups.model import GroupTurn  # the model alone: the package reads buckets (import loop)
 from .stm import StmContext
 from .vocabulary import GENERATION_TYPES, ROLES
 
@@ -128,6 +127,17 @@ class AuthorsNote:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupTurn:
+    """The bucket document's `group`: which group, which member speaks, and the chat's overrides
+    (SillyTavern's per-chat scenario and example overrides; None when not set)."""
+
+    name: str
+    speaker: str
+    scenario_override: str | None = None
+    examples_override: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BucketDocument:
     """A validated bucket document; every field has the empty default of
     docs/assembly.md#the-bucket-document."""
@@ -174,7 +184,7 @@ class BucketDocument:
     # sample dialogues did not come from a card (the macro then gives them in {{mesExamples}}'s form).
     sample_dialogues_raw: str | None = None
     # What the engine derives from the document once and shares between its assemblies (the
-    # history's items and messages, engine.native); a `replace()`d document starts empty.
+    # history's items and messages, engine.assemble.native); a `replace()`d document starts empty.
     memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 

@@ -35,7 +35,7 @@ class CompiledPreset:
     sampling: SamplerSettings = field(default_factory=SamplerSettings)  # the preset's sampler settings
     regex_scripts: tuple[CompiledScript, ...] = ()  # `extensions.regex_scripts`, file order, all of them
     reasoning: tuple[str | None, str | None] = (None, None)  # the reasoning prefix and suffix it sets
-    # What the engine works out from the nodes alone, once per compiled preset (engine.rearrange.plan_of).
+    # What the engine works out from the nodes alone, once per compiled preset (engine.assemble.rearrange.plan_of).
     memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 

@@ -8,9 +8,8 @@ from typing import Any, NotRequired, TypedDict
 
 from characters import selectors as card_selectors
 from engine.groups import Group
-from memory import selectors as memory_selectors  # the channels' names for the pages
 from servers.models import Server
-from servers.selectors import directory_names
+from servers.selectors import channels_for
 
 from . import cache as group_cache
 from .cache import LoadedGroup
@@ -163,11 +162,9 @@ def notes_for(server: Server, *, channel: int | None = None, limit: int = 200) -
 
 
 def channel_labels(server: Server) -> dict[int, str]:
-    """`#name` per channel id the bot has named (its directory push, else the channels memory knows),
-    so the pages show names rather than ids."""
-    labels = {row.discord_id: f"#{row.name}" for row in memory_selectors.channels_for(server) if row.name}
-    labels.update({cid: f"#{name}" for cid, name in directory_names(server.pk).channels.items() if name})
-    return labels
+    """`#name` per channel id the bot has named (in its directory push or with a turn), so the pages
+    show names rather than ids."""
+    return {row.discord_id: f"#{row.name}" for row in channels_for(server) if row.name}
 
 
 def authors_notes_for(server: Server, *, limit: int = 200) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from conversations.channels import selectors as channel_selectors
 from conversations.channels import services as channel_services
 from engine.groups import AGENT_CONTEXT_MAX_CHARS, AUTHORS_NOTE_MAX_CHARS, DICE_FORMULA_MAX_CHARS
 from engine.macros import MAX_DICE, MAX_SIDES, parse_roll, roll_each, stream_for
+from servers import selectors as server_selectors
 from servers.channel_tools import ChannelTool, ToolCall
 
 from . import selectors, services
@@ -88,7 +89,8 @@ def add_agent_context(call: ToolCall) -> dict[str, Any]:
         raise services.GroupError(
             "This server stores no conversation for that channel: there is nowhere to keep it."
         )
-    group_name = selectors.channel_group(call.server_id, call.channel_id, conversation.parent_id)
+    parent = server_selectors.channel_parent(call.server_id, call.channel_id)
+    group_name = selectors.channel_group(call.server_id, call.channel_id, parent)
     loaded = None if group_name is None else selectors.loaded_group(call.server_id, group_name)
     if loaded is None:
         raise services.GroupError(

@@ -1,19 +1,11 @@
-"""Shown read-only: memory, consent and channel privacy are written by memory.services, which bump
+"""Shown read-only: memory and consent are written by memory.services, which bump
 their cache stamps and audit (servers/admin.py says why)."""
 
 from django.contrib import admin
 
 from servers.admin import ReadOnlyAdmin
 
-from .models import Channel, DiscordUser, StmConsent, StmEntry
-
-
-@admin.register(Channel)
-class ChannelAdmin(ReadOnlyAdmin):
-    list_display = ("discord_id", "name", "owner", "server", "parent", "is_private")
-    list_filter = ("is_private",)
-    search_fields = ("discord_id", "name")
-    raw_id_fields = ("parent",)
+from .models import DiscordUser, StmConsent, StmEntry
 
 
 @admin.register(DiscordUser)

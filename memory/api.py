@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from servers import selectors as server_selectors
+from servers import services as server_services
 from servers.api_auth import ApiError, api_view, read_json_body, refuse_unknown_fields, token_agent
 from servers.directory import read_directory
 from servers.snowflakes import SNOWFLAKE_MAX, read_snowflake, snowflake_text
@@ -185,7 +186,7 @@ def directory(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST":
         body = read_json_body(request, max_bytes=DIRECTORY_MAX_BYTES)
         channels, members = read_directory(body)
-        skipped = services.directory_push(
+        skipped = server_services.directory_replace(
             server_id=server_id, channels=channels, members=members, by=token_agent(request)
         )
         answer = _directory_json(server_id)
@@ -198,11 +199,16 @@ def directory(request: HttpRequest, server_id: int) -> HttpResponse:
 
 def _directory_json(server_id: int) -> dict[str, Any]:
     stored = server_selectors.directory_for(server_id)
-    channels = stored.channels if stored else []
     members = stored.members if stored else []
     return {
         "channels": [
-            {**c, "id": snowflake_text(c["id"]), "parent": snowflake_text(c["parent"])} for c in channels
+            {
+                "id": snowflake_text(c.discord_id),
+                "name": c.name,
+                "parent": snowflake_text(c.parent.discord_id if c.parent else None),
+                "private": c.is_private,
+            }
+            for c in server_selectors.directory_channels(server_id)
         ],
         "members": [{**m, "id": snowflake_text(m["id"])} for m in members],
         "updated_at": stored.updated_at.isoformat() if stored else None,

@@ -7,10 +7,11 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         # Imported here: models and the lower apps' hooks load once the app registry is ready.
         from servers.demo import DEMO_DATA
+        from servers.models import Channel
         from servers.status import HOME_COUNTS, Count
 
         from . import demo
-        from .models import Channel, StmEntry
+        from .models import StmEntry
 
         HOME_COUNTS.add(Count("Channels with memory", Channel, "memory:review"), order=60)
         HOME_COUNTS.add(Count("Stored memories", StmEntry, "memory:review"), order=70)

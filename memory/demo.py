@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from core.actors import DEMO
+from servers import services as server_services
 from servers.directory import DirectoryChannel, DirectoryMember
 from servers.models import Server
 
@@ -39,12 +40,8 @@ def populate(server: Server) -> None:
     now = timezone.now()
     services.user_ensure(user_id=DEMO_USER, server_id=server.pk, name="Mira")
     services.user_ensure(user_id=OTHER_USER, server_id=server.pk, name="Tomas")
-    for channel_id, name, parent, private in _CHANNELS:
-        services.channel_ensure(
-            channel_id=channel_id, owner_id=server.pk, parent_id=parent, private=private, name=name
-        )
     # The bot's directory, as a bot pushes it on joining: the pages show these names, not ids.
-    services.directory_push(
+    server_services.directory_replace(
         server_id=server.pk,
         channels=[DirectoryChannel(id=c, name=n, parent=p, private=priv) for c, n, p, priv in _CHANNELS],
         members=[

@@ -1,5 +1,6 @@
-"""Short-term memory storage: channels (privacy, thread parents), users, their consent per server and
-the per-channel entries the contributor reads (docs/memory.md). Discord ids are 64-bit snowflakes."""
+"""Short-term memory storage: users, their consent per server and the per-channel entries the
+contributor reads (docs/memory.md). The channels themselves (privacy, thread parents, names) are
+servers' `Channel` rows. Discord ids are 64-bit snowflakes."""
 
 from __future__ import annotations
 
@@ -7,42 +8,10 @@ from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 
-from servers.models import Server
+from servers.models import Channel, Server
 
 SUMMARY_MAX_CHARS = 1500
 MAX_MESSAGES = 10
-
-
-class Channel(models.Model):
-    """A Discord channel or thread as one server's bot reported it. `owner` is the server whose bot
-    reported it: each server's channels live in its own namespace, so the same Discord id under two
-    servers is two rows and nothing one server sends can claim a channel for another
-    (docs/memory.md). `server` is the owner, or None for a direct-message channel."""
-
-    id = models.BigAutoField(primary_key=True)
-    discord_id = models.BigIntegerField()
-    owner = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="stm_owned_channels")
-    server = models.ForeignKey(
-        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="stm_channels"
-    )
-    parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="threads"
-    )
-    name = models.CharField(max_length=100, blank=True)
-    is_private = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["owner_id", "name", "discord_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "discord_id"], name="one_stm_channel_per_owner_and_id")
-        ]
-
-    def __str__(self) -> str:
-        return f"#{self.name}" if self.name else f"channel {self.discord_id}"
-
-    @property
-    def is_dm(self) -> bool:
-        return self.server_id is None
 
 
 class DiscordUser(models.Model):

@@ -23,9 +23,10 @@ from engine import (
     StmSettings,
     contribute,
 )
+from servers import selectors as server_selectors
 from servers.models import Server
 
-from .models import Channel, DiscordUser, DiscordUserName, StmConsent, StmEntry
+from .models import DiscordUser, DiscordUserName, StmConsent, StmEntry
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +134,7 @@ def _load(
     config = stm_settings()
     channel_ids = {context.channel} | ({context.parent_channel} if context.parent_channel else set())
     # Only the asking server's own channel rows: another server's row for the same id is its record.
-    own = Channel.objects.filter(owner_id=server_id) if server_id is not None else Channel.objects.none()
-    channels = {c.discord_id: c for c in own.filter(discord_id__in=channel_ids).select_related("parent")}
+    channels = server_selectors.owned_channels(server_id, channel_ids) if server_id is not None else {}
     current = channels.get(context.channel)
     if current is not None and current.parent is not None:
         channels.setdefault(current.parent.discord_id, current.parent)
@@ -258,26 +258,6 @@ def consenting_servers(user_id: int) -> frozenset[int]:
     return frozenset(StmConsent.objects.filter(user_id=user_id).values_list("server_id", flat=True))
 
 
-def channel_by_id(server_id: int, channel_id: int) -> Channel | None:
-    """This server's row for Discord channel `channel_id` (a server channel or a DM), or None."""
-    return Channel.objects.filter(owner_id=server_id, discord_id=channel_id).select_related("parent").first()
-
-
-def channels_by_id(server_id: int, channel_ids: list[int]) -> dict[int, Channel]:
-    """The server's known channels among `channel_ids` (name and parent), by Discord id."""
-    rows = Channel.objects.filter(owner_id=server_id, server_id=server_id, discord_id__in=channel_ids)
-    return {channel.discord_id: channel for channel in rows.select_related("parent")}
-
-
-def channel_parent(server_id: int, channel_id: int) -> int | None:
-    """The Discord id of the parent channel of one of the server's threads, else None."""
-    return (
-        Channel.objects.filter(owner_id=server_id, server_id=server_id, discord_id=channel_id)
-        .values_list("parent__discord_id", flat=True)
-        .first()
-    )
-
-
 def user_names(server_id: int, user_ids: list[int]) -> dict[int, str]:
     """The display names this server's bot reported for these users (names are per server)."""
     rows = DiscordUserName.objects.filter(server_id=server_id, user_id__in=user_ids)
@@ -287,12 +267,6 @@ def user_names(server_id: int, user_ids: list[int]) -> dict[int, str]:
 def discord_user(user_id: int) -> DiscordUser | None:
     """A known Discord user, or None."""
     return DiscordUser.objects.filter(pk=user_id).first()
-
-
-def channels_for(server: Server) -> list[Channel]:
-    """The server's known channels, threads after their parent, for the review page."""
-    rows = Channel.objects.filter(owner=server, server=server).select_related("parent")
-    return list(rows.order_by("name", "discord_id"))
 
 
 def users_seen_in(server: Server) -> list[tuple[int, str]]:

@@ -1,5 +1,6 @@
 """Writes for short-term memory: storing turns and summaries, privacy settings (audited), the
-cross-server opt-in, and the batched expiry the Celery beat task runs."""
+cross-server opt-in, and the batched expiry the Celery beat task runs. The channel rows a turn
+names are servers' (servers.services.channel_ensure); a channel's private flag is set there too."""
 
 from __future__ import annotations
 
@@ -16,13 +17,11 @@ from core.actors import Actor, Agent
 from core.errors import UserError
 from servers import services as server_services
 from servers.audit_actions import AuditAction
-from servers.directory import DirectoryChannel, DirectoryMember
-from servers.models import AuditEvent, Server
+from servers.models import AuditEvent, Channel, Server
 
 from .models import (
     MAX_MESSAGES,
     SUMMARY_MAX_CHARS,
-    Channel,
     DiscordUser,
     DiscordUserName,
     StmConsent,
@@ -73,51 +72,12 @@ def clean_summary(summary: Any) -> str:
     return summary
 
 
-def channel_ensure(
-    *,
-    channel_id: int,
-    owner_id: int,
-    dm: bool = False,
-    parent_id: int | None = None,
-    private: bool | None = None,
-    name: str = "",
-) -> Channel:
-    """`owner_id`'s row for Discord channel `channel_id`, created when missing (a DM channel with `dm`).
-
-    Each server's channels live in its own namespace, so nothing another server sent can refuse this
-    one. Only the server's own records can disagree: a channel it stored as a DM is not one of its
-    server channels, and the other way round.
-    """
-    parent = None
-    if parent_id is not None and parent_id != channel_id:
-        parent = channel_ensure(channel_id=parent_id, owner_id=owner_id, dm=dm)
-    server_id = None if dm else owner_id
-    channel, created = Channel.objects.get_or_create(
-        owner_id=owner_id,
-        discord_id=channel_id,
-        defaults={
-            "server_id": server_id,
-            "parent": parent,
-            "is_private": bool(private),
-            "name": name[:100],
-        },
-    )
-    if channel.server_id != server_id:
-        what = "a direct-message channel" if channel.server_id is None else "a channel of this server"
-        raise StmError(f"Channel {channel_id} is {what} here, not {'a DM' if dm else 'a server channel'}.")
-    changed = []
-    if not created and parent is not None and channel.parent_id != parent.pk:
-        channel.parent = parent
-        changed.append("parent")
-    if not created and private is not None and channel.is_private != private:
-        channel.is_private = private
-        changed.append("is_private")
-    if not created and name and channel.name != name[:100]:
-        channel.name = name[:100]
-        changed.append("name")
-    if changed:
-        channel.save(update_fields=changed)
-    return channel
+def _channel(*, channel_id: int, owner_id: int, **facts: Any) -> Channel:
+    """The server's channel row (servers.services.channel_ensure); a DM/server mismatch is an StmError."""
+    try:
+        return server_services.channel_ensure(channel_id=channel_id, owner_id=owner_id, **facts)
+    except server_services.ChannelMismatch as error:
+        raise StmError(error.message) from error
 
 
 def user_ensure(*, user_id: int, server_id: int | None = None, name: str = "") -> DiscordUser:
@@ -183,7 +143,7 @@ def stm_store_turn(
     cleaned = clean_messages(list(messages))
     new_summary = None if summary is None else clean_summary(summary)
     with transaction.atomic():
-        channel = channel_ensure(
+        channel = _channel(
             channel_id=channel_id, owner_id=server_id, dm=dm, parent_id=parent_id, name=channel_name
         )
         user_ensure(user_id=user_id, server_id=server_id, name=user_name)
@@ -217,7 +177,7 @@ def stm_put_entry(
     cleaned = clean_messages(list(messages))[-MAX_MESSAGES:]
     summary = clean_summary(summary)
     with transaction.atomic():
-        channel = channel_ensure(
+        channel = _channel(
             channel_id=channel_id, owner_id=server_id, dm=dm, parent_id=parent_id, private=private
         )
         user_ensure(user_id=user_id)
@@ -257,48 +217,6 @@ def stm_update_summary(
         dm=dm,
         now=now,
     )
-
-
-def channel_set_private(*, server: Server, channel: Channel, private: bool, by: Actor) -> None:
-    """Mark one of the server's channels private or not, audited."""
-    if channel.server_id != server.pk:
-        raise StmError(f"Channel {channel.discord_id} is not a channel of this server.")
-    with transaction.atomic():
-        Channel.objects.filter(pk=channel.pk).update(is_private=private)
-        channel.is_private = private
-        AuditEvent.record(
-            server=server,
-            actor=by,
-            action=AuditAction.STM_CHANNEL_PRIVATE if private else AuditAction.STM_CHANNEL_PUBLIC,
-            target=channel,
-            detail={"channel": channel.discord_id, "private": private},
-        )
-
-
-def directory_push(
-    *, server_id: int, channels: Sequence[DirectoryChannel], members: Sequence[DirectoryMember], by: Actor
-) -> list[int]:
-    """Store the bot's directory for the server and carry each channel's name, parent and private
-    flag onto the memory channel rows, so the privacy rules read the pushed flag (docs/memory.md). The rows
-    are this server's own (another server's rows for the same id are other records); a channel this
-    server stored as a DM is skipped, and the skipped ids are returned."""
-    skipped: list[int] = []
-    with transaction.atomic():
-        server_services.directory_replace(
-            server_id=server_id, channels=list(channels), members=list(members), by=by
-        )
-        for channel in channels:
-            try:
-                channel_ensure(
-                    channel_id=channel.id,
-                    owner_id=server_id,
-                    parent_id=channel.parent,
-                    private=channel.private,
-                    name=channel.name,
-                )
-            except StmError:
-                skipped.append(channel.id)
-    return skipped
 
 
 def server_set_privacy_bypass(*, server: Server, bypass: bool, by: Actor) -> None:

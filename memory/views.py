@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, QueryDict
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -33,12 +33,13 @@ from engine import (
     StmContext,
 )
 from servers import selectors as server_selectors
+from servers import services as server_services
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.users import AuthenticatedHttpRequest
 
 from . import selectors, services
-from .models import Channel, StmEntry
+from .models import StmEntry
 
 VERDICT_LABELS = {
     SHOWN: ("shown", "ok"),
@@ -86,8 +87,10 @@ def review(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
 @require_POST
 def channel_private(request: AuthenticatedHttpRequest, server_id: int, channel_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.MANAGE_PRIVACY)
-    channel = get_object_or_404(Channel, discord_id=channel_id, owner=server, server=server)
-    services.channel_set_private(
+    channel = server_selectors.channel_by_id(server.pk, channel_id)
+    if channel is None or channel.server_id != server.pk:
+        raise Http404("No such channel on this server.")
+    server_services.channel_set_private(
         server=server, channel=channel, private=request.POST.get("private") == "on", by=request.user
     )
     return _after_write(request, server)
@@ -151,7 +154,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
     directory_members, pushed = names.members, names.channels
     # This server's names only: what its bot sent with turns, the pushed directory first.
     member_names = {user: name for user, name in users if name} | directory_members
-    channels = selectors.channels_for(server)
+    channels = server_selectors.channels_for(server)
     context: dict[str, Any] = {
         "server": server,
         "form": form,
@@ -175,7 +178,7 @@ def _review_context(request: AuthenticatedHttpRequest, server: Server, params: Q
     if channel_id is None or user_id is None:
         context["error"] = "Choose a channel and a user (Discord ids) to review."
         return context
-    current = selectors.channel_by_id(server.pk, channel_id)
+    current = server_selectors.channel_by_id(server.pk, channel_id)
     if current is not None and current.server_id != server.pk:
         # DMs and other servers' channels are not this server's to review (their text is private).
         context["error"] = f"Channel {channel_id} is not a channel of this server."

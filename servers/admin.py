@@ -18,7 +18,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 
 from . import services
-from .models import ApiToken, AuditEvent, Membership, Role, Server
+from .models import ApiToken, AuditEvent, Channel, Membership, Role, Server
 from .users import User
 
 
@@ -98,6 +98,16 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
     list_display = ("name", "server", "prefix", "created_at", "revoked_at")
     exclude = ("digest",)
+
+
+@admin.register(Channel)
+class ChannelAdmin(ReadOnlyAdmin):
+    """Channels are written by the bot's turns and directory pushes, privacy on the memory page."""
+
+    list_display = ("discord_id", "name", "owner", "server", "parent", "is_private", "listed")
+    list_filter = ("is_private", "listed")
+    search_fields = ("discord_id", "name")
+    raw_id_fields = ("parent",)
 
 
 @admin.register(AuditEvent)

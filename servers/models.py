@@ -138,15 +138,52 @@ class AuditEvent(models.Model):
         )
 
 
+class Channel(models.Model):
+    """A Discord channel or thread as one server's bot reported it: the one record of its name,
+    parent and privacy (docs/memory.md). Every other app names a channel by its Discord id and reads
+    these facts through servers.selectors.
+
+    `owner` is the server whose bot reported it: each server's channels live in its own namespace,
+    so the same Discord id under two servers is two rows and nothing one server sends can claim a
+    channel for another. `server` is the owner, or None for a direct-message channel. `listed`
+    marks the channels of the bot's latest directory push (a channel deleted in Discord leaves the
+    pickers on the next push)."""
+
+    id = models.BigAutoField(primary_key=True)
+    discord_id = models.BigIntegerField()
+    owner = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="owned_channels")
+    server = models.ForeignKey(
+        Server, null=True, blank=True, on_delete=models.CASCADE, related_name="channels"
+    )
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="threads"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    is_private = models.BooleanField(default=False)
+    listed = models.BooleanField(default=False, help_text="In the bot's latest directory push.")
+
+    class Meta:
+        ordering = ["owner_id", "name", "discord_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "discord_id"], name="one_channel_per_owner_and_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.name}" if self.name else f"channel {self.discord_id}"
+
+    @property
+    def is_dm(self) -> bool:
+        return self.server_id is None
+
+
 class ServerDirectory(models.Model):
-    """The names the bot pushed for a server: its channels and members, so the pages show names
-    instead of raw Discord ids. Replaced whole on every push; bounded by `servers.directory`."""
+    """The member names the bot pushed for a server, so the pages show names instead of raw Discord
+    ids; the channels of the same push are `Channel` rows marked `listed`. Replaced whole on every
+    push; bounded by `servers.directory`."""
 
     server = models.OneToOneField(
         Server, primary_key=True, on_delete=models.CASCADE, related_name="directory"
     )
-    # [{"id": int, "name": str, "parent": int | None, "private": bool}]
-    channels = models.JSONField(default=list)
     # [{"id": int, "display_name": str}]
     members = models.JSONField(default=list)
     updated_at = models.DateTimeField(auto_now=True)

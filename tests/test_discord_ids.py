@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from memory.models import Channel, StmConsent, StmEntry
+from memory.models import StmConsent, StmEntry
+from servers.models import Channel
 
 BIG_CHANNEL = "1234567890123456789"  # past 2^53: a JavaScript number would round it
 BIG_THREAD = "1234567890123456790"

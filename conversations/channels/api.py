@@ -18,6 +18,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from servers import selectors as server_selectors
 from servers.api_auth import (
     ApiError,
     api_view,
@@ -208,7 +209,7 @@ def conversation(request: HttpRequest, server_id: int, channel_id: int) -> HttpR
         return json_response(
             {
                 "channel": snowflake_text(stored.channel_id),
-                "parent": snowflake_text(stored.parent_id),
+                "parent": snowflake_text(server_selectors.channel_parent(server_id, channel_id)),
                 "messages": [
                     selectors.message_json(m, parts.get(m.pk, ())) for m in selectors.messages_of(stored)
                 ],

@@ -19,6 +19,7 @@ from core.errors import UserError
 from engine import BucketError, HistoryMessage, history_messages
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
+from servers import selectors as server_selectors
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
 from servers.snowflakes import snowflake_text
@@ -167,7 +168,8 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
         variables = state_before(conversation, messages, target.discord_id)
         rows = rows.filter(discord_id__lt=target.discord_id)
     # Plain values, not model instances: this runs on every assembly from a stored channel.
-    return StoredChat(conversation.channel_id, conversation.parent_id, _history_of(rows), variables)
+    parent_id = server_selectors.channel_parent(server_id, channel_id)
+    return StoredChat(conversation.channel_id, parent_id, _history_of(rows), variables)
 
 
 def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict[str, Any], Any] | None:
@@ -179,12 +181,12 @@ def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict
         quote = connection.ops.quote_name
         column = {f.name: quote(f.column) for f in ChannelConversation._meta.concrete_fields}
         _CHANNEL_ROW_SQL = (
-            f"SELECT {column['id']}, {column['parent_id']}, {column['variables']}, {column['updated_at']} "  # noqa: S608
-            f"FROM {quote(ChannelConversation._meta.db_table)} "
+            f"SELECT {column['id']}, {server_selectors.CHANNEL_PARENT_SQL}, {column['variables']}, "  # noqa: S608
+            f"{column['updated_at']} FROM {quote(ChannelConversation._meta.db_table)} "
             f"WHERE {column['server']} = %s AND {column['channel_id']} = %s"
         )
     with connection.cursor() as cursor:
-        cursor.execute(_CHANNEL_ROW_SQL, [server_id, channel_id])
+        cursor.execute(_CHANNEL_ROW_SQL, [server_id, server_id, channel_id, server_id, channel_id])
         row = cursor.fetchone()
     if row is None:
         return None

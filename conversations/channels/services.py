@@ -9,6 +9,7 @@ Discord's order.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +23,7 @@ from core.actors import Actor
 from core.errors import UserError
 from engine.groups import AGENT_CONTEXT_MAX_CHARS
 from engine.macros import MacroEnv, Op, apply_ops, extract_ops, replay_into_cache
+from servers import services as server_services
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent, Server
 
@@ -83,22 +85,26 @@ def check_content(content: Any, *, field: str = "content") -> str:
     return content.replace("\r\n", "\n").replace("\x00", "")
 
 
-def _lock(
-    server_id: int, channel_id: int, *, create: bool = False, parent_id: int | None = None
-) -> ChannelConversation:
+def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelConversation:
     """The channel's conversation row, locked until the transaction ends; ChannelError (404) when the
     server stores none for the channel and `create` is off."""
     rows = ChannelConversation.objects.select_for_update().filter(server_id=server_id, channel_id=channel_id)
     conversation = rows.first()
     if conversation is None and create:
         # The first event of a channel; two at once both try, the unique constraint keeps one row.
-        ChannelConversation.objects.get_or_create(
-            server_id=server_id, channel_id=channel_id, defaults={"parent_id": parent_id}
-        )
+        ChannelConversation.objects.get_or_create(server_id=server_id, channel_id=channel_id)
         conversation = rows.first()
     if conversation is None:
         raise ChannelError("This server stores no conversation for that channel.", 404)
     return conversation
+
+
+def _record_parent(server_id: int, channel_id: int, parent_id: int) -> None:
+    """Keep a thread's parent on the server's channel row (servers.services.channel_ensure), where the
+    pages and the assembler read it. A channel the server's bot stored as a DM keeps its record."""
+    # The message is stored all the same: the channel row is the bot's own other record.
+    with contextlib.suppress(server_services.ChannelMismatch):
+        server_services.channel_ensure(channel_id=channel_id, owner_id=server_id, parent_id=parent_id)
 
 
 def _find(conversation: ChannelConversation, discord_id: int) -> ChannelMessage | None:
@@ -173,7 +179,9 @@ def message_post(
     if len(set(ids)) != len(ids):
         raise ChannelError("`parts` repeats an id.")
     with transaction.atomic():
-        conversation = _lock(server_id, channel_id, create=True, parent_id=parent_id)
+        conversation = _lock(server_id, channel_id, create=True)
+        if parent_id is not None:
+            _record_parent(server_id, channel_id, parent_id)
         existing = _find(conversation, message_id)
         if existing is not None and existing.role == ChannelRole.SYSTEM:
             raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)  # never answered with its text

@@ -32,9 +32,12 @@ from . import selectors, services
 def channel_list(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.REVIEW_STM)
     names = server_selectors.directory_names(server.pk)
+    conversations = list(selectors.conversations_of(server.pk).order_by("-updated_at", "id")[:500])
+    known = server_selectors.channels_by_id(server.pk, [c.channel_id for c in conversations])
+    parents = {i: row.parent.discord_id for i, row in known.items() if row.parent is not None}
     rows = [
-        (c, names.channel(c.channel_id), names.channel(c.parent_id))
-        for c in selectors.conversations_of(server.pk).order_by("-updated_at", "id")[:500]
+        (c, names.channel(c.channel_id), parents.get(c.channel_id), names.channel(parents.get(c.channel_id)))
+        for c in conversations
     ]
     return render(
         request,
@@ -60,6 +63,7 @@ def channel_detail(request: AuthenticatedHttpRequest, server_id: int, channel_id
     if conversation is None:
         raise Http404("This server stores no conversation for that channel.")
     names = server_selectors.directory_names(server.pk)
+    parent_id = server_selectors.channel_parent(server.pk, conversation.channel_id)
     rows = selectors.message_rows(conversation)
     authors = {
         row.message.author_id: names.member(row.message.author_id) or row.author
@@ -73,7 +77,8 @@ def channel_detail(request: AuthenticatedHttpRequest, server_id: int, channel_id
             "server": server,
             "conversation": conversation,
             "channel_name": names.channel(conversation.channel_id),
-            "parent_name": names.channel(conversation.parent_id),
+            "parent_id": parent_id,
+            "parent_name": names.channel(parent_id),
             "rows": [(row, names.member(row.message.author_id) or row.author) for row in rows],
             "variables": sorted(
                 (key, to_text(value)) for key, value in (conversation.variables or {}).items()

@@ -4,11 +4,11 @@ resolved in trusted text, the provider's request body, the token counts; then th
 from __future__ import annotations
 
 from ..buckets import BucketDocument
-from ..differences import differences
-from ..messages import count_tokens_of, to_messages
 from ..providers import shape as shape_for
 from ..sampling import with_generation_settings
 from ..worldinfo import NOTE_POSITIONS
+from .differences import differences
+from .messages import count_tokens_of, to_messages
 from .result import Assembly
 from .state import State
 

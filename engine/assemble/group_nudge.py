@@ -15,7 +15,7 @@ from ..vocabulary import ROLES
 
 if TYPE_CHECKING:
     from ..compiled import CompiledPreset
-    from ..rearrange import Arrangement, Plan
+    from .rearrange import Arrangement, Plan
 
 NUDGE_ID = "groupNudge"
 NO_NUDGE = ("impersonate",)  # the generation types that send none

@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 from operator import attrgetter
 
-from ..authors_note import place_authors_note
-from ..generation import closing_items
-from ..injection import place_injections, tail_injections
 from ..macros import render_texts
-from ..messages import squash_kept, trim_to_budget
-from ..native import doc_reuse, history_run, macro_env
 from ..parts import Injection, Item, Part, assembler_source, card_source
-from ..rearrange import plan_reuse, without_main_slot
 from ..st_format import PromptSettings
 from ..worldinfo import CARD_DEPTH_INDEX
+from .authors_note import place_authors_note
+from .generation import closing_items
+from .injection import place_injections, tail_injections
+from .messages import squash_kept, trim_to_budget
+from .native import doc_reuse, history_run, macro_env
+from .rearrange import plan_reuse, without_main_slot
 from .state import State
 
 _ROLE = attrgetter("role")
@@ -108,7 +108,7 @@ def terminal_note(state: State) -> None:
     preset = state.preset
     if preset is None:
         ordered.append(Item(tag="", role="user", parts=(Part(SAMPLE_NOTE, noted, False),)))
-    else:  # the same item on every assembly with the preset (engine/reuse.py)
+    else:  # the same item on every assembly with the preset (engine/assemble/reuse.py)
         reuse = plan_reuse(preset, state.doc.generation_type)
         ordered.append(reuse.item("sample_note", "", "user", SAMPLE_NOTE, noted, trusted=False))
 

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from ..buckets import SAMPLE_HEADER
 from ..cards import fill_document, prepared_card
-from ..generation import with_send_if_empty, without_replaced_reply
 from ..groups import group_document
 from ..macros import MacroEnv
-from ..native import NAMES_DEFAULT, native_items, request_env
 from ..parts import Transform
 from ..regex import apply_to_history, switched
+from .generation import with_send_if_empty, without_replaced_reply
+from .native import NAMES_DEFAULT, native_items, request_env
 from .state import State
 
 

@@ -11,12 +11,13 @@ from typing import Any
 
 from ..cards import Card, node_override
 from ..compiled import CompiledPreset
-from ..examples import example_items
-from ..formats import Formats, render_formats
 from ..macros import Segment, render_segments
-from ..native import blocks_of, doc_reuse
 from ..parts import Injection, Item, Notes, Part, Source, card_source, native_source, setting_source
-from ..rearrange import (
+from .examples import example_items
+from .formats import Formats, render_formats
+from .group_nudge import group_nudge, without_node_text
+from .native import blocks_of, doc_reuse
+from .rearrange import (
     PERSONA_TAG,
     SCENARIO_TAG,
     Plan,
@@ -27,10 +28,9 @@ from ..rearrange import (
     plan_reuse,
     render_memo,
 )
-from ..rearrange import (
+from .rearrange import (
     rearrange as rearrange_blocks,
 )
-from .group_nudge import group_nudge, without_node_text
 from .state import State
 
 _TAG = attrgetter("tag")

@@ -13,19 +13,19 @@ from typing import Any
 from ..buckets import BucketDocument
 from ..cards import Card, DepthPrompt, card_env
 from ..compiled import CompiledPreset
-from ..formats import Formats
 from ..groups import Group
 from ..macros import MacroEnv
-from ..native import NAMES_DEFAULT, doc_reuse, macro_env
 from ..parts import Item, Message, Notes, Source, Transform
-from ..rearrange import Arrangement, plan_reuse
 from ..regex import CompiledScript, RegexBudget, RegexRequest
-from ..reuse import Reuse
 from ..sampling import GenerationSettings
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, TokenReport
 from ..vocabulary import PROVIDERS, STYLES
 from ..worldinfo import WorldInfoContribution, WorldInfoInput
+from .formats import Formats
+from .native import NAMES_DEFAULT, doc_reuse, macro_env
+from .rearrange import Arrangement, plan_reuse
 from .result import StoredStm
+from .reuse import Reuse
 
 
 @dataclass(slots=True)
@@ -129,7 +129,7 @@ class State:
         )
 
     def reuses(self) -> tuple[Reuse, ...]:
-        """Where this assembly finds what an earlier one made of the same items (engine/reuse.py)."""
+        """Where this assembly finds what an earlier one made of the same items (engine/assemble/reuse.py)."""
         if self.preset is None:
             return (doc_reuse(self.doc),)
         return (plan_reuse(self.preset, self.doc.generation_type), doc_reuse(self.doc))

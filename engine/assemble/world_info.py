@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ..buckets import SAMPLE_HEADER
 from ..cards import Card
-from ..native import macro_env
 from ..parts import Transform
 from ..regex import apply_to_entries
 from ..tokens import count_text
 from ..worldinfo import EntryRewrite, contribute
+from .native import macro_env
 from .state import State
 
 

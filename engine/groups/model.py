@@ -1,7 +1,8 @@
 """A group (docs/groups.md): several cards answering in one channel, one speaker per reply.
 
-These are the engine's inputs; the `groups` app builds a `Group` from storage and the bucket
-document's `group` field parses into a `GroupTurn`.
+These are the engine's inputs; the `groups` app builds a `Group` from storage. The bucket
+document's `group` field parses into a `GroupTurn`, which the document's module defines (every
+package reads the document; the document reads no package).
 """
 
 from __future__ import annotations
@@ -9,12 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the cards package reads the bucket document, which reads this module
-    from ..cards.card import Card  # the module alone: the cards package reads buckets
+from ..buckets import GroupTurn
+
+if TYPE_CHECKING:
+    from ..cards import Card
 
 GENERATION_MODES = ("swap", "join_exclude_muted", "join_include_muted")
 STRATEGIES = ("natural", "list", "pooled", "manual")
 MAX_MEMBERS = 32
+
+__all__ = ["GENERATION_MODES", "MAX_MEMBERS", "STRATEGIES", "Group", "GroupMember", "GroupTurn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +52,3 @@ class Group:
             if member.card.name == name:
                 return member
         return None
-
-
-@dataclass(frozen=True, slots=True)
-class GroupTurn:
-    """The bucket document's `group`: which group, which member speaks, and the chat's overrides
-    (SillyTavern's per-chat scenario and example overrides; None when not set)."""
-
-    name: str
-    speaker: str
-    scenario_override: str | None = None
-    examples_override: str | None = None

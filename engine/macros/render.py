@@ -146,7 +146,7 @@ def static_text(template: CompiledText) -> tuple[str, int] | None:
     macros (each stays as written, for the end: nothing read, nothing drawn), comments of plain text
     (nothing) and argument-less `{{trim}}` (the line breaks around it removed, as a render removes them);
     None otherwise.
-    Worked out once per preset (engine.rearrange's plan), so such nodes are never rendered again."""
+    Worked out once per preset (engine.assemble.rearrange's plan), so such nodes are never rendered again."""
     if not template.has_macros or template.warnings:
         return None
     out: list[str] = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memory import selectors as memory_selectors  # names and parents; memory does not depend on presets
 from servers import selectors as server_selectors
 from servers.models import Server
 
@@ -27,7 +26,7 @@ class ChannelUse:
 def channel_uses(server: Server) -> list[ChannelUse]:
     """Every channel of the server with its own preset, with channel names the bot has reported."""
     rows = list(ChannelPreset.objects.filter(server=server).select_related("preset").order_by("channel_id"))
-    known = memory_selectors.channels_by_id(server.pk, [row.channel_id for row in rows])
+    known = server_selectors.channels_by_id(server.pk, [row.channel_id for row in rows])
     return [
         ChannelUse(
             channel_id=row.channel_id,
@@ -46,7 +45,7 @@ def known_channels(server: Server) -> list[tuple[int, str]]:
     """The server's channels the bot has reported, for the channel picker: (id, label), each
     channel by name followed by its threads, indented under it. Once the bot has pushed a directory,
     only the channels of its latest push: a channel deleted in Discord leaves the picker."""
-    rows = memory_selectors.channels_for(server)
+    rows = server_selectors.channels_for(server)
     pushed = server_selectors.directory_names(server.pk).channels
     if pushed:
         rows = [row for row in rows if row.discord_id in pushed]
@@ -72,4 +71,4 @@ def _parent_discord_id(channel: Any) -> int | None:
 
 def thread_parent(server_id: int, channel_id: int) -> int | None:
     """The parent channel of a thread the bot has reported, else None (the command line asks)."""
-    return memory_selectors.channel_parent(server_id, channel_id)
+    return server_selectors.channel_parent(server_id, channel_id)

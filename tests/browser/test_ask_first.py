@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from core.actors import SYSTEM
-from memory.services import directory_push
 from presets import services
 from presets.channels.services import channel_preset_set
 from presets.models import Preset, PresetNode
 from servers.directory import DirectoryChannel
+from servers.services import directory_replace
 from tests.presets.conftest import make_preset
 
 from .conftest import sign_in, wait_for_htmx
@@ -29,7 +29,7 @@ def tavern(lantern, alice):
         ("rules", "No fighting in the tavern.", True),
     )
     preset = services.preset_import(server=lantern, raw=raw, filename="Tavern.json", by=alice).preset
-    directory_push(
+    directory_replace(
         server_id=lantern.id,
         channels=[DirectoryChannel(id=TAPROOM, name="taproom", parent=None, private=False)],
         members=[],

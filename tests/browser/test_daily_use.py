@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from core.actors import SYSTEM
-from memory import services as memory_services
 from presets import services
 from presets.models import PresetNode
+from servers import services as server_services
 from servers.directory import DirectoryChannel, DirectoryMember
 from tests.presets.conftest import make_preset
 
@@ -46,7 +46,7 @@ def test_saving_a_node_in_place_flashes_no_chat_history_alarm(page, lantern, ali
 
 
 def test_the_channel_confirmation_and_the_audit_name_the_channel_picked(page, lantern, alice, tavern):
-    memory_services.directory_push(
+    server_services.directory_replace(
         server_id=lantern.pk,
         channels=[
             DirectoryChannel(id=GENERAL, name="tavern-hall", parent=None, private=False),

@@ -8,6 +8,7 @@ from core.actors import SYSTEM
 from memory import services
 from presets.channels import services as channel_services
 from presets.services import preset_import
+from servers import services as server_services
 from servers.directory import DirectoryChannel, DirectoryMember
 from tests.corpus import CORPUS, needs_corpus
 
@@ -21,7 +22,7 @@ GENERAL, CELLAR = 1234567890123456789, 1234567890123456790
 @pytest.mark.browser
 @needs_corpus
 def test_alice_and_bob_see_the_pushed_channel_and_member_names(page, alice, bob, lantern):
-    services.directory_push(
+    server_services.directory_replace(
         server_id=LANTERN,
         channels=[
             DirectoryChannel(id=GENERAL, name="general", parent=None, private=False),

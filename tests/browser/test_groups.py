@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from characters import services as card_services
 from core.actors import SYSTEM
 from engine.cards import Card, card_png
+from servers import services as server_services
 
 from .conftest import sign_in
 
@@ -59,11 +60,10 @@ def test_alice_keeps_notes_and_an_authors_note_by_channel_name_and_previews_as_a
     page, alice, lantern, cards, width
 ):
     from groups import services as group_services
-    from memory import services as memory_services
     from servers.directory import DirectoryChannel
 
     cellar = 1234567890123456790
-    memory_services.directory_push(
+    server_services.directory_replace(
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=cellar, name="cellar", parent=None, private=False)],
         members=[],

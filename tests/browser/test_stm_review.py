@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from memory import services
-from memory.models import Channel
+from servers.models import Channel
 
 from .conftest import sign_in, wait_for_htmx
 

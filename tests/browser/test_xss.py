@@ -12,6 +12,7 @@ from assembly import services as bucket_services
 from conversations import services as conversation_services
 from memory import services as memory_services
 from presets import services as preset_services
+from servers import services as server_services
 from servers.services import api_token_create
 from tests.browser.conftest import sign_in
 
@@ -55,7 +56,7 @@ def hostile_world(lantern, alice):
         server=lantern, raw=hostile_preset(), filename="x.json", name=PAYLOADS[4][:100], by=alice
     ).preset
     api_token_create(server=lantern, name=PAYLOADS[1][:100], by=alice)
-    memory_services.channel_ensure(channel_id=CHANNEL, owner_id=lantern.pk, name=PAYLOADS[2][:100])
+    server_services.channel_ensure(channel_id=CHANNEL, owner_id=lantern.pk, name=PAYLOADS[2][:100])
     memory_services.stm_store_turn(
         server_id=lantern.pk,
         channel_id=CHANNEL,

@@ -14,8 +14,9 @@ from django.db import connection
 from django.utils import timezone
 
 from devtools.celery_worker import start_worker
-from memory.models import Channel, DiscordUser, StmEntry
+from memory.models import DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
+from servers.models import Channel
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from core.actors import SYSTEM
 from groups import selectors, services
-from memory import services as memory_services
+from servers import services as server_services
 from servers.directory import DirectoryChannel
 from servers.models import AuditEvent
 
@@ -31,7 +31,7 @@ def party(lantern, party_cards, committed):
 
 @pytest.fixture
 def cellar(lantern):
-    memory_services.directory_push(
+    server_services.directory_replace(
         server_id=lantern.pk,
         channels=[DirectoryChannel(id=CELLAR, name="cellar", parent=None, private=False)],
         members=[],

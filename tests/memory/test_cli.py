@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from core.actors import SYSTEM
-from memory.models import Channel, DiscordUser, StmEntry
-from servers.models import Server
+from memory.models import DiscordUser, StmEntry
+from servers.models import Channel, Server
 
 ROOT = Path(__file__).resolve().parents[2]
 

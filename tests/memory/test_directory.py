@@ -7,8 +7,8 @@ import json
 
 from django.urls import reverse
 
-from memory.models import Channel
-from servers.models import AuditEvent
+from servers import services as server_services
+from servers.models import AuditEvent, Channel
 
 from .conftest import LANTERN, MIRA
 
@@ -109,12 +109,11 @@ def test_bob_sees_pushed_names_on_the_memory_review(client, api_token, bob, stor
 
 
 def test_alice_sees_a_channels_pushed_name_instead_of_its_id_in_the_audit(client, api_token, alice, lantern):
-    from memory import services as memory_services
-    from memory.models import Channel as StmChannel
+    from servers.models import Channel as StmChannel
 
     push(client, api_token, tavern())
     cellar = StmChannel.objects.get(discord_id=int(CELLAR))
-    memory_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
+    server_services.channel_set_private(server=lantern, channel=cellar, private=False, by=alice)
     client.force_login(alice)
     body = client.get(reverse("servers:audit", args=[LANTERN])).content.decode()
     assert "channel: #cellar</span>" in body and f'title="channel: {CELLAR}"' in body

@@ -9,8 +9,10 @@ from django.utils import timezone
 from core.actors import SYSTEM
 from engine import StmContext
 from memory import services
-from memory.models import Channel, StmEntry
+from memory.models import StmEntry
 from memory.selectors import load_stm, stm_contribution
+from servers import services as server_services
+from servers.models import Channel
 
 from .conftest import HARBOR, LANTERN, MIRA, TOMAS
 
@@ -53,7 +55,7 @@ def test_server_memories_are_shared_between_users(store):
 def test_a_channel_marked_private_hides_its_memory_and_its_threads(store):
     store(600)
     store(601, parent_id=600)
-    services.channel_set_private(
+    server_services.channel_set_private(
         server=Channel.objects.get(discord_id=600).server,
         channel=Channel.objects.get(discord_id=600),
         private=True,

@@ -10,9 +10,10 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memory import services
-from memory.models import Channel, DiscordUser, StmEntry
+from memory.models import DiscordUser, StmEntry
 from memory.selectors import expired_q
-from servers.models import AuditEvent
+from servers import services as server_services
+from servers.models import AuditEvent, Channel
 
 from .conftest import HARBOR, LANTERN, MIRA, TOMAS
 
@@ -103,7 +104,7 @@ def test_a_servers_own_dm_channel_is_not_also_its_server_channel(lantern):
 
 def test_bob_marking_a_channel_private_is_audited(store, lantern, bob):
     store(600)
-    services.channel_set_private(
+    server_services.channel_set_private(
         server=lantern, channel=Channel.objects.get(discord_id=600), private=True, by=bob
     )
     event = AuditEvent.objects.get(action="stm.channel_private")

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from core.actors import SYSTEM
-from memory.models import Channel
-from servers.models import AuditEvent
+from servers.models import AuditEvent, Channel
 
 from .conftest import HARBOR, LANTERN, MIRA
 

@@ -29,11 +29,11 @@ from devtools.celery_worker import start_worker, stop_worker, wait_until_ready, 
 from devtools.web_process import free_port, start_server, stop_server, wait_until_up
 from lorebooks import services as lorebook_services
 from lorebooks.models import LorebookEntry
-from memory.models import Channel, DiscordUser, StmEntry
+from memory.models import DiscordUser, StmEntry
 from memory.tasks import expire_stm_entries
 from presets import services as preset_services
 from presets.models import PresetNode
-from servers.models import ApiToken
+from servers.models import ApiToken, Channel
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

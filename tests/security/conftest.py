@@ -38,6 +38,7 @@ from presets import services as preset_services
 from presets.models import Preset, PresetNode
 from regex_scripts import services as regex_services
 from regex_scripts.models import ServerScript
+from servers import services as server_services
 from servers.models import ApiToken, Server
 from servers.services import api_token_create, api_token_revoke
 
@@ -134,7 +135,7 @@ def build_world(server: Server, admin: Any, label: str, base: int) -> World:
     token, plain = api_token_create(server=server, name=f"{label} bot", by=admin)
     revoked, revoked_plain = api_token_create(server=server, name=f"{label} old bot", by=admin)
     api_token_revoke(token=revoked, by=admin)
-    channel = memory_services.channel_ensure(channel_id=base + 1, owner_id=server.pk, name=f"{label}-chan")
+    channel = server_services.channel_ensure(channel_id=base + 1, owner_id=server.pk, name=f"{label}-chan")
     memory_services.stm_store_turn(
         server_id=server.pk,
         channel_id=channel.discord_id,
@@ -204,7 +205,8 @@ def snapshot(server: Server) -> dict[str, Any]:
     """Everything a request could change about a server's rows, as comparable plain data."""
     from assembly.bucket_models import SampleBucket
     from lorebooks.models import Lorebook, LorebookEntry, WorldInfoSettingsRow
-    from memory.models import Channel, StmEntry
+    from memory.models import StmEntry
+    from servers.models import Channel
 
     server.refresh_from_db()
     return {

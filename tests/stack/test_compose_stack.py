@@ -254,7 +254,7 @@ def test_an_old_memory_entry_is_expired_by_the_worker_on_beats_schedule(stack):
     old, fresh = 5_000_001, 5_000_002
     assert stack.store_turn(old, "an old whisper") == 200
     assert stack.store_turn(fresh, "a fresh whisper") == 200
-    where = "channel_id IN (SELECT id FROM memory_channel WHERE discord_id = {})"
+    where = "channel_id IN (SELECT id FROM servers_channel WHERE discord_id = {})"
     assert (
         psql(f"UPDATE memory_stmentry SET updated_at = now() - interval '3 days' WHERE {where.format(old)}")
         == "UPDATE 1"
@@ -348,7 +348,7 @@ def test_postgres_killed_for_10_seconds_loses_no_write_that_was_answered(stack):
     answered = [channel for channel, status, _ in answers if status == 200]
     refused = [status for _, status, when in answers if status != 200]
     kept = psql(
-        "SELECT count(DISTINCT c.discord_id) FROM memory_stmentry e JOIN memory_channel c ON c.id = e.channel_id "
+        "SELECT count(DISTINCT c.discord_id) FROM memory_stmentry e JOIN servers_channel c ON c.id = e.channel_id "
         f"WHERE c.owner_id = {LANTERN} AND c.discord_id IN ({','.join(map(str, answered))})"
     )
     first_after = min(t for _, s, t in answers if s == 200 and t > up_at) - up_at

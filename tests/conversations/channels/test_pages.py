@@ -92,3 +92,17 @@ def test_the_preview_starts_from_the_channel_as_it_stands_now(client, carol, lan
     ).content.decode()
     assert "Welcome." in page and "Hello &lt;b&gt;keeper&lt;/b&gt;" in page
     assert "Hello <b>keeper</b>" not in page
+
+
+def test_a_threads_parent_sent_with_its_messages_is_the_one_every_page_and_answer_names(
+    client, carol, bot, lantern, tavern
+):
+    thread = "111222333444555777"
+    bot.post("2000", "A quest board in a thread", role="user", channel=thread, parent=TAVERN)
+    answer = bot.call("GET", f"channels/{thread}/conversation", None).json()
+    assert answer["parent"] == TAVERN
+    client.force_login(carol)
+    page = client.get(reverse("conversations:channel", args=[lantern.pk, int(thread)])).content.decode()
+    assert "(thread of #tavern)" in page
+    listed = client.get(reverse("conversations:channels", args=[lantern.pk])).content.decode()
+    assert "(thread of #tavern)" in listed

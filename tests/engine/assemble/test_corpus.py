@@ -28,7 +28,7 @@ def _preset(path: Path):
 
 def _placed_after_history(preset) -> tuple[set[str], set[str]]:
     """(node identifiers, native tags) an enabled node positioned after chatHistory may emit."""
-    from engine.rearrange import MARKER_TAG
+    from engine.assemble.rearrange import MARKER_TAG
 
     ids = [cn.node.identifier for cn in preset.nodes]
     if "chatHistory" not in ids:

@@ -9,10 +9,10 @@ from django.urls import reverse
 from core.actors import SYSTEM
 from groups.models import Group
 from groups.services import channel_group_set, group_save
-from memory.services import directory_push
 from presets.channels.services import channel_preset_set
 from presets.models import Preset
 from servers.directory import DirectoryChannel
+from servers.services import directory_replace
 from tests.groups.conftest import add_card
 from tests.presets.editor.conftest import node
 
@@ -24,7 +24,7 @@ TAPROOM = 710_000_000_000_000_001
 
 @pytest.fixture
 def taproom(lantern) -> int:
-    directory_push(
+    directory_replace(
         server_id=lantern.id,
         channels=[DirectoryChannel(id=TAPROOM, name="taproom", parent=None, private=False)],
         members=[],

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .buckets import BucketDocument, HistoryMessage
-from .macros import MacroEnv, RenderOutput, render_texts, resolve_identity
-from .parts import Item, Notes, Part, Source, native_source, setting_source
-from .st_format import PromptSettings
+from ..buckets import BucketDocument, HistoryMessage
+from ..macros import MacroEnv, RenderOutput, render_texts, resolve_identity
+from ..parts import Item, Notes, Part, Source, native_source, setting_source
+from ..st_format import PromptSettings
 
 REPLACING = ("swipe", "regenerate")  # the newest assistant message is being replaced
 PREFILL_PROVIDER = "anthropic"

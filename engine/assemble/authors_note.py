@@ -3,16 +3,16 @@ World Info's Author's Note entries around it, in the chat at the note's depth an
 the main prompt.
 
 SillyTavern 1.18 adds the note (and those entries) only every `interval` user messages; its in-chat
-text is the top entries, the note and the bottom entries joined with newlines (engine.injection)."""
+text is the top entries, the note and the bottom entries joined with newlines (engine.assemble.injection)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from .buckets import AuthorsNote, BucketDocument
-from .parts import Injection, Item, Notes, Part, assembler_source
+from ..buckets import AuthorsNote, BucketDocument
+from ..parts import Injection, Item, Notes, Part, assembler_source
+from ..worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX, INJECTION_INDEX, INJECTION_ORDER
 from .rearrange import Arrangement
-from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX, INJECTION_INDEX, INJECTION_ORDER
 
 SOURCE = assembler_source("authors_note")
 TEXT_INDEX = AN_BOTTOM_INDEX - 1  # between the note's top entries and its bottom ones

@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from .buckets import TAGS
-from .compiled import CompiledNode, CompiledPreset
-from .macros import CompiledText, RenderMemo, Segment, SegmentOutput, static_text
-from .macros.render import MAX_EVALUATIONS
-from .parts import (
+from ..buckets import TAGS
+from ..compiled import CompiledNode, CompiledPreset
+from ..macros import CompiledText, RenderMemo, Segment, SegmentOutput, static_text
+from ..macros.render import MAX_EVALUATIONS
+from ..parts import (
     BLOCK_NAMES,
     Injection,
     Item,
@@ -28,8 +28,8 @@ from .parts import (
     node_source,
     setting_source,
 )
+from ..st_format import PresetNode, PromptSettings
 from .reuse import Reuse
-from .st_format import PresetNode, PromptSettings
 
 DEPTH_BLOCK_TAG = ""
 WORLD_INFO = ("worldInfoBefore", "worldInfoAfter")
@@ -105,7 +105,7 @@ class Arrangement:
 def main_slot(sources: tuple[Source, ...]) -> Item:
     """Where a `main` node that rendered empty, or is switched off, stands: SillyTavern 1.18 keeps the
     place of any `main` in the order (PromptManager.js getPromptCollection gives a switched-off one empty
-    text), and the Author's Note set beside the main prompt goes there (engine.authors_note); never sent."""
+    text), and the Author's Note set beside the main prompt goes there (engine.assemble.authors_note); never sent."""
     return Item(tag=MAIN_SLOT_TAG, role="system", parts=(Part("", sources, True),))
 
 
@@ -164,7 +164,7 @@ def rearrange(
     names other sources for some nodes' text (a character card's override, docs/cards.md); nodes whose
     trigger lacks `generation_type` are skipped (docs/assembly.md#generation-types-and-prefill); `formats`
     holds the whole rendered text of a block whose format setting needed the macro engine
-    (engine.formats), by block tag; `reuse` is the document's (engine/reuse.py), where the blocks in
+    (engine.assemble.formats), by block tag; `reuse` is the document's (engine/assemble/reuse.py), where the blocks in
     the preset's formats are kept.
     """
     walk = _Walk(native, preset, rendered, expanded, notes, sources or {}, generation_type, formats or {})
@@ -592,7 +592,7 @@ class _Walk:
             self.notes.warn(f"Unrecognised marker “{node.identifier}” was skipped at assembly.")
 
     def in_role(self, items: list[Item], node: PresetNode) -> list[Item]:
-        """`_in_role`, made once per document for the same block and role (engine/reuse.py)."""
+        """`_in_role`, made once per document for the same block and role (engine/assemble/reuse.py)."""
         if node.role not in ("user", "assistant") or not items or self.doc_reuse is None:
             return _in_role(items, node)
         key = ("role", items[0].tag, node.role)

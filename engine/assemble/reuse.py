@@ -18,7 +18,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .parts import Item, Message, Part, Source
+from ..parts import Item, Message, Part, Source
 
 LIMIT = 256  # entries per table; past it the table starts over
 

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .macros import resolve_identity
-from .parts import Item, Part, setting_source
-from .providers import EXAMPLE_ASSISTANT, EXAMPLE_USER
+from ..macros import resolve_identity
+from ..parts import Item, Part, setting_source
+from ..providers import EXAMPLE_ASSISTANT, EXAMPLE_USER
 
 SAMPLE_TAG = "DIALOGUE_SAMPLE"
 _SINGLE_RANDOM = re.compile(r"(?<!\{)\{random", re.IGNORECASE)

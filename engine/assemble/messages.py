@@ -10,15 +10,15 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
-from .buckets import BucketDocument, Budget
+from ..buckets import BucketDocument, Budget
+from ..macros import depends_on_seed, resolve_identity
+from ..parts import Injection, Item, Message, Notes, Part, Source, Transform, native_source
+from ..providers import provider_texts, shape
+from ..tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 from .injection import injected_messages
-from .macros import depends_on_seed, resolve_identity
 from .native import HistoryRun, history_run, ready_messages
-from .parts import Injection, Item, Message, Notes, Part, Source, Transform, native_source
-from .providers import provider_texts, shape
 from .rearrange import Arrangement
 from .reuse import Reuse, all_vouched
-from .tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_exact, message_tokens
 
 _ROLE = attrgetter("role")
 ROLE_TOKENS = 1  # "system", "user" and "assistant" are one token each in every encoding we count with
@@ -59,7 +59,7 @@ def squash(
 
     Only the system items need a look: the runs between them (most of the history) are copied whole,
     found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items
-    joined before gives the same joined item (engine/reuse.py: the preset's, then the document's).
+    joined before gives the same joined item (engine/assemble/reuse.py: the preset's, then the document's).
     `plain_history` says the history's range holds no system item (the caller knows it from the
     document): what comes before and after it then squashes on its own, and the history is copied."""
     out: list[Item] = []

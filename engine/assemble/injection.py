@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from .parts import Injection, Item, Part, assembler_source
+from ..parts import Injection, Item, Part, assembler_source
+from ..worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 from .rearrange import Arrangement
 from .reuse import Reuse
-from .worldinfo import AN_BOTTOM_INDEX, CARD_DEPTH_INDEX
 
 ROLE_ORDER = {"assistant": 0, "user": 1, "system": 2}  # system nearest the end (SillyTavern 1.18)
 TAIL_INDEX = 1 << 31  # beyond any 32-bit injection_order: tail directives are lower priority
@@ -32,7 +32,7 @@ def tail_injections(directives: Sequence[str]) -> list[Injection]:
 
 def place_injections(arrangement: Arrangement, style: str, reuse: Reuse | None = None) -> Arrangement:
     """The arrangement with its injections placed into (or after) the history; injections emptied.
-    `reuse` (the document's, engine/reuse.py) keeps each history item merged with a batch, so the same
+    `reuse` (the document's, engine/assemble/reuse.py) keeps each history item merged with a batch, so the same
     batch merged into the same item gives the very same item again."""
     if not arrangement.injections:
         return arrangement

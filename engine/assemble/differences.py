@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from .buckets import BucketDocument
-from .compiled import CompiledPreset
-from .macros import CompiledText, Macro, Scoped, has_angle_form, parse_roll
+from ..buckets import BucketDocument
+from ..compiled import CompiledPreset
+from ..macros import CompiledText, Macro, Scoped, has_angle_form, parse_roll
 from .rearrange import ANCHORED_BLOCKS, PRE_HISTORY_BLOCKS
 
 SERVER_ONLY_TAGS = frozenset((*ANCHORED_BLOCKS, *PRE_HISTORY_BLOCKS))  # no SillyTavern marker places them

@@ -17,9 +17,9 @@ from typing import Any
 
 from engine.bounded import MiB, text_cache
 
-from .macros import MacroEnv, RenderOutput, render_texts
-from .parts import Notes
-from .st_format import PromptSettings
+from ..macros import MacroEnv, RenderOutput, render_texts
+from ..parts import Notes
+from ..st_format import PromptSettings
 
 # setting -> the block tag its template wraps and the placeholder it wraps around
 WRAPPING = {

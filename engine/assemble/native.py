@@ -15,7 +15,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from .buckets import (
+from ..buckets import (
     SAMPLE_HEADER,
     TAG_ORDER,
     BucketDocument,
@@ -25,8 +25,8 @@ from .buckets import (
     TaggedItem,
     format_sample,
 )
-from .macros import MacroEnv
-from .parts import Item, Message, Part, Transform, native_source, single
+from ..macros import MacroEnv
+from ..parts import Item, Message, Part, Transform, native_source, single
 from .reuse import Reuse
 
 FALLBACK_SYSTEM_PROMPT = (
@@ -79,7 +79,7 @@ def native_items(
 
 
 def doc_reuse(doc: BucketDocument) -> Reuse:
-    """What assemblies of this document make again from its native items (engine/reuse.py)."""
+    """What assemblies of this document make again from its native items (engine/assemble/reuse.py)."""
     reuse = doc.memo.get("reuse")
     if reuse is None:
         reuse = doc.memo["reuse"] = Reuse(kept=doc.memo.setdefault("kept", set()))
