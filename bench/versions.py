@@ -19,7 +19,7 @@ import time
 import zlib
 from pathlib import Path
 
-from core.actors import Agent
+from core.actors import SYSTEM, Agent
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,10 +31,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from corpus_path import CORPUS  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
+from bench.corpus_path import CORPUS  # noqa: E402
 from presets import services  # noqa: E402
 from presets.editor import services as edit_services  # noqa: E402
 from presets.models import PresetNode, PresetNodeBlob, PresetVersion  # noqa: E402
@@ -78,7 +78,7 @@ def main() -> None:
     try:
         server = server_ensure(server_id=SERVER_ID)
         preset = services.preset_import(
-            server=server, raw=PRESET.read_bytes(), filename=PRESET.name, by=None
+            server=server, raw=PRESET.read_bytes(), filename=PRESET.name, by=SYSTEM
         ).preset
         rng = random.Random(16)
         timings: dict[str, list[float]] = {"edit": [], "toggle": [], "move": [], "rollback": []}
@@ -103,7 +103,7 @@ def main() -> None:
                 kind = "toggle"
             elif step in (7, 8):
                 edit_services.node_move(
-                    preset=preset, node_id=node_id, steps=rng.choice((-3, 2)), base_version=None, by=None
+                    preset=preset, node_id=node_id, steps=rng.choice((-3, 2)), base_version=None, by=SYSTEM
                 )
                 kind = "move"
             else:

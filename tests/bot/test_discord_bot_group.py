@@ -8,11 +8,13 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
 from characters import services as card_services
 from conversations.channels import services as channel_services
+from core.actors import SYSTEM
 from groups import services as group_services
 from groups.models import MemberNote
 from memory.models import StmEntry
@@ -36,7 +38,7 @@ def card(server, name: str):
         }
     ).encode()
     return card_services.card_import(
-        server=server, raw=raw, filename=f"{name}.json", activate=False, by=None
+        server=server, raw=raw, filename=f"{name}.json", activate=False, by=SYSTEM
     ).row
 
 
@@ -70,14 +72,15 @@ def party(lantern, django_capture_on_commit_callbacks):
     cards = {name: card(lantern, name) for name in ("Mira", "Tomas", "Old Tom")}
     with django_capture_on_commit_callbacks(execute=True):
         row = group_services.group_save(
-            server=lantern, name="Party", members=list(cards), muted=["Old Tom"], strategy="list", by=None
+            server=lantern, name="Party", members=list(cards), muted=["Old Tom"], strategy="list", by=SYSTEM
         )
-        group_services.channel_group_set(server=lantern, channel_id=int(CHANNEL), group=row, by=None)
+        group_services.channel_group_set(server=lantern, channel_id=int(CHANNEL), group=row, by=SYSTEM)
     return {name: c.pk for name, c in cards.items()}
 
 
 def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
     """The reply as that provider streams it: the text, then each tool call (arguments in two pieces)."""
+    events: list[dict[str, Any]]
     if provider == "openai":
         events = [{"choices": [{"delta": {"content": text}}]}]
         for index, (name, args) in enumerate(calls):
@@ -126,7 +129,9 @@ def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
                     }
                 )
     else:
-        parts = [{"text": text}] + [{"functionCall": {"name": name, "args": args}} for name, args in calls]
+        parts: list[dict[str, Any]] = [{"text": text}] + [
+            {"functionCall": {"name": name, "args": args}} for name, args in calls
+        ]
         events = [{"candidates": [{"content": {"parts": parts}}]}]
     return sse(events)
 
@@ -135,7 +140,7 @@ def tool_results(provider: str, body: dict) -> list:
     """The tool results a request hands back to the model (its last turn), in that provider's shape."""
     if provider == "openai":
         messages = body.get("messages", [])
-        tail = []
+        tail: list[dict[str, Any]] = []
         for message in reversed(messages):
             if message.get("role") != "tool":
                 break
@@ -223,7 +228,7 @@ def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?
 def test_each_speaker_gets_its_own_turn_and_its_reply_is_posted_under_its_name_in_order(
     http, api_token, party
 ):
-    lines = {
+    lines: dict[str, tuple] = {
         "Mira": ("<think>plan</think>I keep it, Ann.", []),
         "Tomas": ("Mira keeps it; I fetch the oil.", []),
     }
@@ -306,7 +311,10 @@ def test_a_channel_without_a_group_is_answered_by_the_solo_loop(http, api_token,
 
 
 def test_a_member_list_call_is_shown_to_the_next_speaker_not_posted(http, api_token, party):
-    lines = {"Mira": ("Who is on tonight?", [("list_group_members", {})]), "Tomas": ("All of us.", [])}
+    lines: dict[str, tuple] = {
+        "Mira": ("Who is on tonight?", [("list_group_members", {})]),
+        "Tomas": ("All of us.", []),
+    }
     with Cast("gemini", lines) as cast:
         _, posts = run_group("gemini", http, api_token, cast)
     listed = f"Tomas (id {party['Tomas']}), Old Tom (id {party['Old Tom']}, muted)"
@@ -401,7 +409,7 @@ def test_one_member_sets_the_authors_note_another_rolls_and_the_next_prompts_car
 
 
 def test_each_member_is_posted_with_its_public_avatar_url(http, api_token, party):
-    lines = {"Mira": ("Here.", []), "Tomas": ("Here too.", [])}
+    lines: dict[str, tuple] = {"Mira": ("Here.", []), "Tomas": ("Here too.", [])}
     with Cast("openai", lines) as cast:
         _, posts = run_group("openai", http, api_token, cast, raw=True)
     assert [p.avatar_url.split("/avatars/1001/")[1].split("/")[0] for p in posts] == [
@@ -425,7 +433,7 @@ def test_three_members_share_the_workspace_one_writes_the_note_one_recalls_one_r
             members=["Mira", "Tomas", "Old Tom"],
             strategy="list",
             replace=True,
-            by=None,
+            by=SYSTEM,
         )
     channel_services.message_post(
         server_id=lantern.pk,

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 def cards(lantern):
     for name in ("Mira", "Tomas", "Old Tom"):
         raw = card_png(Card(spec="chara_card_v2", name=name, description=f"{name} keeps the lighthouse."))
-        card_services.card_import(server=lantern, raw=raw, filename=f"{name}.png", activate=False, by=None)
+        card_services.card_import(server=lantern, raw=raw, filename=f"{name}.png", activate=False, by=SYSTEM)
 
 
 @pytest.mark.parametrize("width", [1366, 390])
@@ -69,8 +69,8 @@ def test_alice_keeps_notes_and_an_authors_note_by_channel_name_and_previews_as_a
         members=[],
         by=SYSTEM,
     )
-    group = group_services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
-    group_services.channel_group_set(server=lantern, channel_id=cellar, group=group, by=None)
+    group = group_services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=SYSTEM)
+    group_services.channel_group_set(server=lantern, channel_id=cellar, group=group, by=SYSTEM)
     page.set_viewport_size({"width": width, "height": 844})
     sign_in(page, "alice")
     page.goto(f"/servers/{lantern.pk}/groups/")

@@ -14,8 +14,10 @@ from conversations.selectors import (
     conversation_variables,
     preview_inputs,
 )
+from core.actors import SYSTEM
 from engine.macros.replay import make_op
 from servers.models import AuditEvent
+from tests.present import present
 
 
 def current_swipe(message):
@@ -162,8 +164,8 @@ def test_the_thread_shows_each_messages_state_and_what_it_changed(dungeon, say):
 def test_history_for_the_preview_is_the_visible_text_of_the_current_swipes(dungeon, say, lantern):
     say("Hi there {{setvar::hp::30}}", role="user", speaker="Rin")
     reply = say("Welcome.")
-    services.swipe_add(message=reply, text="Go away.", by=None)
-    history, variables = preview_inputs(lantern.id, dungeon.id)
+    services.swipe_add(message=reply, text="Go away.", by=SYSTEM)
+    history, variables = present(preview_inputs(lantern.id, dungeon.id))
     assert [(m["role"], m["name"], m["content"]) for m in history] == [
         ("user", "Rin", "Hi there"),
         ("assistant", "Narrator", "Go away."),

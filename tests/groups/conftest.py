@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from characters import services as card_services
+from core.actors import SYSTEM
 
 
 def card_bytes(name: str, **data: Any) -> bytes:
@@ -22,7 +23,7 @@ def card_bytes(name: str, **data: Any) -> bytes:
 
 def add_card(server, name: str, **data: Any):
     return card_services.card_import(
-        server=server, raw=card_bytes(name, **data), filename=f"{name}.json", activate=False, by=None
+        server=server, raw=card_bytes(name, **data), filename=f"{name}.json", activate=False, by=SYSTEM
     ).row
 
 

@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from characters import services as card_services
+from core.actors import SYSTEM
 from engine.cards import card_png, read_card
 from groups import services
 
@@ -58,10 +59,10 @@ def party(lantern, party_cards, committed):
         raw=card_png(secret, avatar=picture()),
         filename="Wren.png",
         activate=False,
-        by=None,
+        by=SYSTEM,
     ).row
     with committed(execute=True):
-        services.group_save(server=lantern, name="Party", members=["Mira", "Wren"], by=None)
+        services.group_save(server=lantern, name="Party", members=["Mira", "Wren"], by=SYSTEM)
     return {"Mira": party_cards["Mira"], "Wren": wren}
 
 
@@ -114,7 +115,7 @@ def test_a_json_cards_avatar_is_a_picture_drawn_from_its_name(client, party, api
 def test_a_deleted_cards_avatar_url_answers_404(client, party, api_token, committed):
     url = avatar_urls(client, api_token)["Wren"]
     with committed(execute=True):
-        card_services.card_delete(card=party["Wren"], by=None)
+        card_services.card_delete(card=party["Wren"], by=SYSTEM)
     assert fetch(url).status_code == 404
 
 

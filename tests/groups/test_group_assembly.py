@@ -5,14 +5,17 @@ group."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.urls import reverse
 
 from assembly.selectors import GroupRefused, assemble_for_server, group_turn
 from characters import services as card_services
+from core.actors import SYSTEM
 from engine import parse_buckets
 from groups import services
+from tests.present import present
 
 from .conftest import add_card, card_bytes
 
@@ -25,17 +28,17 @@ ROPE_BOOK = {"entries": [{"keys": ["lamp"], "content": "Mira hid the rope.", "en
 @pytest.fixture
 def party(lantern, committed):
     card_services.card_import(  # the server's active character is Mira
-        server=lantern, raw=card_bytes("Mira", character_book=ROPE_BOOK), filename="m.json", by=None
+        server=lantern, raw=card_bytes("Mira", character_book=ROPE_BOOK), filename="m.json", by=SYSTEM
     )
     add_card(lantern, "Tomas", character_book=LAMP_BOOK, tags=["sailor"])
     add_card(lantern, "Old Tom")
     with committed(execute=True):
         return services.group_save(
-            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=None
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=SYSTEM
         )
 
 
-def group_doc(speaker: str, group: str = "Party", **extra) -> dict:
+def group_doc(speaker: str, group: str = "Party", **extra) -> dict[str, Any]:
     return {
         "names": {"user": "Ann", "char": speaker},
         "history": [{"role": "user", "name": "Ann", "content": "Is the lamp lit?"}],
@@ -95,24 +98,24 @@ def test_the_speakers_note_in_the_channel_is_its_scenario_unless_the_chat_overri
             channel_id=77,
             member="Tomas",
             text="Tomas hides the key.",
-            by=None,
+            by=SYSTEM,
         )
     _, card, doc = group_turn(lantern.pk, parse_buckets(group_doc("Tomas")), 77)
-    assert card.name == "Tomas" and doc.group.scenario_override == "Tomas hides the key."
+    assert present(card).name == "Tomas" and present(doc.group).scenario_override == "Tomas hides the key."
     _, _, elsewhere = group_turn(lantern.pk, parse_buckets(group_doc("Tomas")), 78)
-    assert elsewhere.group.scenario_override is None
+    assert present(elsewhere.group).scenario_override is None
     _, _, other = group_turn(lantern.pk, parse_buckets(group_doc("Mira")), 77)
-    assert other.group.scenario_override is None
+    assert present(other.group).scenario_override is None
     overridden = group_doc("Tomas")
     overridden["group"]["scenario_override"] = "A calm night."
     _, _, kept = group_turn(lantern.pk, parse_buckets(overridden), 77)
-    assert kept.group.scenario_override == "A calm night."
+    assert present(kept.group).scenario_override == "A calm night."
 
 
 def test_a_channel_using_a_group_lets_the_member_named_as_char_answer(lantern, party, committed):
     with committed(execute=True):
-        services.channel_group_set(server=lantern, channel_id=77, group=party, by=None)
-    doc = {
+        services.channel_group_set(server=lantern, channel_id=77, group=party, by=SYSTEM)
+    doc: dict[str, Any] = {
         "names": {"user": "Ann", "char": "Tomas"},
         "history": [{"role": "user", "name": "Ann", "content": "Lamp?"}],
     }
@@ -138,11 +141,11 @@ def test_the_preview_shows_the_group_who_speaks_next_and_the_speakers_note(
             channel_id=77,
             member="Tomas",
             text="Tomas hides the key.",
-            by=None,
+            by=SYSTEM,
         )
         services.group_save(
             server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], muted=["Old Tom"],
-            strategy="list", replace=True, by=None,
+            strategy="list", replace=True, by=SYSTEM,
         )  # fmt: skip
     client.force_login(carol)
     document = group_doc("Tomas", stm_context={"channel": "77", "user": "5"})

@@ -7,14 +7,17 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from characters import services as card_services
+from core.actors import SYSTEM
 from groups import selectors, services
 from groups.models import Group as GroupRow
 from groups.models import GroupMember as MemberRow
 from servers.models import AuditEvent
+from tests.present import present
 
 from .conftest import add_card, card_bytes
 
@@ -24,7 +27,7 @@ pytestmark = pytest.mark.django_db
 
 def make_party(lantern, **options):
     return services.group_save(
-        server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=None, **options
+        server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=SYSTEM, **options
     )
 
 
@@ -37,9 +40,10 @@ def test_a_group_keeps_its_members_in_the_order_given_with_their_mute_flags(lant
         mode="join_include_muted",
         join_prefix="<FIELDNAME> of {{char}}:",
         strategy="list",
-        by=None,
+        by=SYSTEM,
     )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [
         ("Old Tom", False),
         ("Mira", False),
@@ -64,7 +68,7 @@ def test_a_refused_group_names_what_is_wrong_and_stores_nothing(
     lantern, party_cards, members, muted, sentence
 ):
     with pytest.raises(services.GroupError) as refused:
-        services.group_save(server=lantern, name="Party", members=members, muted=muted, by=None)
+        services.group_save(server=lantern, name="Party", members=members, muted=muted, by=SYSTEM)
     assert sentence in refused.value.message
     assert (
         not GroupRow.objects.exists() and not AuditEvent.objects.filter(action__startswith="group").exists()
@@ -73,38 +77,39 @@ def test_a_refused_group_names_what_is_wrong_and_stores_nothing(
 
 def test_a_card_of_the_server_next_door_cannot_join(lantern, party_cards, harbor_card):
     with pytest.raises(services.GroupError, match="no character card named “Gull”"):
-        services.group_save(server=lantern, name="Party", members=["Mira", "Gull"], by=None)
+        services.group_save(server=lantern, name="Party", members=["Mira", "Gull"], by=SYSTEM)
 
 
 def test_a_name_clash_is_refused_unless_replace_and_replacing_keeps_the_channels(
     lantern, party_cards, committed
 ):
     first = make_party(lantern)
-    services.channel_group_set(server=lantern, channel_id=77, group=first, by=None)
+    services.channel_group_set(server=lantern, channel_id=77, group=first, by=SYSTEM)
     with pytest.raises(services.GroupNameClash):
-        services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
-    assert [m.name for m in selectors.engine_group(lantern.pk, "Party").members] == [
+        services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
+    assert [m.name for m in present(selectors.engine_group(lantern.pk, "Party")).members] == [
         "Mira",
         "Tomas",
         "Old Tom",
     ]
     with committed(execute=True):
         services.group_save(
-            server=lantern, name="Party", members=["Tomas"], strategy="pooled", replace=True, by=None
+            server=lantern, name="Party", members=["Tomas"], strategy="pooled", replace=True, by=SYSTEM
         )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [m.name for m in group.members] == ["Tomas"] and group.strategy == "pooled"
     assert selectors.channel_group(lantern.pk, 77) == "Party"
 
 
 def test_a_server_keeps_at_most_64_groups_and_a_group_32_members(lantern, party_cards):
     for number in range(64):
-        services.group_save(server=lantern, name=f"G{number}", members=["Mira"], by=None)
+        services.group_save(server=lantern, name=f"G{number}", members=["Mira"], by=SYSTEM)
     with pytest.raises(services.GroupError, match="at most 64 groups"):
-        services.group_save(server=lantern, name="One more", members=["Mira"], by=None)
+        services.group_save(server=lantern, name="One more", members=["Mira"], by=SYSTEM)
     with pytest.raises(services.GroupError, match="at most 32 members"):
         services.group_save(
-            server=lantern, name="G0", members=[f"C{i}" for i in range(33)], replace=True, by=None
+            server=lantern, name="G0", members=[f"C{i}" for i in range(33)], replace=True, by=SYSTEM
         )
 
 
@@ -114,13 +119,13 @@ def test_the_engine_group_is_served_from_the_cache_without_queries(
     make_party(lantern)
     selectors.engine_group(lantern.pk, "Party")
     with django_assert_num_queries(0):
-        assert selectors.engine_group(lantern.pk, "Party").members[0].name == "Mira"
+        assert present(selectors.engine_group(lantern.pk, "Party")).members[0].name == "Mira"
 
 
 def test_a_replaced_card_is_seen_in_the_group_at_the_next_read(lantern, party_cards, committed):
     make_party(lantern)
     assert (
-        selectors.engine_group(lantern.pk, "Party").members[0].card.description
+        present(selectors.engine_group(lantern.pk, "Party")).members[0].card.description
         == "Mira keeps the lighthouse."
     )
     with committed(execute=True):
@@ -129,9 +134,10 @@ def test_a_replaced_card_is_seen_in_the_group_at_the_next_read(lantern, party_ca
             raw=card_bytes("Mira", description="Mira sails at dawn."),
             filename="m.json",
             on_clash="replace",
-            by=None,
+            by=SYSTEM,
         )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [m.name for m in group.members] == ["Mira", "Tomas", "Old Tom"]
     assert group.members[0].card.description == "Mira sails at dawn."
 
@@ -142,20 +148,24 @@ def test_deleting_a_member_card_drops_it_from_the_group_and_the_others_keep_thei
     make_party(lantern, muted=["Old Tom"])
     selectors.engine_group(lantern.pk, "Party")
     with committed(execute=True):
-        card_services.card_delete(card=party_cards["Tomas"], by=None)
+        card_services.card_delete(card=party_cards["Tomas"], by=SYSTEM)
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [("Mira", False), ("Old Tom", True)]
     # Adding a new card under the old name does not bring it back.
     add_card(lantern, "Tomas")
-    assert [m.name for m in selectors.engine_group(lantern.pk, "Party").members] == ["Mira", "Old Tom"]
+    assert [m.name for m in present(selectors.engine_group(lantern.pk, "Party")).members] == [
+        "Mira",
+        "Old Tom",
+    ]
 
 
 def test_deleting_a_group_frees_its_channels(lantern, party_cards, committed):
     group = make_party(lantern)
-    services.channel_group_set(server=lantern, channel_id=77, group=group, by=None)
+    services.channel_group_set(server=lantern, channel_id=77, group=group, by=SYSTEM)
     assert selectors.channel_group(lantern.pk, 77) == "Party"
     with committed(execute=True):
-        services.group_delete(group=group, by=None)
+        services.group_delete(group=group, by=SYSTEM)
     assert selectors.engine_group(lantern.pk, "Party") is None
     assert selectors.channel_group(lantern.pk, 77) is None and not MemberRow.objects.exists()
     assert AuditEvent.objects.filter(action="group.delete").count() == 1
@@ -163,11 +173,11 @@ def test_deleting_a_group_frees_its_channels(lantern, party_cards, committed):
 
 def test_a_thread_uses_its_parent_channels_group_unless_it_has_its_own(lantern, party_cards, committed):
     party = make_party(lantern)
-    duo = services.group_save(server=lantern, name="Duo", members=["Mira", "Tomas"], by=None)
-    services.channel_group_set(server=lantern, channel_id=77, group=party, by=None)
+    duo = services.group_save(server=lantern, name="Duo", members=["Mira", "Tomas"], by=SYSTEM)
+    services.channel_group_set(server=lantern, channel_id=77, group=party, by=SYSTEM)
     assert selectors.channel_group(lantern.pk, 78, parent_channel=77) == "Party"
     with committed(execute=True):
-        services.channel_group_set(server=lantern, channel_id=78, group=duo, by=None)
+        services.channel_group_set(server=lantern, channel_id=78, group=duo, by=SYSTEM)
     assert selectors.channel_group(lantern.pk, 78, parent_channel=77) == "Duo"
     assert selectors.channel_group(lantern.pk, 79) is None
 
@@ -285,7 +295,7 @@ def test_the_command_line_gives_a_channel_a_group_and_refuses_an_unknown_one(cli
 def test_the_assemble_command_refuses_a_speaker_outside_the_group_in_one_line(cli_db, tmp_path):
     cli("group", "create", "--server", "5", "--name", "Party", "--members", "Mira,Tomas", "--json", db=cli_db)
     document = tmp_path / "turn.json"
-    turn = {
+    turn: dict[str, Any] = {
         "history": [{"role": "user", "name": "Ann", "content": "Hi"}],
         "group": {"name": "Party", "speaker": "Old Tom"},
     }

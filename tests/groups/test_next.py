@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from engine.cards import Card
 from engine.groups import ChatLine, Group, GroupMember, next_speakers, talkativeness
 from groups import services
@@ -98,8 +99,8 @@ def test_when_nobody_speaks_up_one_unmuted_member_answers_preferring_those_who_e
     drawn = {tuple(next_speakers(silent_but_one, [user("hello")], seed=s)) for s in range(500)}
     assert drawn == {("Tomas",)}  # the only one who ever speaks up, chosen when its draw fails too
     everyone_silent = party(*QUIET)
-    drawn = Counter(next_speakers(everyone_silent, [user("hello")], seed=s)[0] for s in range(600))
-    assert set(drawn) == {"Mira", "Tomas", "Old Tom"} and min(drawn.values()) > 120
+    counted = Counter(next_speakers(everyone_silent, [user("hello")], seed=s)[0] for s in range(600))
+    assert set(counted) == {"Mira", "Tomas", "Old Tom"} and min(counted.values()) > 120
 
 
 def test_talkativeness_is_a_seeded_draw_with_that_probability():
@@ -153,7 +154,7 @@ def stored_party(lantern, party_cards, committed):
             members=["Mira", "Tomas", "Old Tom"],
             muted=["Old Tom"],
             strategy="list",
-            by=None,
+            by=SYSTEM,
         )
 
 
@@ -302,7 +303,7 @@ def test_next_reads_the_channels_stored_conversation_with_each_members_name(
 ):
     from conversations.channels.services import message_post
 
-    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=None)
+    services.group_save(server=lantern, name="Crew", members=["Mira", "Tomas"], strategy="pooled", by=SYSTEM)
     message_post(
         server_id=lantern.pk,
         channel_id=42,

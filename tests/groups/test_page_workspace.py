@@ -24,7 +24,7 @@ CELLAR = 1234567890123456790
 def party(lantern, party_cards, committed):
     with committed(execute=True):
         group = services.group_save(
-            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], muted=["Old Tom"], by=None
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], muted=["Old Tom"], by=SYSTEM
         )
     return group
 
@@ -59,7 +59,12 @@ def test_the_page_names_the_channels_in_the_confirmation_the_channels_column_and
             follow=True,
         )
         services.member_note_set(
-            server=lantern, group_name="Party", channel_id=CELLAR, member="Mira", text="Owes Tomas.", by=None
+            server=lantern,
+            group_name="Party",
+            channel_id=CELLAR,
+            member="Mira",
+            text="Owes Tomas.",
+            by=SYSTEM,
         )
     said = text(answer)
     assert "#cellar now uses the group “Party”." in said
@@ -114,7 +119,7 @@ def test_alice_writes_and_clears_a_channels_authors_note_on_the_page(client, ali
 
 
 def test_bob_reads_the_notes_but_has_no_form_and_cannot_post_one(client, bob, lantern, party, party_cards):
-    services.authors_note_set(server=lantern, channel_id=77, text="Fog.", by=None)
+    services.authors_note_set(server=lantern, channel_id=77, text="Fog.", by=SYSTEM)
     client.force_login(bob)
     page = page_text(client, lantern)
     assert "Fog." in page and 'data-testid="authors-note-form"' not in page and "note-form" not in page
@@ -199,14 +204,14 @@ def test_a_hostile_card_name_stays_text_in_the_links_notes_and_confirmation(
     hostile = '<img src=x onerror=alert(1)>"'
     card = add_card(lantern, hostile)
     with committed(execute=True):
-        services.group_save(server=lantern, name="<b>Party</b>", members=[hostile], by=None)
+        services.group_save(server=lantern, name="<b>Party</b>", members=[hostile], by=SYSTEM)
     services.member_note_set(
         server=lantern,
         group_name="<b>Party</b>",
         channel_id=77,
         member=hostile,
         text="<script>x</script>",
-        by=None,
+        by=SYSTEM,
     )
     client.force_login(alice)
     page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()

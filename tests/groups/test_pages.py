@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from groups import selectors, services
 from servers.models import AuditEvent
 
@@ -33,6 +34,7 @@ def test_alice_creates_a_group_with_a_plain_form_in_the_order_she_numbers(
     answer = client.post(reverse("groups:new", args=[lantern.pk]), form)
     assert answer.status_code == 302 and answer["Location"] == reverse("groups:list", args=[lantern.pk])
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [("Old Tom", True), ("Mira", False)]
     assert (group.mode, group.strategy, group.join_prefix) == (
         "join_exclude_muted",
@@ -55,8 +57,8 @@ def test_a_refused_form_says_why_and_keeps_what_was_typed(client, alice, lantern
 
 
 def test_alice_edits_a_group_and_its_channels_stay(client, alice, lantern, party_cards, committed):
-    group = services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
-    services.channel_group_set(server=lantern, channel_id=77, group=group, by=None)
+    group = services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=SYSTEM)
+    services.channel_group_set(server=lantern, channel_id=77, group=group, by=SYSTEM)
     client.force_login(alice)
     page = client.get(reverse("groups:edit", args=[lantern.pk, group.pk])).content.decode()
     assert f'name="member-{party_cards["Mira"].pk}" checked' in page
@@ -67,12 +69,13 @@ def test_alice_edits_a_group_and_its_channels_stay(client, alice, lantern, party
         )
     assert answer.status_code == 302
     stored = selectors.engine_group(lantern.pk, "Party")
+    assert stored is not None
     assert [m.name for m in stored.members] == ["Tomas"] and stored.strategy == "list"
     assert selectors.channel_group(lantern.pk, 77) == "Party"
 
 
 def test_alice_gives_a_channel_a_group_and_takes_it_back(client, alice, lantern, party_cards, committed):
-    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
+    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
     client.force_login(alice)
     with committed(execute=True):
         client.post(
@@ -90,7 +93,7 @@ def test_alice_gives_a_channel_a_group_and_takes_it_back(client, alice, lantern,
 
 
 def test_alice_deletes_a_group(client, alice, lantern, party_cards):
-    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
+    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
     client.force_login(alice)
     assert (
         client.post(reverse("groups:delete", args=[lantern.pk, group.pk]), {"confirmed": "1"}).status_code
@@ -100,14 +103,14 @@ def test_alice_deletes_a_group(client, alice, lantern, party_cards):
 
 
 def test_bob_reads_the_groups_and_the_members_notes_but_cannot_change_them(client, bob, lantern, party_cards):
-    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
+    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
     services.member_note_set(
         server=lantern,
         group_name="Party",
         channel_id=77,
         member="Mira",
         text="Mira owes <b>Tomas</b>.",
-        by=None,
+        by=SYSTEM,
     )
     client.force_login(bob)
     page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()
@@ -119,7 +122,7 @@ def test_bob_reads_the_groups_and_the_members_notes_but_cannot_change_them(clien
 
 
 def test_charlie_cannot_see_or_touch_the_lantern_guilds_groups(client, charlie, lantern, party_cards):
-    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=None)
+    group = services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
     client.force_login(charlie)
     assert client.get(reverse("groups:list", args=[lantern.pk])).status_code == 404
     assert client.post(reverse("groups:delete", args=[lantern.pk, group.pk])).status_code == 404
@@ -130,7 +133,7 @@ def test_card_names_with_markup_are_shown_as_text(client, alice, lantern, commit
     from .conftest import add_card
 
     add_card(lantern, "<b>Bold</b>")
-    services.group_save(server=lantern, name="<i>Party</i>", members=["<b>Bold</b>"], by=None)
+    services.group_save(server=lantern, name="<i>Party</i>", members=["<b>Bold</b>"], by=SYSTEM)
     client.force_login(alice)
     page = client.get(reverse("groups:list", args=[lantern.pk])).content.decode()
     assert "<b>Bold</b>" not in page and "&lt;b&gt;Bold&lt;/b&gt;" in page and "<i>Party</i>" not in page
@@ -140,15 +143,15 @@ def test_bob_reviews_a_channels_memory_and_reads_the_group_members_notes_kept_th
     client, bob, lantern, party_cards, committed
 ):
     with committed(execute=True):
-        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
+        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=SYSTEM)
     with committed(execute=True):
         services.member_note_set(
             server=lantern, group_name="Party", channel_id=77, member="Tomas",
-            text="<b>Tomas</b> hides the key.", by=None,
+            text="<b>Tomas</b> hides the key.", by=SYSTEM,
         )  # fmt: skip
         services.member_note_set(
             server=lantern, group_name="Party", channel_id=78, member="Mira",
-            text="Mira owes the bard.", by=None,
+            text="Mira owes the bard.", by=SYSTEM,
         )  # fmt: skip
     client.force_login(bob)
     here = client.get(reverse("memory:review", args=[lantern.pk]) + "?channel=77&user=5").content.decode()

@@ -8,6 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from groups import selectors, services
 from servers.models import AuditEvent
 
@@ -28,7 +29,7 @@ GROUP_TOOLS = [
 def stored_party(lantern, party_cards, committed):
     with committed(execute=True):
         return services.group_save(
-            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=None
+            server=lantern, name="Party", members=["Mira", "Tomas", "Old Tom"], by=SYSTEM
         )
 
 
@@ -150,7 +151,7 @@ def test_the_bot_reads_the_groups_a_group_and_a_channels_group(
     client, lantern, stored_party, api_token, committed
 ):
     with committed(execute=True):
-        services.channel_group_set(server=lantern, channel_id=77, group=stored_party, by=None)
+        services.channel_group_set(server=lantern, channel_id=77, group=stored_party, by=SYSTEM)
     listed = api(client, "get", "api-list", [1001], api_token).json()["groups"]
     assert [g["name"] for g in listed] == ["Party"] and listed[0]["channels"] == ["77"]
     shown = api(client, "get", "api-detail", [1001, "Party"], api_token).json()

@@ -10,6 +10,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from servers.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +119,7 @@ def test_roll_dice_rolls_the_dice_asked_with_the_seed_it_answers(client, lantern
     again = tool(client, api_token, "roll_dice", {"formula": "3d6+2", "seed": first["seed"]}).json()["result"]
     assert again == first
     event = AuditEvent.objects.filter(action="group.dice").first()
+    assert event is not None
     assert event.detail["formula"] == "3d6+2" and event.detail["total"] == first["total"]
 
 
@@ -173,7 +175,7 @@ def test_the_preview_shows_the_channels_authors_note_and_the_tools_offered(
     from groups import services
 
     with committed(execute=True):
-        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=None)
+        services.group_save(server=lantern, name="Party", members=["Mira", "Tomas"], by=SYSTEM)
         tool(client, api_token, "set_author_note", {"text": "The lamp is out."})
     document = {
         "names": {"user": "Ann", "char": "Tomas"},

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from core.actors import SYSTEM
 from memory.models import Channel, DiscordUser, StmEntry
 from servers.models import Server
 
@@ -91,7 +92,7 @@ def test_another_servers_entry_follows_the_users_opt_in(db):
     from memory.services import server_set_receive_other_servers
     from servers.models import Server
 
-    server_set_receive_other_servers(server=Server.objects.get(pk=1), receive=True, by=None)
+    server_set_receive_other_servers(server=Server.objects.get(pk=1), receive=True, by=SYSTEM)
     result = review()
     assert {e["channel"]: e["verdict"] for e in result["entries"]} == {10: "same_channel", 21: "shown"}
     assert "a channel in another server" in result["items"][0]["text"]

@@ -6,10 +6,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from core.actors import SYSTEM
 from engine import StmContext
 from memory import services
 from memory.models import Channel, StmEntry
 from memory.selectors import load_stm, stm_contribution
+from tests.present import present
 
 from .conftest import HARBOR, LANTERN, MIRA, TOMAS
 
@@ -53,10 +55,10 @@ def test_a_channel_marked_private_hides_its_memory_and_its_threads(store):
     store(600)
     store(601, parent_id=600)
     services.channel_set_private(
-        server=Channel.objects.get(discord_id=600).server,
+        server=present(Channel.objects.get(discord_id=600).server),
         channel=Channel.objects.get(discord_id=600),
         private=True,
-        by=None,
+        by=SYSTEM,
     )
     assert verdicts(review()) == {600: "hidden_private_channel", 601: "hidden_private_parent"}
 
@@ -76,7 +78,7 @@ def test_the_bot_may_name_the_parent_of_an_unknown_thread(store):
 
 def test_the_server_bypass_is_read_from_the_server(store, lantern):
     store(600, private=True)
-    services.server_set_privacy_bypass(server=lantern, bypass=True, by=None)
+    services.server_set_privacy_bypass(server=lantern, bypass=True, by=SYSTEM)
     assert verdicts(review()) == {600: "shown"}
 
 
@@ -89,7 +91,7 @@ def test_another_servers_entries_of_this_user_follow_that_servers_consent(store,
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}
     services.user_set_opt_in(user_id=MIRA, opt_in=True, server=HARBOR)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}  # the Lantern receives none
-    services.server_set_receive_other_servers(server=lantern, receive=True, by=None)
+    services.server_set_receive_other_servers(server=lantern, receive=True, by=SYSTEM)
     assert verdicts(review()) == {600: "shown", 800: "shown"}
     services.user_set_opt_in(user_id=MIRA, opt_in=False, server=HARBOR)
     assert verdicts(review()) == {600: "shown", 800: "hidden_no_opt_in"}

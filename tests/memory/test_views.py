@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from core.actors import SYSTEM
 from memory.models import Channel
 from servers.models import AuditEvent
 
@@ -149,6 +150,6 @@ def test_the_consents_that_apply_are_shown_to_the_reviewer(client, bob, store, l
     body = client.get(review_url(channel=500, user=MIRA)).content.decode()
     assert "may surface in their other servers): <strong>yes</strong>" in body
     assert "<strong>0</strong> other servers (this server does not receive other servers' memories)" in body
-    services.server_set_receive_other_servers(server=lantern, receive=True, by=None)
+    services.server_set_receive_other_servers(server=lantern, receive=True, by=SYSTEM)
     body = client.get(review_url(channel=500, user=MIRA)).content.decode()
     assert "<strong>1</strong> other server;" in body

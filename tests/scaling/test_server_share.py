@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from core import fairness
+from core.actors import SYSTEM
 from tests.security.conftest import DEFAULT_BUCKETS
 
 
@@ -24,14 +25,14 @@ def tiny_cpu_share(settings):
     fairness._credit.clear()
 
 
-def render(client, server_id: int):  # type: ignore[no-untyped-def]
+def render(client, server_id: int):
     document = DEFAULT_BUCKETS.read_text(encoding="utf-8")
     return client.post(
         reverse("assembly:preview-render", args=[server_id]), {"document": document}, HTTP_HX_REQUEST="true"
     )
 
 
-def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def]
+def assemble(client, server_id: int, token: str):
     return client.post(
         f"/api/v1/servers/{server_id}/assemble",
         data=DEFAULT_BUCKETS.read_text(encoding="utf-8"),
@@ -88,7 +89,9 @@ def test_a_pages_card_images_load_while_the_servers_places_are_taken(settings, c
     from engine.cards import Card, card_png
 
     raw = card_png(Card(spec="chara_card_v2", name="Mira", description="Mira keeps the lighthouse."))
-    row = card_services.card_import(server=lantern, raw=raw, filename="mira.png", activate=False, by=None).row
+    row = card_services.card_import(
+        server=lantern, raw=raw, filename="mira.png", activate=False, by=SYSTEM
+    ).row
     client.force_login(alice)
     settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 2
     fairness._running[lantern.pk] = 2  # two of the Lantern's requests are running in this process

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from core.actors import SYSTEM
 from memory.models import StmConsent
 from tests.security.conftest import DEFAULT_BUCKETS
 
@@ -70,7 +71,7 @@ def test_the_lantern_memory_reaches_harbor_only_after_the_lanterns_own_bot_relay
 ):
     from memory.services import server_set_receive_other_servers
 
-    server_set_receive_other_servers(server=harbor, receive=True, by=None)  # Harbor's admins let them in
+    server_set_receive_other_servers(server=harbor, receive=True, by=SYSTEM)  # Harbor's admins let them in
     remember_in_lantern(client, api_token, lantern)
     assert LANTERN_SECRET not in harbor_assembly(client, harbor_token, harbor, sample_document)
     assert opt_in(client, lantern, api_token).status_code == 200

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.actors import SYSTEM
 from engine.sampling import SamplerSettings
 from presets.models import ServerSampling
 from presets.sampling import cache as sampling_cache
@@ -55,7 +56,7 @@ def test_an_unknown_mode_or_provider_is_refused(lantern, alice) -> None:
 
 
 def test_asking_nothing_writes_nothing(lantern) -> None:
-    sampling_services.sampling_set(server=lantern, by=None)
+    sampling_services.sampling_set(server=lantern, by=SYSTEM)
     assert not AuditEvent.objects.filter(action="sampling.set").exists()
 
 
