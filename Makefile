@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run dev test setup browser lint format bench worker beat clean fidelity fidelity-check compose-up compose-down
+.PHONY: run dev test test-fast fuzz setup browser lint format bench worker beat clean fidelity fidelity-check compose-up compose-down
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,12 +43,27 @@ dev: setup
 	@echo "Open http://127.0.0.1:$(PORT)/ and sign in as alice / tavern-demo"
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
+# Embedded (no REDIS_URL) the tests are spread over the CPUs: each pytest-xdist worker has its own
+# SQLite test database and local-memory cache. Against the real Redis every test shares one database
+# (and empties it), so that run stays in one process. TEST_WORKERS=0 runs in one process anyway.
+TEST_WORKERS ?= $(if $(REDIS_URL),0,auto)
+
 test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
+
+# The fast part while working: the engine's tests (no database, no cache) and the checks of the
+# whole project, in about a minute of CPU. `make test` before a commit.
+test-fast: setup
+	$(BIN)/pytest -n $(TEST_WORKERS) -q tests/engine tests/test_architecture.py tests/test_docs.py
+
+# The long search: every property test at its full example count, then 10,000 examples per parser.
+fuzz: setup
+	FUZZ=long $(BIN)/pytest -n $(TEST_WORKERS) -q tests/engine
+	$(BIN)/python bench/fuzz.py
 
 # The compose stack (docker-compose.yml) under Docker or podman, from nothing to a served page: builds the
 # images (from a local Debian base when Docker Hub cannot be reached), starts every service, waits

@@ -49,13 +49,13 @@ import django  # noqa: E402
 
 django.setup()
 
-from corpus_path import CORPUS  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
-from load_assemble import group_cpu_seconds  # noqa: E402
-from load_assemble import request as http_request  # noqa: E402
 
+from bench.corpus_path import CORPUS  # noqa: E402
+from bench.load_assemble import group_cpu_seconds  # noqa: E402
+from bench.load_assemble import request as http_request  # noqa: E402
 from devtools.web_process import free_port, start_server, stop_server, wait_until_up  # noqa: E402
 
 SERVER_ID = 777001  # the id load_assemble.request posts to
@@ -120,7 +120,7 @@ class CacheMeter:
                 meter.calls += 1
                 meter.seconds += time.perf_counter() - started
 
-        GenerationalCache.get = get  # type: ignore[method-assign]
+        GenerationalCache.get = get  # type: ignore[method-assign,assignment]
         self.trips = 0
         try:
             import redis
@@ -132,7 +132,7 @@ class CacheMeter:
             meter.trips += 1
             return command(client, *args, **options)
 
-        redis.Redis.execute_command = counted  # type: ignore[method-assign]
+        redis.Redis.execute_command = counted  # type: ignore[method-assign,assignment]
 
     def reset(self) -> None:
         self.calls, self.seconds, self.trips = 0, 0.0, 0
@@ -245,7 +245,7 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
     meter.trips = 0
 
     def whole() -> None:
-        chunks = api(environ, lambda status, headers: None)
+        chunks = api(environ, lambda status, headers: None)  # type: ignore[arg-type]
         b"".join(chunks)
 
     cpu = time.process_time()
@@ -279,7 +279,7 @@ def run(args: argparse.Namespace, given: str) -> None:
     from presets import services as preset_services
     from servers.services import api_token_create, server_ensure
 
-    server = server_ensure(server_id=SERVER_ID, name="Bench")
+    server = server_ensure(server_id=SERVER_ID, name="Bench", by=CLI)
     preset_services.preset_import(
         server=server, raw=Path(args.preset).read_bytes(), filename=Path(args.preset).name, by=CLI
     )
@@ -333,7 +333,7 @@ def run(args: argparse.Namespace, given: str) -> None:
     from config.wsgi import api
 
     with CaptureQueriesContext(connection) as captured:  # one whole request, through the handler
-        b"".join(api(environ_for(bodies["stored conversation"], token), lambda status, headers: None))
+        b"".join(api(environ_for(bodies["stored conversation"], token), lambda status, headers: None))  # type: ignore[arg-type]
     queries = (
         f"{len(captured)} ("
         + ", ".join(

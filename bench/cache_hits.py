@@ -17,7 +17,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -76,11 +78,13 @@ def serializer_costs() -> None:
     services.preset_import(server=server, raw=make_preset(*nodes), filename="big.json", by=SYSTEM)
     value = (1, preset_cache._load_active(SERVER_ID + 1))
     assert cache_codec.loads(cache_codec.dumps(value)) == value
-    for name, dumps, loads in (
+    codecs: tuple[tuple[str, Callable[[Any], bytes | int], Callable[[Any], Any]], ...] = (
         ("pickle", pickle.dumps, pickle.loads),
         ("cache_codec", cache_codec.dumps, cache_codec.loads),
-    ):
+    )
+    for name, dumps, loads in codecs:
         data = dumps(value)
+        assert isinstance(data, bytes)  # a tuple is stored as bytes (only a bare int stays an int)
         rounds = []
         for _ in range(ROUNDS):
             started = time.perf_counter()

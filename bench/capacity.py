@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from core.actors import SYSTEM
 
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from corpus_path import CORPUS  # noqa: E402
+from bench.corpus_path import CORPUS  # noqa: E402
 
 FIRST_SERVER = 880_000_001
 BUCKETS = ROOT / "assembly" / "default_buckets.json"
@@ -68,16 +69,16 @@ class CacheCalls:
     METHODS = ("get", "set", "add", "delete", "get_many", "set_many", "delete_many", "incr")
 
     def __init__(self) -> None:
-        from django.core.cache import cache
+        from django.core.cache import caches
 
         self.count = 0
         self.depth = 0
-        self.backend = cache._connections[cache._alias] if hasattr(cache, "_connections") else cache
+        self.backend = caches["default"]  # this thread's backend behind django.core.cache.cache
         backend = type(self.backend)
         for name in self.METHODS:
             original = getattr(backend, name)
 
-            def counted(obj, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            def counted(obj, *args, _original=original, **kwargs):
                 self.count += self.depth == 0
                 self.depth += 1
                 try:
@@ -140,7 +141,7 @@ def per_request(servers: list[int], token: str, requests: int) -> dict[str, floa
     )
     calls = CacheCalls()
     url = f"/api/v1/servers/{server_id}/assemble"
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
 
     def measured(body: str) -> tuple[int, int]:
         before = calls.count

@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -111,7 +112,7 @@ def main() -> None:
 
 def run(runs: int, token: str) -> None:
     client = Client()
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
     url = f"/api/v1/servers/{SERVER_ID}/assemble"
     names = {"user": "Mira", "char": "Keeper"}
     stored = client.get(f"/api/v1/servers/{SERVER_ID}/channels/{CHANNEL}/conversation", **headers).json()

@@ -11,12 +11,14 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.macros.extraction import extract_ops
-from engine.macros.replay import replay, replay_steps
+from engine.macros.replay import Op, replay, replay_steps
 
 MESSAGES = 2_000
 RUNS = 5
@@ -33,8 +35,11 @@ def message(n: int) -> str:
     return " ".join(parts)
 
 
-def timed(fn) -> tuple[float, object]:
-    samples, result = [], None
+T = TypeVar("T")
+
+
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
+    samples: list[float] = []
     for _ in range(RUNS):
         start = time.perf_counter()
         result = fn()
@@ -42,9 +47,9 @@ def timed(fn) -> tuple[float, object]:
     return statistics.median(samples), result
 
 
-def extract_all() -> list:
+def extract_all() -> list[tuple[Op, ...]]:
     state: dict = {}
-    ops = []
+    ops: list[tuple[Op, ...]] = []
     for n in range(MESSAGES):
         result = extract_ops(message(n), variables=state, random_key=(1, n, 1))
         state = result.variables

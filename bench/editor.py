@@ -41,8 +41,8 @@ os.environ.update(
 )
 os.environ.pop("REDIS_URL", None)
 
-from corpus_path import CORPUS  # noqa: E402
-from load_assemble import free_port, start_server, wait_until_up  # noqa: E402
+from bench.corpus_path import CORPUS  # noqa: E402
+from bench.load_assemble import free_port, start_server, wait_until_up  # noqa: E402
 
 SERVER_ID = 777003
 PASSWORD = "correct horse battery"
@@ -74,11 +74,13 @@ def setup():
 
 def timed(call, runs: int) -> tuple[float, int, int]:
     """(median ms, bytes of the last answer, its status) over `runs` calls."""
-    times, response = [], None
+    times: list[float] = []
+    response = None
     for _ in range(runs):
         start = time.perf_counter()
         response = call()
         times.append((time.perf_counter() - start) * 1000)
+    assert response is not None
     return statistics.median(times), len(response.content), response.status_code
 
 
@@ -203,7 +205,7 @@ def main() -> None:
     for label, call, ms_target, bytes_target in rows:
         ms, size, status = timed(call, args.runs)
         line = f"{label:48} {ms:8.1f} ms {size / 1024:9.1f} KB  HTTP {status}"
-        if ms_target:
+        if ms_target and bytes_target:
             line += f"   time {ms / ms_target:.2f}x of {ms_target} ms, size {size / bytes_target:.2f}x of {bytes_target // 1000} KB"
         print(line)
     if not args.no_browser:

@@ -37,7 +37,7 @@ os.environ.update(
 os.environ.pop("REDIS_URL", None)
 os.environ.setdefault("TEST_DATABASE_NAME", "bench_tk_editor")
 
-from corpus_path import CORPUS  # noqa: E402
+from bench.corpus_path import CORPUS  # noqa: E402
 
 TARGET_MS = 300
 SERVER_ID = 777027

@@ -14,12 +14,15 @@ import argparse
 import os
 import signal
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from corpus_path import CORPUS
-from load_assemble import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for bench/ and devtools
+
+from bench.corpus_path import CORPUS
+from bench.load_assemble import (
     PYTHON,
     ROOT,
     SERVER_ID,

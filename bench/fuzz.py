@@ -39,14 +39,14 @@ class Tally:
         self.runs = 0
         self.slowest = 0.0
 
-    def timed(self, call, *args) -> None:  # type: ignore[no-untyped-def]
+    def timed(self, call, *args) -> None:
         start = time.perf_counter()
         call(*args)
         self.slowest = max(self.slowest, time.perf_counter() - start)
         self.runs += 1
 
 
-def run(name: str, strategy, call, examples: int, rng_seed: int) -> None:  # type: ignore[no-untyped-def]
+def run(name: str, strategy, call, examples: int, rng_seed: int) -> None:
     tally = Tally()
     config = settings(
         max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None
@@ -55,7 +55,7 @@ def run(name: str, strategy, call, examples: int, rng_seed: int) -> None:  # typ
     @seed(rng_seed)
     @config
     @given(strategy)
-    def fuzz(args) -> None:  # type: ignore[no-untyped-def]
+    def fuzz(args) -> None:
         tally.timed(call, *args)
 
     start = time.perf_counter()

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,9 +29,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from assemble import cpu_ms, fresh_seed, presets  # noqa: E402
-from corpus_path import CORPUS  # noqa: E402
-
+from bench.assemble import cpu_ms, fresh_seed, presets  # noqa: E402
+from bench.corpus_path import CORPUS  # noqa: E402
 from engine import assemble, parse_buckets  # noqa: E402
 from engine.cards import Card, read_card  # noqa: E402
 from engine.groups import Group, GroupMember  # noqa: E402
@@ -120,7 +120,7 @@ def next_for_a_large_message(card: Card, *, runs: int, rounds: int) -> None:
     for size in (2, 32):
         members = tuple(GroupMember(replace(card, name=f"Member {i} the Bold")) for i in range(size))
         group = Group("Crowd", members)
-        took = cpu_ms(lambda group=group: next_speakers(group, message, 1), runs=runs, rounds=rounds)
+        took = cpu_ms(partial(next_speakers, group, message, 1), runs=runs, rounds=rounds)
         print(f"next, 250 KB message, {size:2d} members {took:8.2f} ms")
 
 

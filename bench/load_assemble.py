@@ -32,8 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
-from corpus_path import CORPUS
-
+from bench.corpus_path import CORPUS
 from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 SERVER_ID = 777001
@@ -57,12 +56,18 @@ def run(cmd: list[str], env: dict[str, str]) -> str:
 _kept = threading.local()  # a client thread's open connection to each port
 
 
+def _kept_connections() -> dict[int, http.client.HTTPConnection]:
+    if not hasattr(_kept, "by_port"):
+        _kept.by_port = {}
+    return _kept.by_port
+
+
 def request(port: int, token: str, body: bytes, *, keep_alive: bool = True) -> tuple[int, float]:
     """POST one assemble request; the status and the milliseconds to its whole answer.
 
     With `keep_alive` the thread's connection to `port` is reused, as a bot's HTTP session does, and
     opened again when the server has closed it."""
-    conn = _kept.__dict__.pop(port, None) if keep_alive else None
+    conn = _kept_connections().pop(port, None) if keep_alive else None
     reused = conn is not None
     if conn is None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -83,7 +88,7 @@ def request(port: int, token: str, body: bytes, *, keep_alive: bool = True) -> t
         return request(port, token, body, keep_alive=keep_alive)  # the server had closed an idle connection
     elapsed = (time.perf_counter() - start) * 1000
     if keep_alive and not response.will_close:
-        _kept.__dict__[port] = conn
+        _kept_connections()[port] = conn
     else:
         conn.close()
     return response.status, elapsed

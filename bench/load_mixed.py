@@ -28,12 +28,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
-from corpus_path import CORPUS
+from bench.corpus_path import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_assemble import run
-
+from bench.load_assemble import run
 from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 SERVER_ID = 777002

@@ -14,8 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from corpus_path import CORPUS
-
+from bench.corpus_path import CORPUS
 from engine.macros import MacroEnv, Segment, compile_text, render_segments, resolve_identity
 
 DEFAULT_CORPUS = CORPUS / "pm"

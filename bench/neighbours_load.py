@@ -38,8 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_assemble import run
-
+from bench.load_assemble import run
 from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 A, B = 881001, 882002
@@ -250,7 +249,8 @@ def main() -> None:
         refused: collections.Counter[str] = collections.Counter()  # A's answers other than 200
 
         def measure_a(count: int | None, stop_at: float) -> tuple[list[float], int]:
-            times, failures = [], 0
+            times: list[float] = []
+            failures = 0
             while (count is None or len(times) < count) and time.monotonic() < stop_at:
                 start = time.perf_counter()
                 status, _, body = call(api_port, "POST", f"/api/v1/servers/{A}/assemble", document, bearer)

@@ -14,8 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_path import CORPUS
-
+from bench.corpus_path import CORPUS
 from devtools.genpreset import make_big_preset
 from engine.st_format import parse_preset
 

@@ -46,8 +46,8 @@ os.environ.update(
 )
 os.environ.pop("REDIS_URL", None)
 
-from corpus_path import CORPUS  # noqa: E402
-from load_assemble import free_port, start_server, wait_until_up  # noqa: E402
+from bench.corpus_path import CORPUS  # noqa: E402
+from bench.load_assemble import free_port, start_server, wait_until_up  # noqa: E402
 
 TARGET_MS = 300
 HEAVIEST = 5

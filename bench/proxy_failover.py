@@ -31,9 +31,8 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for devtools
-from corpus_path import CORPUS
-from load_assemble import SERVER_ID, SETUP, group_cpu_seconds, request, run
-
+from bench.corpus_path import CORPUS
+from bench.load_assemble import SERVER_ID, SETUP, group_cpu_seconds, request, run
 from devtools.web_process import PYTHON, ROOT, free_port, start_server, stop_server, wait_until_up
 
 
@@ -65,7 +64,7 @@ def caddyfile(ports: tuple[int, int], listen: int, health: int, *, retry_rule: b
     return text
 
 
-def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, retry_rule: bool) -> None:  # type: ignore[no-untyped-def]
+def one_run(caddy: str, env: dict[str, str], token: str, body: bytes, args, *, retry_rule: bool) -> None:
     ports = free_port(), free_port()
     listen, health = free_port(), free_port()
     servers = [start_server(port, workers=1, env=env) for port in ports]

@@ -24,8 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from corpus_path import CORPUS  # noqa: E402
-
+from bench.corpus_path import CORPUS  # noqa: E402
 from engine.assemble import assemble  # noqa: E402
 from engine.buckets import parse_buckets  # noqa: E402
 from engine.compiled import compile_preset  # noqa: E402

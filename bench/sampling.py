@@ -18,8 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from corpus_path import CORPUS  # noqa: E402
-
+from bench.corpus_path import CORPUS  # noqa: E402
 from engine.sampling import PROVIDERS, generation_settings, sampler_settings_of, with_generation_settings  # noqa: E402
 
 BUDGET_US = 50.0  # 1% of the typical assembly target (5 ms)

@@ -26,7 +26,6 @@ import django  # noqa: E402
 
 django.setup()
 
-from corpus_path import CORPUS  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
@@ -34,6 +33,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
+from bench.corpus_path import CORPUS  # noqa: E402
 from core.actors import SYSTEM  # noqa: E402
 from devtools.genpreset import make_big_preset  # noqa: E402
 from engine.st_format import parse_preset  # noqa: E402

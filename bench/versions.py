@@ -29,10 +29,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from corpus_path import CORPUS  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
+from bench.corpus_path import CORPUS  # noqa: E402
 from core.actors import SYSTEM, Agent  # noqa: E402
 from presets import services  # noqa: E402
 from presets.editor import services as edit_services  # noqa: E402

@@ -31,8 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_path import CORPUS
-
+from bench.corpus_path import CORPUS
 from engine.worldinfo import (
     ActivationRequest,
     ScanMessage,

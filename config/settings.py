@@ -7,6 +7,7 @@ for production-like use.
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 
@@ -129,6 +130,7 @@ DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME") or 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     from redis.backoff import NoBackoff
     from redis.retry import Retry

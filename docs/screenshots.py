@@ -83,12 +83,9 @@ def shoot(base: str, review: str, *, widths: dict[int, int], suffix: str, only: 
             page.click("button[type=submit]")
             page.wait_for_load_state("networkidle")
             page.goto("/servers/1001/presets/")
-            nemo = (
-                page.get_by_role("link", name="nemoengine-v10")
-                .first.get_attribute("href")
-                .rstrip("/")
-                .split("/")[-1]
-            )
+            nemo_href = page.get_by_role("link", name="nemoengine-v10").first.get_attribute("href")
+            assert nemo_href is not None, "the demo's presets list links nemoengine-v10"
+            nemo = nemo_href.rstrip("/").split("/")[-1]
             page.goto("/servers/1001/lorebooks/")
             lorebook = page.get_by_role("link", name="Eldoria").first.get_attribute("href")
             for name, path in pages.items():

@@ -130,7 +130,8 @@ class Tavernkeep:
         self.base_url = base_url.rstrip("/")
         self.http = http
         # A plain string is the token of a bot that is in one guild: it is sent for every guild.
-        self.tokens, self.only_token = (dict(tokens), None) if not isinstance(tokens, str) else ({}, tokens)
+        self.tokens: dict[str, str] = {} if isinstance(tokens, str) else dict(tokens)
+        self.only_token: str | None = tokens if isinstance(tokens, str) else None
 
     def token_for(self, server_id: str) -> str:
         token = self.tokens.get(server_id) or self.only_token
@@ -339,6 +340,7 @@ def with_tool_results(
     result, in that provider's own shape (OpenAI `tool` messages, Anthropic `tool_result` blocks,
     Gemini `functionResponse` parts)."""
     calls = list(zip(reply.calls, reply.call_ids, results, strict=True))
+    asked: dict[str, Any]
     if provider == "openai":
         asked = {
             "role": "assistant",
@@ -365,19 +367,19 @@ def with_tool_results(
         ]
         turns = [{"role": "assistant", "content": [*text, *uses]}, {"role": "user", "content": answers}]
         return {**payload, "messages": [*payload.get("messages", []), *turns]}
-    text_parts = [{"text": reply.text}] if reply.text.strip() else []
+    text_parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text.strip() else []
     asked = {
         "role": "model",
         "parts": [*text_parts, *({"functionCall": {"name": n, "args": a}} for (n, a), _, _ in calls)],
     }
-    answers = {
+    replies: dict[str, Any] = {
         "role": "user",
         "parts": [
             {"functionResponse": {"name": name, "response": {"result": result}}}
             for (name, _), _, result in calls
         ],
     }
-    return {**payload, "contents": [*payload.get("contents", []), asked, answers]}
+    return {**payload, "contents": [*payload.get("contents", []), asked, replies]}
 
 
 # -- the loop ------------------------------------------------------------------------------------------
@@ -875,16 +877,15 @@ def config_from(environ: Mapping[str, str]) -> Config:
     url = required("TAVERNKEEP_URL", "Tavernkeep's address, such as http://127.0.0.1:8000")
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"TAVERNKEEP_URL must start with http:// or https:// (it is {url!r}).")
-    tokens: dict[str, str] | str = {}
+    per_guild: dict[str, str] = {}
     for pair in filter(None, (p.strip() for p in environ.get("TAVERNKEEP_TOKENS", "").split(","))):
         guild, _, token = pair.partition("=")
         if not guild.strip().isdigit() or not token.strip():
             raise ConfigError(
                 f"TAVERNKEEP_TOKENS takes <guild id>=<token> pairs separated by commas; {pair.split('=')[0]!r}… is not one."
             )
-        tokens[guild.strip()] = token.strip()
-    if not tokens:
-        tokens = environ.get("TAVERNKEEP_TOKEN", "").strip()
+        per_guild[guild.strip()] = token.strip()
+    tokens: dict[str, str] | str = per_guild or environ.get("TAVERNKEEP_TOKEN", "").strip()
     if not tokens:
         raise ConfigError(
             "Set TAVERNKEEP_TOKENS to <guild id>=<token> pairs (one token per guild, made on that server's "

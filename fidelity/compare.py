@@ -115,7 +115,8 @@ def _describe(
         text = (ours or {}).get("content", "") if want is None else want.get("content", "")
         return f"{head}; {'ours' if want is None else 'theirs'}: {_snippet(text, 0)}"
     if digests:
-        return f"{head}; lengths {want['length']} / {got['length']}; ours: {_snippet(ours['content'], 0)}"
+        ours_text = (ours or {}).get("content", "")
+        return f"{head}; lengths {want['length']} / {got['length']}; ours: {_snippet(ours_text, 0)}"
     a, b = want["content"], got["content"]
     at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
     return f"{head}; first differing character {at}:\n    theirs: {_snippet(a, at)}\n    ours:   {_snippet(b, at)}"
@@ -204,7 +205,7 @@ def apply_masks(messages: Sequence[Message], masks: Sequence[Mask | None]) -> tu
         mask = masks[index] if index < len(masks) else None
         content = message["content"]
         text = masked_text(content, mask) if mask is not None and isinstance(content, str) else None
-        if text is None:
+        if mask is None or text is None:
             out.append(message)
             continue
         out.append({**message, "content": text})

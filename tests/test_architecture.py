@@ -528,7 +528,7 @@ def engine_test_reaches(root: Path) -> list[str]:
                 todo.extend(_helper_files(base, node.module, node.names))
                 continue
             if isinstance(node, ast.Import):
-                named = [(alias.name, []) for alias in node.names]
+                named: list[tuple[str, list[ast.alias]]] = [(alias.name, []) for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 named = [(node.module, node.names)]
             else:

@@ -13,6 +13,7 @@ import pytest
 
 from memory.models import StmConsent, StmEntry
 from servers.models import Channel
+from tests.present import present
 
 BIG_CHANNEL = "1234567890123456789"  # past 2^53: a JavaScript number would round it
 BIG_THREAD = "1234567890123456790"
@@ -44,7 +45,7 @@ def test_the_bot_stores_a_turn_with_ids_in_either_spelling_and_gets_strings_back
     }
     entry = post(client, "stm/turns", body, api_token).json()["entry"]
     assert (entry["server"], entry["channel"], entry["user"]) == ("1001", BIG_THREAD, BIG_USER)
-    assert Channel.objects.get(discord_id=int(BIG_THREAD)).parent.discord_id == int(BIG_CHANNEL)
+    assert present(Channel.objects.get(discord_id=int(BIG_THREAD)).parent).discord_id == int(BIG_CHANNEL)
 
 
 @pytest.mark.parametrize("as_number", [False, True], ids=["string", "number"])

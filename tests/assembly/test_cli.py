@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -14,7 +15,7 @@ from core.actors import Agent
 DEFAULT = "assembly/default_buckets.json"
 
 
-def run(*args: str) -> tuple[int, dict | None, str]:
+def run(*args: str) -> tuple[int, Any, str]:  # the parsed JSON report (None without one)
     out, err = io.StringIO(), io.StringIO()
     code = 0
     import sys
@@ -24,7 +25,7 @@ def run(*args: str) -> tuple[int, dict | None, str]:
     try:
         call_command(Command(), *args, stdout=out)
     except SystemExit as exc:
-        code = exc.code
+        code = int(exc.code or 0)
     finally:
         sys.stderr = real_err
     text = out.getvalue()

@@ -24,6 +24,7 @@ USER = "987654321098765432"
 
 def load_example():
     spec = importlib.util.spec_from_file_location("discord_bot_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)

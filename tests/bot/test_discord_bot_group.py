@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -82,6 +83,7 @@ def party(lantern, django_capture_on_commit_callbacks):
 
 def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
     """The reply as that provider streams it: the text, then each tool call (arguments in two pieces)."""
+    events: list[dict[str, Any]]
     if provider == "openai":
         events = [{"choices": [{"delta": {"content": text}}]}]
         for index, (name, args) in enumerate(calls):
@@ -130,7 +132,9 @@ def stream(provider: str, text: str, calls: list[tuple[str, dict]]) -> bytes:
                     }
                 )
     else:
-        parts = [{"text": text}] + [{"functionCall": {"name": name, "args": args}} for name, args in calls]
+        parts: list[dict[str, Any]] = [{"text": text}] + [
+            {"functionCall": {"name": name, "args": args}} for name, args in calls
+        ]
         events = [{"candidates": [{"content": {"parts": parts}}]}]
     return sse(events)
 
@@ -139,7 +143,7 @@ def tool_results(provider: str, body: dict) -> list:
     """The tool results a request hands back to the model (its last turn), in that provider's shape."""
     if provider == "openai":
         messages = body.get("messages", [])
-        tail = []
+        tail: list[dict[str, Any]] = []
         for message in reversed(messages):
             if message.get("role") != "tool":
                 break
@@ -262,7 +266,7 @@ def run_group(provider, http, api_token, cast, text="Who keeps the lamp tonight?
 def test_each_speaker_gets_its_own_turn_and_its_reply_is_posted_under_its_name_in_order(
     http, api_token, party
 ):
-    lines = {
+    lines: dict[str, tuple] = {
         "Mira": ("<think>plan</think>I keep it, Ann.", []),
         "Tomas": ("Mira keeps it; I fetch the oil.", []),
     }
@@ -345,7 +349,10 @@ def test_a_channel_without_a_group_is_answered_by_the_solo_loop(http, api_token,
 
 
 def test_a_member_list_call_is_shown_to_the_next_speaker_not_posted(http, api_token, party):
-    lines = {"Mira": ("Who is on tonight?", [("list_group_members", {})]), "Tomas": ("All of us.", [])}
+    lines: dict[str, tuple] = {
+        "Mira": ("Who is on tonight?", [("list_group_members", {})]),
+        "Tomas": ("All of us.", []),
+    }
     with Cast("gemini", lines) as cast:
         _, posts = run_group("gemini", http, api_token, cast)
     listed = f"Tomas (id {party['Tomas']}), Old Tom (id {party['Old Tom']}, muted)"
@@ -440,7 +447,7 @@ def test_one_member_sets_the_authors_note_another_rolls_and_the_next_prompts_car
 
 
 def test_each_member_is_posted_with_its_public_avatar_url(http, api_token, party):
-    lines = {"Mira": ("Here.", []), "Tomas": ("Here too.", [])}
+    lines: dict[str, tuple] = {"Mira": ("Here.", []), "Tomas": ("Here too.", [])}
     with Cast("openai", lines) as cast:
         _, posts = run_group("openai", http, api_token, cast, raw=True)
     assert [p.avatar_url.split("/avatars/1001/")[1].split("/")[0] for p in posts] == [
@@ -526,7 +533,10 @@ def test_the_group_loop_stores_each_reply_under_its_member_and_the_next_message_
     assert private == {"Old Tom", "Tomas"}
     assert "cellar" in json.dumps(cast.turns[1]) and "cellar" not in json.dumps(cast.turns[0])
 
-    again = {"Mira": ("Still me.", []), "Tomas": ("And I have the oil.", [])}
+    again: dict[str, tuple[str, list[Any]]] = {
+        "Mira": ("Still me.", []),
+        "Tomas": ("And I have the oil.", []),
+    }
     with Cast("openai", again) as cast:  # a new bot process: it keeps no history of its own
         _, posts = run_group("openai", http, api_token, cast, text="And the oil?")
     assert posts == [("Mira", "Still me."), ("Tomas", "And I have the oil.")]

@@ -17,6 +17,7 @@ from conversations.selectors import (
 from core.actors import SYSTEM
 from engine.macros.replay import make_op
 from servers.models import AuditEvent
+from tests.present import present
 
 
 def current_swipe(message):
@@ -164,7 +165,7 @@ def test_history_for_the_preview_is_the_visible_text_of_the_current_swipes(dunge
     say("Hi there {{setvar::hp::30}}", role="user", speaker="Rin")
     reply = say("Welcome.")
     services.swipe_add(message=reply, text="Go away.", by=SYSTEM)
-    history, variables = preview_inputs(lantern.id, dungeon.id)
+    history, variables = present(preview_inputs(lantern.id, dungeon.id))
     assert [(m["role"], m["name"], m["content"]) for m in history] == [
         ("user", "Rin", "Hi there"),
         ("assistant", "Narrator", "Go away."),

@@ -4,7 +4,7 @@ clear errors. A few hundred examples each here; `bench/fuzz.py` runs 10,000+ per
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from devtools.fuzz.strategies import (
@@ -15,8 +15,13 @@ from devtools.fuzz.strategies import (
     preset_uploads,
 )
 from devtools.fuzz.targets import assembly_target, bucket_target, import_target, macro_target
+from tests.engine.fuzzing import examples
 
-CI = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+CI = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
+# the strategies must reach input the parsers accept: a fixed search, stopped at its first find (not shrunk)
+REACH = settings(max_examples=2000, database=None, derandomize=True, phases=[Phase.generate])
 
 
 @CI
@@ -43,7 +48,9 @@ def test_any_bucket_document_parses_or_gets_a_bucket_error(document):
     bucket_target(document)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(
+    max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
 @given(assembly_inputs)
 def test_any_accepted_preset_with_any_accepted_document_assembles(inputs):
     assembly_target(*inputs)
@@ -51,12 +58,12 @@ def test_any_accepted_preset_with_any_accepted_document_assembles(inputs):
 
 def test_the_upload_strategy_reaches_presets_the_importer_accepts():
     """Were every generated upload refused, a target that swallowed all errors would pass unseen."""
-    accepted = find(preset_uploads, import_target, settings=settings(max_examples=2000, database=None))
+    accepted = find(preset_uploads, import_target, settings=REACH)
     assert import_target(accepted)
 
 
 def test_the_bucket_strategy_reaches_documents_the_parser_accepts():
-    accepted = find(bucket_documents, bucket_target, settings=settings(max_examples=2000, database=None))
+    accepted = find(bucket_documents, bucket_target, settings=REACH)
     assert bucket_target(accepted)
 
 

@@ -150,7 +150,7 @@ DEFAULT_BUCKETS = (
 )
 
 
-def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def]
+def assemble(client, server_id: int, token: str):
     """POST the default bucket document to the assemble API; the response."""
     from django.urls import reverse
 
@@ -162,7 +162,7 @@ def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def
     )
 
 
-def node_sources(response) -> set[str]:  # type: ignore[no-untyped-def]
+def node_sources(response) -> set[str]:
     """Identifiers of the preset nodes an assemble answer used."""
     return {
         source["identifier"]
@@ -180,7 +180,7 @@ FAULT_PRESET = (
 
 
 @pytest.fixture
-def lamp_preset(lantern, alice):  # type: ignore[no-untyped-def]
+def lamp_preset(lantern, alice):
     """An active preset for the Lantern Guild whose nodes `main` and `lamp` show in every assembly."""
     from presets import cache as preset_cache
     from presets import services

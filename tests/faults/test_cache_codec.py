@@ -22,7 +22,7 @@ class _Boom:
 
 
 def _raw_client():
-    return cache._cache.get_client(write=True)
+    return cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's Redis backend's client
 
 
 def test_a_pickle_planted_in_redis_runs_nothing_and_reads_as_a_miss(tmp_path):

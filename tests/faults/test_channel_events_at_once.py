@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 CHANNEL = 1_234_567_890_123_456_789
 
 
-def post(lantern, message_id: int, content: str):  # type: ignore[no-untyped-def]
+def post(lantern, message_id: int, content: str):
     return lambda: message_post(
         server_id=lantern.pk, channel_id=CHANNEL, message_id=message_id, role="assistant", content=content
     )

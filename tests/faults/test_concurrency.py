@@ -55,7 +55,7 @@ def dora(django_user_model, lantern):
     return user
 
 
-def _signed_in(user) -> Client:  # type: ignore[no-untyped-def]
+def _signed_in(user) -> Client:
     client = Client()
     client.force_login(user)
     return client

@@ -48,7 +48,7 @@ def frozen_redis(settings, throwaway_redis, monkeypatch):
         os.kill(throwaway_redis.process.pid, signal.SIGCONT)
 
 
-def _timed(call):  # type: ignore[no-untyped-def]
+def _timed(call):
     started = time.perf_counter()
     response = call()
     return response, time.perf_counter() - started
@@ -64,7 +64,7 @@ def test_a_frozen_redis_costs_one_timeout_then_requests_answer_at_database_speed
     os.kill(frozen_redis.process.pid, signal.SIGSTOP)
     turn = {"channel": 601, "user": MIRA, "messages": [{"role": "user", "content": "hi"}]}
 
-    def store():  # type: ignore[no-untyped-def]
+    def store():
         return client.post(
             "/api/v1/servers/1001/stm/turns",
             data=json.dumps(turn),

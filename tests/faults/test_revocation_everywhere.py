@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
-def listening(settings):  # type: ignore[no-untyped-def]
+def listening(settings):
     settings.CACHE_STAMP_LISTENER = True
     yield
     stamp_listener.stop_listening()  # before the test database is dropped

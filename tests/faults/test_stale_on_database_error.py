@@ -38,6 +38,7 @@ from regex_scripts.models import ServerScript
 from servers import generational_cache
 from servers.writes import server_write
 from tests.engine.cards.test_reader import V2
+from tests.present import present
 from tests.regex_scripts.conftest import script
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,7 +65,7 @@ def _preset(lantern, alice) -> Callable[[], Any]:
     preset_services.preset_import(
         server=lantern, raw=make_preset(("lamp", "A lamp burns.", True)), filename="Lamp.json", by=alice
     )
-    return lambda: [n.node.identifier for n in preset_cache.get_active_preset(lantern.pk).nodes]
+    return lambda: [n.node.identifier for n in present(preset_cache.get_active_preset(lantern.pk)).nodes]
 
 
 def _sampling(lantern, alice) -> Callable[[], Any]:
@@ -81,13 +82,13 @@ def _channel(lantern, alice) -> Callable[[], Any]:
         by=alice,
     )
     channel_services.channel_preset_set(server=lantern, channel_id=CHANNEL, preset=result.preset, by=alice)
-    return lambda: channel_cache.get_preset_for_channel(lantern.pk, CHANNEL).name
+    return lambda: present(channel_cache.get_preset_for_channel(lantern.pk, CHANNEL)).name
 
 
 def _card(lantern, alice) -> Callable[[], Any]:
     raw = json.dumps({**V2, "data": {**V2["data"], "name": "Mira"}}).encode()
     card_services.card_import(server=lantern, raw=raw, filename="mira.json", by=alice)
-    return lambda: card_cache.get_active_card(lantern.pk).name
+    return lambda: present(card_cache.get_active_card(lantern.pk)).name
 
 
 def _lorebook(lantern, alice) -> Callable[[], Any]:

@@ -5,6 +5,7 @@ group."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -14,6 +15,7 @@ from characters import services as card_services
 from core.actors import SYSTEM
 from engine import parse_buckets
 from groups import services
+from tests.present import present
 
 from .conftest import add_card, card_bytes
 
@@ -36,7 +38,7 @@ def party(lantern, committed):
         )
 
 
-def group_doc(speaker: str, group: str = "Party", **extra) -> dict:
+def group_doc(speaker: str, group: str = "Party", **extra) -> dict[str, Any]:
     return {
         "names": {"user": "Ann", "char": speaker},
         "history": [{"role": "user", "name": "Ann", "content": "Is the lamp lit?"}],
@@ -99,21 +101,21 @@ def test_the_speakers_note_in_the_channel_is_its_scenario_unless_the_chat_overri
             by=SYSTEM,
         )
     _, card, doc = group_turn(lantern.pk, parse_buckets(group_doc("Tomas")), 77)
-    assert card.name == "Tomas" and doc.group.scenario_override == "Tomas hides the key."
+    assert present(card).name == "Tomas" and present(doc.group).scenario_override == "Tomas hides the key."
     _, _, elsewhere = group_turn(lantern.pk, parse_buckets(group_doc("Tomas")), 78)
-    assert elsewhere.group.scenario_override is None
+    assert present(elsewhere.group).scenario_override is None
     _, _, other = group_turn(lantern.pk, parse_buckets(group_doc("Mira")), 77)
-    assert other.group.scenario_override is None
+    assert present(other.group).scenario_override is None
     overridden = group_doc("Tomas")
     overridden["group"]["scenario_override"] = "A calm night."
     _, _, kept = group_turn(lantern.pk, parse_buckets(overridden), 77)
-    assert kept.group.scenario_override == "A calm night."
+    assert present(kept.group).scenario_override == "A calm night."
 
 
 def test_a_channel_using_a_group_lets_the_member_named_as_char_answer(lantern, party, committed):
     with committed(execute=True):
         services.channel_group_set(server=lantern, channel_id=77, group=party, by=SYSTEM)
-    doc = {
+    doc: dict[str, Any] = {
         "names": {"user": "Ann", "char": "Tomas"},
         "history": [{"role": "user", "name": "Ann", "content": "Lamp?"}],
     }

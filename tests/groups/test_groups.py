@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from groups import selectors, services
 from groups.models import Group as GroupRow
 from groups.models import GroupMember as MemberRow
 from servers.models import AuditEvent
+from tests.present import present
 
 from .conftest import add_card, card_bytes
 
@@ -41,6 +43,7 @@ def test_a_group_keeps_its_members_in_the_order_given_with_their_mute_flags(lant
         by=SYSTEM,
     )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [
         ("Old Tom", False),
         ("Mira", False),
@@ -84,7 +87,7 @@ def test_a_name_clash_is_refused_unless_replace_and_replacing_keeps_the_channels
     services.channel_group_set(server=lantern, channel_id=77, group=first, by=SYSTEM)
     with pytest.raises(services.GroupNameClash):
         services.group_save(server=lantern, name="Party", members=["Mira"], by=SYSTEM)
-    assert [m.name for m in selectors.engine_group(lantern.pk, "Party").members] == [
+    assert [m.name for m in present(selectors.engine_group(lantern.pk, "Party")).members] == [
         "Mira",
         "Tomas",
         "Old Tom",
@@ -94,6 +97,7 @@ def test_a_name_clash_is_refused_unless_replace_and_replacing_keeps_the_channels
             server=lantern, name="Party", members=["Tomas"], strategy="pooled", replace=True, by=SYSTEM
         )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [m.name for m in group.members] == ["Tomas"] and group.strategy == "pooled"
     assert selectors.channel_group(lantern.pk, 77) == "Party"
 
@@ -115,13 +119,13 @@ def test_the_engine_group_is_served_from_the_cache_without_queries(
     make_party(lantern)
     selectors.engine_group(lantern.pk, "Party")
     with django_assert_num_queries(0):
-        assert selectors.engine_group(lantern.pk, "Party").members[0].name == "Mira"
+        assert present(selectors.engine_group(lantern.pk, "Party")).members[0].name == "Mira"
 
 
 def test_a_replaced_card_is_seen_in_the_group_at_the_next_read(lantern, party_cards, committed):
     make_party(lantern)
     assert (
-        selectors.engine_group(lantern.pk, "Party").members[0].card.description
+        present(selectors.engine_group(lantern.pk, "Party")).members[0].card.description
         == "Mira keeps the lighthouse."
     )
     with committed(execute=True):
@@ -133,6 +137,7 @@ def test_a_replaced_card_is_seen_in_the_group_at_the_next_read(lantern, party_ca
             by=SYSTEM,
         )
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [m.name for m in group.members] == ["Mira", "Tomas", "Old Tom"]
     assert group.members[0].card.description == "Mira sails at dawn."
 
@@ -145,10 +150,14 @@ def test_deleting_a_member_card_drops_it_from_the_group_and_the_others_keep_thei
     with committed(execute=True):
         card_services.card_delete(card=party_cards["Tomas"], by=SYSTEM)
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [("Mira", False), ("Old Tom", True)]
     # Adding a new card under the old name does not bring it back.
     add_card(lantern, "Tomas")
-    assert [m.name for m in selectors.engine_group(lantern.pk, "Party").members] == ["Mira", "Old Tom"]
+    assert [m.name for m in present(selectors.engine_group(lantern.pk, "Party")).members] == [
+        "Mira",
+        "Old Tom",
+    ]
 
 
 def test_deleting_a_group_frees_its_channels(lantern, party_cards, committed):
@@ -286,7 +295,7 @@ def test_the_command_line_gives_a_channel_a_group_and_refuses_an_unknown_one(cli
 def test_the_assemble_command_refuses_a_speaker_outside_the_group_in_one_line(cli_db, tmp_path):
     cli("group", "create", "--server", "5", "--name", "Party", "--members", "Mira,Tomas", "--json", db=cli_db)
     document = tmp_path / "turn.json"
-    turn = {
+    turn: dict[str, Any] = {
         "history": [{"role": "user", "name": "Ann", "content": "Hi"}],
         "group": {"name": "Party", "speaker": "Old Tom"},
     }

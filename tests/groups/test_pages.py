@@ -34,6 +34,7 @@ def test_alice_creates_a_group_with_a_plain_form_in_the_order_she_numbers(
     answer = client.post(reverse("groups:new", args=[lantern.pk]), form)
     assert answer.status_code == 302 and answer["Location"] == reverse("groups:list", args=[lantern.pk])
     group = selectors.engine_group(lantern.pk, "Party")
+    assert group is not None
     assert [(m.name, m.muted) for m in group.members] == [("Old Tom", True), ("Mira", False)]
     assert (group.mode, group.strategy, group.join_prefix) == (
         "join_exclude_muted",
@@ -68,6 +69,7 @@ def test_alice_edits_a_group_and_its_channels_stay(client, alice, lantern, party
         )
     assert answer.status_code == 302
     stored = selectors.engine_group(lantern.pk, "Party")
+    assert stored is not None
     assert [m.name for m in stored.members] == ["Tomas"] and stored.strategy == "list"
     assert selectors.channel_group(lantern.pk, 77) == "Party"
 

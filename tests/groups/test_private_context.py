@@ -14,6 +14,7 @@ from django.urls import reverse
 from core.actors import SYSTEM
 from groups import selectors, services
 from servers.models import AuditEvent
+from tests.present import present
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +88,7 @@ def test_the_context_reaches_only_its_members_prompt_at_its_place(client, api_to
 
 
 def test_a_member_named_by_its_id_is_the_same_member(client, api_token, party_in_tavern):
-    mira_id = selectors.loaded_group_fresh(1001, "Party").id_of("Mira")
+    mira_id = present(selectors.loaded_group_fresh(1001, "Party")).id_of("Mira")
     answer = add_context(client, api_token, {"member": mira_id, "text": "The lamp is yours to find."})
     assert answer.json()["result"]["member"] == {"id": mira_id, "name": "Mira"}
     assert any("yours to find" in m["content"] for m in prompt_of(client, api_token, "Mira"))

@@ -119,6 +119,7 @@ def test_roll_dice_rolls_the_dice_asked_with_the_seed_it_answers(client, lantern
     again = tool(client, api_token, "roll_dice", {"formula": "3d6+2", "seed": first["seed"]}).json()["result"]
     assert again == first
     event = AuditEvent.objects.filter(action="group.dice").first()
+    assert event is not None
     assert event.detail["formula"] == "3d6+2" and event.detail["total"] == first["total"]
 
 

@@ -6,6 +6,7 @@ import json
 import sys
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 corpus_only = pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is not on this machine")
 
 
-def run(*args: str) -> tuple[int, dict | None, str]:
+def run(*args: str) -> tuple[int, Any, str]:  # the parsed JSON report (None without one)
     out, err = StringIO(), StringIO()
     real_stderr = sys.stderr
     sys.stderr = err

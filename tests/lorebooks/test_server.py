@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -106,7 +107,7 @@ def test_writes_invalidate_the_cached_lorebooks(
     assert post(client, doc("the lantern"), api_token).json()["world_info"]["activated"] == []
 
 
-def run_assemble(*args: str) -> tuple[int, dict | None, str]:
+def run_assemble(*args: str) -> tuple[int, Any, str]:  # the parsed JSON report (None without one)
     out, err = StringIO(), StringIO()
     real = sys.stderr
     sys.stderr = err

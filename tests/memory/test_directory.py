@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from servers import services as server_services
 from servers.models import AuditEvent, Channel
+from tests.present import present
 
 from .conftest import LANTERN, MIRA
 
@@ -55,7 +56,11 @@ def test_a_new_push_replaces_the_previous_directory(client, api_token):
 def test_a_pushed_private_flag_keeps_that_channels_memories_private(client, api_token):
     push(client, api_token, tavern())
     cellar = Channel.objects.get(discord_id=int(CELLAR))
-    assert (cellar.is_private, cellar.parent.discord_id, cellar.name) == (True, int(GENERAL), "cellar")
+    assert (cellar.is_private, present(cellar.parent).discord_id, cellar.name) == (
+        True,
+        int(GENERAL),
+        "cellar",
+    )
     push(client, api_token, tavern(channels=[{"id": CELLAR, "name": "cellar", "private": False}]))
     assert not Channel.objects.get(discord_id=int(CELLAR)).is_private
 

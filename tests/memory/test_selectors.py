@@ -13,6 +13,7 @@ from memory.models import StmEntry
 from memory.selectors import load_stm, stm_contribution
 from servers import services as server_services
 from servers.models import Channel
+from tests.present import present
 
 from .conftest import HARBOR, LANTERN, MIRA, TOMAS
 
@@ -56,7 +57,7 @@ def test_a_channel_marked_private_hides_its_memory_and_its_threads(store):
     store(600)
     store(601, parent_id=600)
     server_services.channel_set_private(
-        server=Channel.objects.get(discord_id=600).server,
+        server=present(Channel.objects.get(discord_id=600).server),
         channel=Channel.objects.get(discord_id=600),
         private=True,
         by=SYSTEM,

@@ -38,6 +38,7 @@ def test_a_cache_hit_makes_zero_queries(lantern, house_style, django_assert_num_
     preset_cache.get_active_preset(lantern.id)
     with django_assert_num_queries(0):
         compiled = preset_cache.get_active_preset(lantern.id)
+        assert compiled is not None
     assert compiled.preset_id == house_style.pk
 
 
@@ -94,6 +95,7 @@ def test_after_a_toggle_the_cached_preset_shows_the_new_state(lantern, alice, ho
         node=house_style.nodes.get(identifier="d4c2b8f1-no-ooc"), enabled=False, by=alice
     )
     compiled = preset_cache.get_active_preset(lantern.id)
+    assert compiled is not None
     assert not next(n for n in compiled.nodes if n.node.identifier == "d4c2b8f1-no-ooc").node.enabled
 
 
@@ -120,6 +122,7 @@ def test_a_cache_hit_in_a_fresh_process_compiles_from_the_shared_cache_without_q
     preset_cache.clear_local()
     with django_assert_num_queries(0):
         compiled = preset_cache.get_active_preset(lantern.id)
+        assert compiled is not None
     assert compiled.preset_id == house_style.pk and compiled.nodes[0].template is not None
 
 

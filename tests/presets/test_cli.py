@@ -8,6 +8,7 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -36,7 +37,7 @@ IMPORT_KEYS = {
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str) -> tuple[int, dict | None, str]:
+def run(*args: str) -> tuple[int, Any, str]:  # the parsed JSON report (None without one)
     """Call the command in-process; returns (exit code, parsed stdout JSON or None, stderr)."""
     out, err = StringIO(), StringIO()
     real_stderr = sys.stderr

@@ -45,7 +45,9 @@ def import_preset(lantern, alice):
     return importing
 
 
-def run_cli(*args: str, stdin: bytes = b"") -> tuple[int, dict | None, str]:
+def run_cli(
+    *args: str, stdin: bytes = b""
+) -> tuple[int, Any, str]:  # the parsed JSON report (None without one)
     """`manage.py regex …` in-process; returns (exit code, parsed stdout JSON or None, stderr)."""
     out, err = StringIO(), StringIO()
     real_stdin, real_stderr = sys.stdin, sys.stderr

@@ -14,6 +14,7 @@ def test_the_active_presets_scripts_come_from_what_the_import_kept(import_preset
     # Were the stored text read again, this would lose the scripts.
     Preset.objects.filter(pk=preset.pk).update(stored_text="not JSON any more")
     compiled = preset_cache.get_active_preset(lantern.pk)
+    assert compiled is not None
     assert [s.script.name for s in compiled.regex_scripts] == ["Typos"]
     assert compiled.reasoning[0] == "<think>"
 
@@ -22,4 +23,5 @@ def test_a_preset_stored_before_the_scripts_were_kept_apart_reads_its_stored_tex
     preset = import_preset("Old", script("/teh/", "the", name="Typos"))
     Preset.objects.filter(pk=preset.pk).update(regex_source=None)
     compiled = preset_cache.get_active_preset(lantern.pk)
+    assert compiled is not None
     assert [s.script.name for s in compiled.regex_scripts] == ["Typos"]

@@ -133,7 +133,7 @@ def _big_preset(lantern, alice, nodes: int) -> None:
     )
 
 
-def _render(client, server_id: int):  # type: ignore[no-untyped-def]
+def _render(client, server_id: int):
     document = DEFAULT_BUCKETS.read_text(encoding="utf-8")
     return client.post(
         reverse("assembly:preview-render", args=[server_id]),

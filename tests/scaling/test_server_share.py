@@ -25,14 +25,14 @@ def tiny_cpu_share(settings):
     fairness._credit.clear()
 
 
-def render(client, server_id: int):  # type: ignore[no-untyped-def]
+def render(client, server_id: int):
     document = DEFAULT_BUCKETS.read_text(encoding="utf-8")
     return client.post(
         reverse("assembly:preview-render", args=[server_id]), {"document": document}, HTTP_HX_REQUEST="true"
     )
 
 
-def assemble(client, server_id: int, token: str):  # type: ignore[no-untyped-def]
+def assemble(client, server_id: int, token: str):
     return client.post(
         f"/api/v1/servers/{server_id}/assemble",
         data=DEFAULT_BUCKETS.read_text(encoding="utf-8"),

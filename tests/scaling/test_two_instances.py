@@ -89,7 +89,7 @@ class Visitor:
 
     cookies: dict[str, str] = field(default_factory=dict)
 
-    def call(self, instance: Instance, method: str, path: str, form: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def call(self, instance: Instance, method: str, path: str, form: dict[str, str] | None = None):
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
         body = None
         if form is not None:
@@ -104,7 +104,7 @@ class Visitor:
                 self.cookies[name] = morsel.value
         return status, response_headers, content
 
-    def upload(self, instance: Instance, path: str, filename: str, content: bytes):  # type: ignore[no-untyped-def]
+    def upload(self, instance: Instance, path: str, filename: str, content: bytes):
         """POST a file field named `file` (multipart), as the upload form does."""
         boundary = uuid.uuid4().hex
         body = (
@@ -122,7 +122,7 @@ class Visitor:
         }
         return instance.call("POST", path, body, headers)
 
-    def sign_in(self, instance: Instance, username: str, password: str = "correct horse battery"):  # type: ignore[no-untyped-def]
+    def sign_in(self, instance: Instance, username: str, password: str = "correct horse battery"):
         _, _, page = self.call(instance, "GET", "/login/")
         token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()  # type: ignore[union-attr]
         return self.call(

@@ -47,7 +47,7 @@ DEFAULT_BUCKETS = Path(__file__).resolve().parents[2] / "assembly" / "default_bu
 
 
 def preset_bytes(label: str) -> bytes:
-    prompts = [
+    prompts: list[dict[str, Any]] = [
         {"identifier": "main", "name": f"{label} main", "role": "system", "content": f"{label} says hi."},
         {"identifier": "extra", "name": f"{label} extra", "role": "system", "content": f"{label} extra."},
         {"identifier": "chatHistory", "name": "Chat History", "marker": True},

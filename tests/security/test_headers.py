@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -28,7 +29,7 @@ def signed_in(superuser) -> Client:
     return client
 
 
-def _get_pages(client: Client, world) -> dict[str, object]:
+def _get_pages(client: Client, world) -> dict[str, Any]:  # each page's test-client response
     return {name: client.get(route_url(name, world)) for name, methods in PAGES.items() if "GET" in methods}
 
 
@@ -94,7 +95,7 @@ def test_the_login_form_refuses_a_post_without_a_csrf_token(alice):
     assert response.status_code == 403
 
 
-def _settings_with(debug: str) -> dict[str, object]:
+def _settings_with(debug: str) -> dict[str, Any]:
     code = (
         "import json, django; django.setup(); from django.conf import settings as s; "
         "print(json.dumps({k: getattr(s, k) for k in ('SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', "
@@ -148,11 +149,15 @@ class CountingStream(io.RawIOBase):
 
 
 def _post_unread(
-    client: Client, url: str, size: int, content_type: str, **extra: str
+    client: Client, url: str, size: int, content_type: str, **extra: Any
 ) -> tuple[int, int, bytes]:
     """POST a body of `size` bytes that is never built in memory; (status, bytes read, response body)."""
     stream = CountingStream(size)
-    environ = {"wsgi.input": stream, "CONTENT_LENGTH": str(size), "CONTENT_TYPE": content_type}
+    environ: dict[str, Any] = {
+        "wsgi.input": stream,
+        "CONTENT_LENGTH": str(size),
+        "CONTENT_TYPE": content_type,
+    }
     response = client.generic("POST", url, b"", **environ, **extra)
     return response.status_code, stream.read_bytes, response.content
 

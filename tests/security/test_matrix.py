@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
@@ -148,7 +149,7 @@ def _walk_api(walk: Walk, lantern: World) -> None:
         body, content_type, query = api_body(name, lantern)
         for method in METHODS:
             for label_token, (token, expected) in tokens.items():
-                headers = {}
+                headers: dict[str, Any] = {}
                 if token is not None:
                     headers["HTTP_AUTHORIZATION"] = token if token.startswith("Basic") else f"Bearer {token}"
                 label = f"{label_token} {method} {name}"
@@ -164,7 +165,7 @@ def _walk_api(walk: Walk, lantern: World) -> None:
                         walk.check(label, response, expected)
 
 
-def _clients(users: dict[str, object], **headers: str) -> dict[str, tuple[Client, Role | None, bool]]:
+def _clients(users: dict[str, User], **headers: str) -> dict[str, tuple[Client, Role | None, bool]]:
     roles = {"alice": Role.ADMIN, "bob": Role.MODERATOR, "carol": Role.SUPPORT}
     personas: dict[str, tuple[Client, Role | None, bool]] = {}
     for name, user in users.items():

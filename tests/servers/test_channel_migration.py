@@ -7,6 +7,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.present import present
+
 BEFORE = [
     ("servers", "0012_audit_actions_of_recall_and_private_context"),
     ("memory", "0005_per_server_namespaces_constraints"),
@@ -79,11 +81,11 @@ def test_every_channel_keeps_its_privacy_thread_dm_and_memories_after_the_upgrad
     rows = {(c.owner_id, c.discord_id): c for c in Current.objects.select_related("parent")}
     assert rows[lantern.pk, HALL].pk == hall.pk and rows[lantern.pk, HALL].name == "hall"
     assert rows[lantern.pk, OFFICERS].is_private  # the admin's choice, not the older push
-    assert rows[lantern.pk, PLANS].parent.discord_id == OFFICERS
+    assert present(rows[lantern.pk, PLANS].parent).discord_id == OFFICERS
     assert rows[lantern.pk, DM].is_dm and rows[lantern.pk, DM].name == ""
     assert not rows[harbor.pk, OFFICERS].is_private and rows[harbor.pk, OFFICERS].name == "o"
     assert rows[lantern.pk, CELLAR].is_private and rows[lantern.pk, CELLAR].name == "cellar"
-    assert rows[lantern.pk, VAULT].parent.discord_id == CELLAR
+    assert present(rows[lantern.pk, VAULT].parent).discord_id == CELLAR
     for channel_pk, entry_pk in entries.items():
         assert Entry.objects.get(pk=entry_pk).channel_id == channel_pk
     # The directory still names what the bot pushed, and only that; the DM stays a DM.
@@ -95,8 +97,8 @@ def test_every_channel_keeps_its_privacy_thread_dm_and_memories_after_the_upgrad
     }
     assert selectors.directory_names(lantern.pk).members == {42: "Mira"}
     # A thread's parent is the channel table's: the conversation's assembly and pages read it there.
-    assert conversations.stored_chat(lantern.pk, QUESTS).parent_id == BOARD
-    assert conversations.stored_chat(lantern.pk, PLANS).parent_id == OFFICERS
+    assert present(conversations.stored_chat(lantern.pk, QUESTS)).parent_id == BOARD
+    assert present(conversations.stored_chat(lantern.pk, PLANS)).parent_id == OFFICERS
     assert rows[lantern.pk, QUESTS].name == "" and not rows[lantern.pk, QUESTS].listed
     # A channel stored now gets an id after the copied ones.
     fresh = Current.objects.create(owner_id=lantern.pk, server_id=lantern.pk, discord_id=999)

@@ -74,7 +74,7 @@ def manage(*args: str) -> str:
     return podman("exec", containers("api")[0], "python", "manage.py", *args)
 
 
-def wait_until(what: str, check, seconds: float, every: float = 0.5):  # type: ignore[no-untyped-def]
+def wait_until(what: str, check, seconds: float, every: float = 0.5):
     deadline = time.monotonic() + seconds
     while True:
         try:

@@ -33,7 +33,8 @@ def _placed_after_history(preset) -> tuple[set[str], set[str]]:
     ids = [cn.node.identifier for cn in preset.nodes]
     if "chatHistory" not in ids:
         return set(), set()
-    nodes, tags = set(), set()
+    nodes: set[str] = set()
+    tags: set[str] = set()
     for cn in preset.nodes[ids.index("chatHistory") + 1 :]:
         node = cn.node
         if not node.enabled:

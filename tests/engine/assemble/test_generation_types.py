@@ -10,6 +10,7 @@ import pytest
 from engine import assemble
 from engine.buckets import BucketError, parse_buckets
 from tests.engine.factories import build_preset, depth, make_node, marker
+from tests.present import present
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Where is the lantern?"},
@@ -115,7 +116,7 @@ def test_continue_with_prefill_keeps_the_message_last_with_the_prefill_before_it
     assert assembly.messages[-1].role == "assistant"
     assert assembly.messages[-1].content == "Lantern speaks:\n\nThe wick catches and"
     assert not any("[Continue" in text for text in texts(assembly))
-    assert assembly.provider_payload["messages"][-1] == {
+    assert present(assembly.provider_payload)["messages"][-1] == {
         "role": "assistant",
         "content": "Lantern speaks:\n\nThe wick catches and",
     }
@@ -158,7 +159,10 @@ def test_the_prefill_is_a_final_assistant_message_for_anthropic_and_shown_as_a_p
     last = assembly.messages[-1]
     assert (last.role, last.content) == ("assistant", "Lantern (calm):")
     assert last.sources[0].to_dict() == {"kind": "preset_setting", "name": "assistant_prefill"}
-    assert assembly.provider_payload["messages"][-1] == {"role": "assistant", "content": "Lantern (calm):"}
+    assert present(assembly.provider_payload)["messages"][-1] == {
+        "role": "assistant",
+        "content": "Lantern (calm):",
+    }
     assert assembly.variables["mood"] == "calm"
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine import assemble, parse_buckets
 from tests.engine.factories import build_preset, depth, make_node, marker
+from tests.engine.fuzzing import examples
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab {}:/|<>\\n#xyzUSER")) | st.characters(), max_size=40)
 MESSAGE = st.fixed_dictionaries(
@@ -41,7 +42,9 @@ PRESET = build_preset(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     data=DOCUMENT,
     style=st.sampled_from(["merge", "standalone"]),

@@ -11,6 +11,7 @@ from engine import assemble, parse_buckets
 from engine.cards import Card, read_card
 from engine.worldinfo import WorldInfoInput, compile_book, convert_character_book
 from tests.engine.factories import build_preset, make_node, marker
+from tests.present import present
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Is the lamp lit?"},
@@ -78,7 +79,7 @@ def test_the_card_import_and_the_preview_name_the_embedded_book():
     )
     read = read_card(raw)
     assert any("embedded lorebook" in w and "SillyTavern 1.18" in w for w in read.warnings)
-    entries, _summary = convert_character_book(read.card.character_book)
+    entries, _summary = convert_character_book(present(read.card.character_book))
     books = (compile_book("Tess", entries, is_character=True),)
     preset = build_preset(
         [make_node("main", content="MAIN"), marker("worldInfoBefore"), marker("chatHistory")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from engine import assemble, parse_buckets
 from engine.cards import Card, DepthPrompt
 from tests.engine.factories import build_preset, depth, make_node, marker
+from tests.present import present
 
 HISTORY = [
     {"role": "user", "name": "Ann", "content": "Hello."},
@@ -201,10 +202,10 @@ def test_by_default_user_messages_carry_the_speaker_in_the_content_and_replies_d
 def test_the_openai_body_carries_names_and_other_providers_get_them_in_the_text():
     preset = build_preset([marker("dialogueExamples"), marker("chatHistory")], settings={"names_behavior": 1})
     samples = {"sample_dialogues": [{"user": "hi", "char": "yo"}]}
-    openai = assemble(doc(**samples), preset=preset, provider="openai").provider_payload["messages"]
+    openai = present(assemble(doc(**samples), preset=preset, provider="openai").provider_payload)["messages"]
     assert {"role": "system", "content": "hi", "name": "example_user"} in openai
     assert {"role": "user", "content": "Hello.", "name": "Ann"} in openai
-    anthropic = assemble(doc(**samples), preset=preset, provider="anthropic").provider_payload
+    anthropic = present(assemble(doc(**samples), preset=preset, provider="anthropic").provider_payload)
     assert "Ann: hi" in anthropic["system"] and "Tess: yo" in anthropic["system"]
 
 

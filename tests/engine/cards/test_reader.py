@@ -6,6 +6,7 @@ import base64
 import json
 import struct
 import zlib
+from typing import Any
 
 import pytest
 
@@ -13,8 +14,9 @@ from engine.cards import card_png, read_card
 from engine.cards.png import placeholder_png, with_text_chunks
 from engine.st_format import ImportRefused
 from tests.corpus import CORPUS, needs_corpus
+from tests.present import present
 
-V2 = {
+V2: dict[str, Any] = {
     "spec": "chara_card_v2",
     "spec_version": "2.0",
     "data": {
@@ -56,12 +58,13 @@ def test_a_v2_card_keeps_its_fields_depth_prompt_and_book():
         "A storm at sea.",
         V2["data"]["system_prompt"],
     )
-    assert (card.depth_prompt.prompt, card.depth_prompt.depth, card.depth_prompt.role) == (
+    depth_prompt = present(card.depth_prompt)
+    assert (depth_prompt.prompt, depth_prompt.depth, depth_prompt.role) == (
         "Mira hums.",
         2,
         "assistant",
     )
-    assert card.character_book["entries"][0]["keys"] == ["lamp"]
+    assert present(card.character_book)["entries"][0]["keys"] == ["lamp"]
     assert card.filled_fields()[:2] == ["name", "description"]
 
 

@@ -13,6 +13,7 @@ from engine.macros import MacroEnv, Segment, compile_text, render_segments, stat
 from engine.macros.render import MAX_EVALUATIONS
 from engine.st_format import PromptSettings
 from tests.engine.factories import make_node, marker
+from tests.engine.fuzzing import examples
 
 NAMES_AND_COMMENTS = [
     "Write {{char}}'s next reply to {{user}}.",
@@ -57,7 +58,7 @@ def test_a_node_that_reads_draws_or_writes_is_rendered_every_time(text):
     assert static_text(compile_text(text)) is None
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.sampled_from(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.macros import compile_text
-from engine.macros.parser import MAX_NESTING
+from engine.macros.nodes import MAX_NESTING
 from engine.macros.render import MAX_EACH_ITERATIONS, MAX_EVALUATIONS
 
 from .conftest import render

@@ -5,11 +5,13 @@ left."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.macros import MacroEnv, Segment, compile_text, render_segments
+from tests.engine.fuzzing import examples
 
 from .conftest import render_nodes
 
@@ -26,12 +28,13 @@ PIECES = [
 segment_texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=6).map("".join), min_size=1, max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(segment_texts, st.sampled_from([{}, {"a": "5"}, {"c": "text"}]))
 def test_rendering_segments_together_is_rendering_them_in_turn(texts: list[str], variables: dict) -> None:
     segments = [Segment(f"n{index}", compile_text(text)) for index, text in enumerate(texts)]
     together = render_segments(segments, env=ENV, seed=1, variables=variables)
-    state, global_state, outputs = dict(variables), {}, []
+    state, outputs = dict(variables), []
+    global_state: dict[str, Any] = {}
     for segment in segments:
         alone = render_segments([segment], env=ENV, seed=1, variables=state, global_variables=global_state)
         outputs.append(alone.segments[0])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.macros.paths import (
@@ -13,8 +15,15 @@ from engine.macros.paths import (
     set_path,
     split_path,
 )
+from engine.macros.values import JsonCollection
 
-WORLD = {"npcs": {"alice": {"hp": 12, "tags": ["brave"]}}, "log": []}
+WORLD: dict[str, Any] = {"npcs": {"alice": {"hp": 12, "tags": ["brave"]}}, "log": []}
+
+
+def as_object(value: JsonCollection) -> dict[str, Any]:
+    """A path function's result for an object put in: an object."""
+    assert isinstance(value, dict)
+    return value
 
 
 @pytest.mark.parametrize(
@@ -44,13 +53,13 @@ def test_an_empty_segment_is_refused() -> None:
 
 
 def test_set_path_creates_missing_objects_and_does_not_mutate_the_input() -> None:
-    result = set_path(WORLD, "npcs.bob.hp", 7)
+    result = as_object(set_path(WORLD, "npcs.bob.hp", 7))
     assert result["npcs"]["bob"] == {"hp": 7}
     assert "bob" not in WORLD["npcs"]
 
 
 def test_set_path_can_append_at_the_end_of_an_array() -> None:
-    assert set_path(WORLD, "log.0", "first")["log"] == ["first"]
+    assert as_object(set_path(WORLD, "log.0", "first"))["log"] == ["first"]
 
 
 def test_set_path_refuses_an_index_past_the_end() -> None:
@@ -64,8 +73,8 @@ def test_set_path_through_a_scalar_is_refused() -> None:
 
 
 def test_delete_path_removes_an_object_entry_or_an_array_element() -> None:
-    assert "hp" not in delete_path(WORLD, "npcs.alice.hp")["npcs"]["alice"]
-    assert delete_path(WORLD, "npcs.alice.tags.0")["npcs"]["alice"]["tags"] == []
+    assert "hp" not in as_object(delete_path(WORLD, "npcs.alice.hp"))["npcs"]["alice"]
+    assert as_object(delete_path(WORLD, "npcs.alice.tags.0"))["npcs"]["alice"]["tags"] == []
     assert WORLD["npcs"]["alice"]["tags"] == ["brave"]
 
 
@@ -74,8 +83,11 @@ def test_delete_path_of_a_missing_entry_changes_nothing() -> None:
 
 
 def test_append_path_appends_or_creates_an_array() -> None:
-    assert append_path(WORLD, "npcs.alice.tags", "kind")["npcs"]["alice"]["tags"] == ["brave", "kind"]
-    assert append_path(WORLD, "npcs.alice.notes", "n")["npcs"]["alice"]["notes"] == ["n"]
+    assert as_object(append_path(WORLD, "npcs.alice.tags", "kind"))["npcs"]["alice"]["tags"] == [
+        "brave",
+        "kind",
+    ]
+    assert as_object(append_path(WORLD, "npcs.alice.notes", "n"))["npcs"]["alice"]["notes"] == ["n"]
 
 
 def test_append_path_to_a_non_array_is_refused() -> None:
@@ -84,9 +96,9 @@ def test_append_path_to_a_non_array_is_refused() -> None:
 
 
 def test_increment_path_adds_to_numbers_and_starts_missing_ones_at_zero() -> None:
-    assert increment_path(WORLD, "npcs.alice.hp", -2)["npcs"]["alice"]["hp"] == 10
-    assert increment_path(WORLD, "npcs.alice.mp")["npcs"]["alice"]["mp"] == 1
-    assert increment_path({"n": "4"}, "n")["n"] == 5
+    assert as_object(increment_path(WORLD, "npcs.alice.hp", -2))["npcs"]["alice"]["hp"] == 10
+    assert as_object(increment_path(WORLD, "npcs.alice.mp"))["npcs"]["alice"]["mp"] == 1
+    assert as_object(increment_path({"n": "4"}, "n"))["n"] == 5
 
 
 def test_increment_path_of_text_is_refused() -> None:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.macros import compile_text, find_unsupported_macros, resolve_identity
+from tests.engine.fuzzing import examples
 
 from .conftest import render
 
@@ -22,7 +23,7 @@ macro_soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size
 no_braces = st.text(max_size=200).filter(lambda text: "{" not in text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(macro_soup, st.integers(min_value=0, max_value=2**32))
 def test_any_text_renders_without_an_exception(text: str, seed: int) -> None:
     output = render(text, seed=seed)
@@ -31,7 +32,7 @@ def test_any_text_renders_without_an_exception(text: str, seed: int) -> None:
     resolve_identity(output.text, user="Ann", char="Bo", seed=seed)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(macro_soup, st.integers(min_value=0, max_value=2**32))
 def test_the_same_seed_gives_the_same_output(text: str, seed: int) -> None:
     first, second = render(text, seed=seed), render(text, seed=seed)
@@ -40,14 +41,14 @@ def test_the_same_seed_gives_the_same_output(text: str, seed: int) -> None:
     assert first.warnings == second.warnings
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(no_braces)
 def test_text_without_macro_syntax_passes_through_unchanged(text: str) -> None:
     assert render(text).text == text
     assert not compile_text(text).has_macros
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(no_braces.filter(lambda text: re.search(r"<(user|bot|char)>", text, re.IGNORECASE) is None))
 def test_resolve_identity_leaves_text_without_macros_unchanged(text: str) -> None:
     assert resolve_identity(text, user="Ann", char="Bo") == text
@@ -64,7 +65,7 @@ display_name = st.lists(
 _FORM = re.compile(r"\{\{\s*(user|char|bot|group|charifnotgroup)\s*\}\}|<(user|bot|char)>", re.IGNORECASE)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     identity_soup.filter(lambda text: "\\" not in text and "random" not in text.lower()),
     display_name,

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.macros import MacroEnv, RenderMemo, Segment, compile_text, render_segments
+from tests.engine.fuzzing import examples
 
 NOW = datetime(2026, 11, 21, 20, 7, tzinfo=UTC)
 
@@ -101,7 +102,7 @@ ENVS = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(PIECES), max_size=5).map("".join), min_size=1, max_size=4),
     st.lists(

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from engine.macros.extraction import extract_ops
 from engine.macros.replay import WRITE_OPS, OpError, make_op, replay
+from tests.engine.fuzzing import examples
 
 MACRO_BITS = st.sampled_from(
     [
@@ -33,7 +34,7 @@ MACRO_BITS = st.sampled_from(
 texts = st.lists(st.one_of(MACRO_BITS, st.text(max_size=5)), max_size=40).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(texts)
 def test_extraction_never_raises_and_replaying_its_ops_gives_the_state_it_reported(text):
     result = extract_ops(text, variables={})
@@ -41,13 +42,13 @@ def test_extraction_never_raises_and_replaying_its_ops_gives_the_state_it_report
     assert len(result.text) <= len(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text().filter(lambda t: "{" not in t))
 def test_text_without_braces_is_left_exactly_as_it_was(text):
     assert extract_ops(text, variables={}).text == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(

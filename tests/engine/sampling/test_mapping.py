@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.sampling import (
@@ -196,13 +198,13 @@ def test_openai_and_anthropic_payloads_carry_the_params_at_the_top_level() -> No
 
 
 def test_the_gemini_payload_carries_them_in_generation_config() -> None:
-    payload = {"contents": []}
+    payload: dict[str, Any] = {"contents": []}
     body = with_generation_settings("gemini", payload, _map("gemini", temperature=0.5, top_k=20))
     assert body["generationConfig"] == {"temperature": 0.5, "topK": 20}
 
 
 def test_a_payload_with_nothing_to_send_is_left_as_it_was() -> None:
-    payload = {"contents": []}
+    payload: dict[str, Any] = {"contents": []}
     assert with_generation_settings("gemini", payload, _map("gemini", min_p=0.1)) == payload
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.macros import find_unsupported_macros
 from engine.st_format import ImportRefused, parse_preset
+from tests.engine.fuzzing import examples
 
 from .conftest import is_one_sentence
 
@@ -67,19 +69,19 @@ def _outcome(raw: bytes) -> None:
     assert len({n.identifier for n in parsed.nodes}) == len(parsed.nodes)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.dictionaries(KEYS, JSON_VALUES, max_size=8))
 def test_any_json_object_is_imported_or_refused_with_one_sentence(data: dict) -> None:
     _outcome(json.dumps(data).encode())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes_are_imported_or_refused_with_one_sentence(raw: bytes) -> None:
     _outcome(raw)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(TEXT)
 def test_the_import_summary_never_misses_an_unknown_macro(text: str) -> None:
     raw = json.dumps({"prompts": [{"identifier": "main", "name": "Main", "role": "system", "content": text}]})
@@ -94,7 +96,7 @@ def test_the_import_summary_never_misses_an_unknown_macro(text: str) -> None:
 PROMPT_LIKE = st.dictionaries(KEYS, JSON_VALUES, max_size=8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.one_of(PROMPT_LIKE, JSON_VALUES), min_size=1, max_size=6),
     st.lists(st.fixed_dictionaries({"character_id": JSON_VALUES, "order": JSON_VALUES}), max_size=3),
@@ -103,11 +105,14 @@ def test_any_prompt_manager_shaped_file_is_imported_or_refused(prompts: list, or
     _outcome(json.dumps({"prompts": prompts, "prompt_order": orders}).encode())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(TEXT, st.one_of(st.none(), TEXT), JSON_VALUES)
 def test_any_story_string_is_converted_without_error(
     story: str, system: str | None, instruct: object
 ) -> None:
-    data = {"context": {"story_string": story, "post_history": system}, "sysprompt": {"content": system}}
+    data: dict[str, Any] = {
+        "context": {"story_string": story, "post_history": system},
+        "sysprompt": {"content": system},
+    }
     data["instruct"] = instruct
     _outcome(json.dumps(data).encode())

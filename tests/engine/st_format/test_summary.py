@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ MARKERS = [
 ]
 
 
-def _preset(disabled: tuple[str, ...] = (), extra: list[dict] | None = None, **top: object) -> dict:
+def _preset(disabled: tuple[str, ...] = (), extra: list[Any] | None = None, **top: Any) -> dict:
     prompts = [prompt("main", "M", role="system")] + [prompt(m, marker=True) for m in MARKERS] + (extra or [])
     order = [
         {"identifier": p["identifier"], "enabled": p["identifier"] not in disabled}
@@ -110,7 +111,7 @@ def test_enabled_nodes_triggered_only_by_other_generation_types_are_warned(parse
 
 
 def test_the_generation_type_and_prefill_settings_are_applied_not_kept(parse) -> None:
-    settings = {
+    settings: dict[str, Any] = {
         "assistant_prefill": "Lantern:",
         "assistant_impersonation": "Ann:",
         "continue_prefill": True,
@@ -163,7 +164,7 @@ def test_a_setting_of_the_wrong_type_falls_back_to_the_default_with_a_warning(pa
 
 
 def test_every_warning_is_one_sentence_ending_with_a_full_stop(parse) -> None:
-    extra = [prompt("x", "{{a}}<b>x</b>", role="narrator", injection_depth="deep"), "junk"]
+    extra: list[Any] = [prompt("x", "{{a}}<b>x</b>", role="narrator", injection_depth="deep"), "junk"]
     parsed = parse(_preset(disabled=("chatHistory",), extra=extra))
     assert len(parsed.summary.warnings) >= 5
     assert all(w.endswith(".") and "\n" not in w for w in parsed.summary.warnings)

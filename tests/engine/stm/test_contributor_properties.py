@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import VERDICTS, EntrySnapshot, StmContext, StmPolicy, StmSettings, contribute
+from tests.engine.fuzzing import examples
 from tests.engine.stm.conftest import HARBOR, LANTERN, NOW
 
 entry_fields = st.tuples(
@@ -20,7 +21,7 @@ entry_fields = st.tuples(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     rows=st.lists(entry_fields, max_size=25),
     bypass=st.booleans(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -46,7 +46,11 @@ def run(
 ) -> Activation:
     if not isinstance(books, (list, tuple)):
         books = [books]
-    scan = messages if messages and isinstance(messages[0], ScanMessage) else history(*messages)
+    scan = (
+        cast("tuple[ScanMessage, ...]", messages)  # messages of the scan's own type, as given
+        if messages and isinstance(messages[0], ScanMessage)
+        else history(*cast("tuple[str, ...]", messages))
+    )
     settings = WorldInfoSettings(**options.pop("settings", {}))
     request = ActivationRequest(
         books=books,

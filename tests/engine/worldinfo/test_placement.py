@@ -39,7 +39,7 @@ def run(entries: list[dict[str, Any]], *, preset=None, style=None, settings=None
     )
 
 
-def wi_parts(result) -> list[tuple[int, str, str]]:
+def wi_parts(result) -> list[tuple[int, str, list[int]]]:
     """(message index, role, the world_info sources' uids) for every message holding World Info."""
     out = []
     for index, message in enumerate(result.messages):

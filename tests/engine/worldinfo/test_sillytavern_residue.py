@@ -12,6 +12,7 @@ from engine import assemble, parse_buckets
 from engine.cards import Card, DepthPrompt
 from engine.worldinfo import WorldInfoInput, compile_book, parse_lorebook
 from tests.engine.factories import build_preset, make_node, marker
+from tests.present import present
 
 from .conftest import book, history, run, uids
 
@@ -74,7 +75,7 @@ def test_the_card_depth_prompt_and_creator_notes_reach_the_scan_through_assemble
         {"names": {"user": "Ann", "char": "Tess"}, "history": [{"role": "user", "content": "hi"}]}
     )
     result = assemble(doc, card=card, world_info=WorldInfoInput(books=(lore,)), seed=1, count_tokens=False)
-    assert [a["uid"] for a in result.world_info["activated"]] == [0, 1]
+    assert [a["uid"] for a in present(result.world_info)["activated"]] == [0, 1]
 
 
 def test_entries_are_read_in_javascript_key_order() -> None:

@@ -11,6 +11,7 @@ from presets.editor import services as edit_services
 from presets.models import Preset, PresetVersion
 from presets.versions import selectors as versions
 from tests.corpus import needs_corpus
+from tests.present import present
 from tests.presets.conftest import make_preset
 from tests.presets.editor.conftest import CORPUS, assembled_text, node, order
 
@@ -109,7 +110,7 @@ def test_a_downloaded_edited_version_re_imports_with_identical_nodes(lantern, al
         server=lantern, raw=path.read_bytes(), filename=path.name, by=alice
     ).preset
     content = preset.nodes.filter(kind="content").order_by("position")
-    first, last = content.first(), content.last()
+    first, last = present(content.first()), present(content.last())
     edit_services.node_update(
         preset=preset,
         node_id=first.pk,
@@ -214,7 +215,9 @@ def test_storage_stays_small_when_a_toggle_adds_a_version(lantern, alice):
     from presets.models import PresetNodeBlob
 
     blobs = PresetNodeBlob.objects.filter(preset=preset).count()
-    services.node_set_enabled(node=preset.nodes.filter(kind="content").first(), enabled=False, by=alice)
+    services.node_set_enabled(
+        node=present(preset.nodes.filter(kind="content").first()), enabled=False, by=alice
+    )
     assert PresetNodeBlob.objects.filter(preset=preset).count() == blobs  # nodes are shared, not copied
     newest = PresetVersion.objects.get(preset=preset, number=2)
     assert len(newest.manifest) < 4096 and newest.source is None
