@@ -20,14 +20,16 @@ class Namespace:
     """One variable namespace during a render. Change `values` through `write`, `delete` and
     `replace` only: they keep `others`, the keys whose value is not a string."""
 
-    __slots__ = ("others", "values")
+    __slots__ = ("others", "shared", "values")
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.replace(dict(start))
 
-    def replace(self, values: dict[str, Any], *, texts: bool = False) -> None:
-        """`values` in place of the namespace's own; `texts` says they are all strings."""
+    def replace(self, values: dict[str, Any], *, texts: bool = False, shared: bool = False) -> None:
+        """`values` in place of the namespace's own; `texts` says they are all strings; `shared` that the
+        dict is also held elsewhere (a kept render's), so the first change copies it."""
         self.values = values
+        self.shared = shared
         self.others = set() if texts else {key for key, value in values.items() if type(value) is not str}
 
     @property
@@ -41,6 +43,8 @@ class Namespace:
         return False, None
 
     def write(self, key: str, value: Any) -> None:
+        if self.shared:
+            self.values, self.shared = dict(self.values), False
         self.values[key] = value
         if type(value) is str:
             self.others.discard(key)
@@ -48,6 +52,8 @@ class Namespace:
             self.others.add(key)
 
     def delete(self, key: str) -> None:
+        if self.shared:
+            self.values, self.shared = dict(self.values), False
         self.values.pop(key, None)
         self.others.discard(key)
 
