@@ -20,7 +20,7 @@ from .memo import CLOCK, SEED, ReadsEnv, RenderMemo, frozen_value
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
-from .state import DrawKey, Namespace
+from .state import ABSENT, DrawKey, Namespace
 from .values import as_collection, to_text
 
 MAX_EACH_ITERATIONS = 1000
@@ -132,8 +132,8 @@ def render_segments(
     output = RenderOutput(
         segments=tuple(outputs),
         # the caller's own dicts, never a kept render's
-        variables=dict(final.local.values) if final.local.shared else final.local.values,
-        global_variables=dict(final.global_.values) if final.global_.shared else final.global_.values,
+        variables=final.local.values,
+        global_variables=final.global_.values,
         warnings=warnings,
         unknown_macros=frozenset(final.unknown),
     )
@@ -351,14 +351,15 @@ def _fold(template: CompiledText) -> tuple[object, ...]:
 
 @dataclass(frozen=True, slots=True)
 class _Kept:
-    """A segment's render (`_Pass.render_kept`): the variables it started from, the env fields it read
-    with their values, the variables after it (None: unchanged), what it spent and reported, its output."""
+    """A segment's render (`_Pass.render_kept`): the variables it read with the values they had (ABSENT:
+    none), the env fields it read with their values, the variables it changed with the values it left
+    (ABSENT: deleted), what it spent and reported, its output."""
 
-    local: dict[str, Any]
-    global_: dict[str, Any]
+    local_reads: tuple[tuple[str, Any], ...]
+    global_reads: tuple[tuple[str, Any], ...]
     fields: tuple[tuple[str, Any], ...]
-    local_after: dict[str, Any] | None
-    global_after: dict[str, Any] | None
+    local_writes: tuple[tuple[str, Any], ...]
+    global_writes: tuple[tuple[str, Any], ...]
     spent: int
     warnings: tuple[str, ...]
     unknown: tuple[str, ...]
@@ -424,58 +425,61 @@ class _Pass:
         self.new_unknown: list[str] | None = None  # the unknown macros it met, while it may be kept
 
     def render_kept(self, segment: Segment) -> SegmentOutput:
-        """`render(segment)`, or what its last render gave when that one started from equal variables and
-        read equal env fields: a segment that draws nothing and reads no clock renders the same from the
-        same inputs (the same text, writes, warnings and unknown macros, the same evaluations spent)."""
+        """`render(segment)`, or what its last render gave when the variables it read then hold the same
+        values now and the env fields it read are equal: a segment that draws nothing and reads no clock
+        renders the same from the same inputs (the same text, writes, warnings and unknown macros, the
+        same evaluations spent). Its writes are made again, in the namespaces as they are now."""
         if not segment.template.macro_names.isdisjoint(_DRAWING) or self.exhausted:
             return self.render(segment)
-        local, global_ = self.local.values, self.global_.values
         kept: _Kept | None = segment.kept.get(self.label)
         env = self.env
-        if (
-            kept is not None
-            and self.evaluations + kept.spent <= MAX_EVALUATIONS
-            and (kept.local is local or kept.local == local)
-            and (kept.global_ is global_ or kept.global_ == global_)
-            and all(getattr(env, name) == value for name, value in kept.fields)
-        ):
-            self.evaluations += kept.spent
-            # The namespaces take the kept dicts themselves (copied on their first change): equal
-            # contents, all strings, and the next kept segment that started from them compares by identity.
-            if kept.local_after is not None:
-                self.local.replace(kept.local_after, texts=True, shared=True)
-            elif kept.local is not local:
-                self.local.replace(kept.local, texts=True, shared=True)
-            if kept.global_after is not None:
-                self.global_.replace(kept.global_after, texts=True, shared=True)
-            elif kept.global_ is not global_:
-                self.global_.replace(kept.global_, texts=True, shared=True)
-            self.warnings += kept.warnings
-            for name in kept.unknown:
-                self.unknown[name] = None
-            return kept.output
+        if kept is not None and self.evaluations + kept.spent <= MAX_EVALUATIONS:
+            local, global_ = self.local.values, self.global_.values
+            if (
+                all(local.get(key, ABSENT) == value for key, value in kept.local_reads)
+                and all(global_.get(key, ABSENT) == value for key, value in kept.global_reads)
+                and all(getattr(env, name) == value for name, value in kept.fields)
+            ):
+                self.evaluations += kept.spent
+                for namespace, writes in (
+                    (self.local, kept.local_writes),
+                    (self.global_, kept.global_writes),
+                ):
+                    for key, value in writes:
+                        if value is ABSENT:
+                            namespace.delete(key)
+                        else:
+                            namespace.write(key, value)
+                self.warnings += kept.warnings
+                for name in kept.unknown:
+                    self.unknown[name] = None
+                return kept.output
         if not (self.local.texts_only and self.global_.texts_only):
             return self.render(segment)
-        start_local, start_global = local, global_  # kept as they are: a change copies them first
-        self.local.shared = self.global_.shared = True
         fields: dict[str, Any] = {}
         self.env = _FieldsEnv(env, fields)  # type: ignore[assignment]
         self.volatile, self.new_unknown = False, []
         warned, spent = len(self.warnings), self.evaluations
+        local_ns, global_ns = self.local, self.global_
+        local_reads: dict[str, Any] = {}
+        local_writes: dict[str, Any] = {}
+        global_reads: dict[str, Any] = {}
+        global_writes: dict[str, Any] = {}
+        local_ns.reads, local_ns.writes = local_reads, local_writes
+        global_ns.reads, global_ns.writes = global_reads, global_writes
         try:
             output = self.render(segment)
         finally:
             self.env = env
+            local_ns.reads = local_ns.writes = global_ns.reads = global_ns.writes = None
         unknown, self.new_unknown = self.new_unknown, None
-        local, global_ = self.local.values, self.global_.values
-        if not self.volatile and not self.exhausted and self.local.texts_only and self.global_.texts_only:
-            self.local.shared = self.global_.shared = True  # the kept render holds them from here on
+        if not self.volatile and not self.exhausted and local_ns.texts_only and global_ns.texts_only:
             segment.kept[self.label] = _Kept(
-                start_local,
-                start_global,
+                tuple(local_reads.items()),
+                tuple(global_reads.items()),
                 tuple((name, frozen_value(value)) for name, value in fields.items()),
-                None if local is start_local or local == start_local else local,
-                None if global_ is start_global or global_ == start_global else global_,
+                tuple(local_writes.items()),
+                tuple(global_writes.items()),
                 self.evaluations - spent,
                 tuple(self.warnings[warned:]),
                 tuple(unknown),
@@ -638,8 +642,7 @@ class _Pass:
 
     def read_var(self, part: _Read) -> str:
         """`{{getvar::name}}` of a name known when the text was compiled (no dot: a flat key)."""
-        namespace = self.global_ if part.glob else self.local
-        value = namespace.values.get(part.key)
+        value = (self.global_ if part.glob else self.local).get(part.key)
         return value if type(value) is str else to_text(value)
 
     def raw(self, node: Macro | EachBlock | Scoped | IfBlock | Variable) -> str:
@@ -791,7 +794,7 @@ class _Pass:
                     return ""
                 if found:
                     return value
-        return namespace.values.get(key)  # the flat key (what `namespace.read` finds), in one step
+        return namespace.get(key)  # the flat key (what `namespace.read` finds), in one step
 
     def key_of(self, macro: Macro) -> str:
         key = self.arg(macro, 0).strip()
