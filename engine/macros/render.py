@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 from engine.bounded import MiB, text_cache
@@ -355,15 +356,23 @@ class _Kept:
     none), the env fields it read with their values, the variables it changed with the values it left
     (ABSENT: deleted), what it spent and reported, its output."""
 
-    local_reads: tuple[tuple[str, Any], ...]
-    global_reads: tuple[tuple[str, Any], ...]
+    local_reads: tuple[tuple[str, ...], tuple[Any, ...]]  # the keys, and their values in the same order
+    global_reads: tuple[tuple[str, ...], tuple[Any, ...]]
     fields: tuple[tuple[str, Any], ...]
-    local_writes: tuple[tuple[str, Any], ...]
-    global_writes: tuple[tuple[str, Any], ...]
+    local_writes: tuple[dict[str, Any], tuple[str, ...]]  # (the keys set and their values, the keys deleted)
+    global_writes: tuple[dict[str, Any], tuple[str, ...]]
     spent: int
     warnings: tuple[str, ...]
     unknown: tuple[str, ...]
     output: SegmentOutput
+
+
+def _writes(writes: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A segment's writes as `_Kept` holds them: the values left, and the keys deleted."""
+    return (
+        {key: value for key, value in writes.items() if value is not ABSENT},
+        tuple(key for key, value in writes.items() if value is ABSENT),
+    )
 
 
 class _FieldsEnv:
@@ -435,21 +444,24 @@ class _Pass:
         env = self.env
         if kept is not None and self.evaluations + kept.spent <= MAX_EVALUATIONS:
             local, global_ = self.local.values, self.global_.values
+            read_keys, read_values = kept.local_reads
+            global_keys, global_values = kept.global_reads
             if (
-                all(local.get(key, ABSENT) == value for key, value in kept.local_reads)
-                and all(global_.get(key, ABSENT) == value for key, value in kept.global_reads)
+                (not read_keys or tuple(map(local.get, read_keys, repeat(ABSENT))) == read_values)
+                and (not global_keys or tuple(map(global_.get, global_keys, repeat(ABSENT))) == global_values)
                 and all(getattr(env, name) == value for name, value in kept.fields)
             ):
                 self.evaluations += kept.spent
-                for namespace, writes in (
+                for namespace, (written, deleted) in (
                     (self.local, kept.local_writes),
                     (self.global_, kept.global_writes),
                 ):
-                    for key, value in writes:
-                        if value is ABSENT:
-                            namespace.delete(key)
-                        else:
-                            namespace.write(key, value)
+                    if written:  # strings only (kept so): one update, in C
+                        namespace.values.update(written)
+                        if namespace.others:
+                            namespace.others.difference_update(written)
+                    for key in deleted:
+                        namespace.delete(key)
                 self.warnings += kept.warnings
                 for name in kept.unknown:
                     self.unknown[name] = None
@@ -475,11 +487,11 @@ class _Pass:
         unknown, self.new_unknown = self.new_unknown, None
         if not self.volatile and not self.exhausted and local_ns.texts_only and global_ns.texts_only:
             segment.kept[self.label] = _Kept(
-                tuple(local_reads.items()),
-                tuple(global_reads.items()),
+                (tuple(local_reads), tuple(local_reads.values())),
+                (tuple(global_reads), tuple(global_reads.values())),
                 tuple((name, frozen_value(value)) for name, value in fields.items()),
-                tuple(local_writes.items()),
-                tuple(global_writes.items()),
+                _writes(local_writes),
+                _writes(global_writes),
                 self.evaluations - spent,
                 tuple(self.warnings[warned:]),
                 tuple(unknown),
