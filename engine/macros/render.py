@@ -356,11 +356,15 @@ class _Kept:
     none), the env fields it read with their values, the variables it changed with the values it left
     (ABSENT: deleted), what it spent and reported, its output."""
 
-    local_reads: tuple[tuple[str, ...], tuple[Any, ...]]  # the keys, and their values in the same order
-    global_reads: tuple[tuple[str, ...], tuple[Any, ...]]
+    local_keys: tuple[str, ...]  # the keys read, and their values in the same order
+    local_values: tuple[Any, ...]
+    global_keys: tuple[str, ...]
+    global_values: tuple[Any, ...]
     fields: tuple[tuple[str, Any], ...]
-    local_writes: tuple[dict[str, Any], tuple[str, ...]]  # (the keys set and their values, the keys deleted)
-    global_writes: tuple[dict[str, Any], tuple[str, ...]]
+    local_set: dict[str, Any]  # the keys set and the values left
+    local_deleted: tuple[str, ...]
+    global_set: dict[str, Any]
+    global_deleted: tuple[str, ...]
     spent: int
     warnings: tuple[str, ...]
     unknown: tuple[str, ...]
@@ -443,25 +447,31 @@ class _Pass:
         kept: _Kept | None = segment.kept.get(self.label)
         env = self.env
         if kept is not None and self.evaluations + kept.spent <= MAX_EVALUATIONS:
-            local, global_ = self.local.values, self.global_.values
-            read_keys, read_values = kept.local_reads
-            global_keys, global_values = kept.global_reads
+            keys = kept.local_keys
+            global_keys = kept.global_keys
             if (
-                (not read_keys or tuple(map(local.get, read_keys, repeat(ABSENT))) == read_values)
-                and (not global_keys or tuple(map(global_.get, global_keys, repeat(ABSENT))) == global_values)
-                and all(getattr(env, name) == value for name, value in kept.fields)
+                (not keys or tuple(map(self.local.values.get, keys, repeat(ABSENT))) == kept.local_values)
+                and (
+                    not global_keys
+                    or tuple(map(self.global_.values.get, global_keys, repeat(ABSENT))) == kept.global_values
+                )
+                and (not kept.fields or all(getattr(env, name) == value for name, value in kept.fields))
             ):
                 self.evaluations += kept.spent
-                for namespace, (written, deleted) in (
-                    (self.local, kept.local_writes),
-                    (self.global_, kept.global_writes),
-                ):
-                    if written:  # strings only (kept so): one update, in C
-                        namespace.values.update(written)
-                        if namespace.others:
-                            namespace.others.difference_update(written)
-                    for key in deleted:
-                        namespace.delete(key)
+                if kept.local_set:  # strings only (kept so): one update, in C
+                    namespace = self.local
+                    namespace.values.update(kept.local_set)
+                    if namespace.others:
+                        namespace.others.difference_update(kept.local_set)
+                if kept.global_set:
+                    namespace = self.global_
+                    namespace.values.update(kept.global_set)
+                    if namespace.others:
+                        namespace.others.difference_update(kept.global_set)
+                for key in kept.local_deleted:
+                    self.local.delete(key)
+                for key in kept.global_deleted:
+                    self.global_.delete(key)
                 self.warnings += kept.warnings
                 for name in kept.unknown:
                     self.unknown[name] = None
@@ -487,11 +497,13 @@ class _Pass:
         unknown, self.new_unknown = self.new_unknown, None
         if not self.volatile and not self.exhausted and local_ns.texts_only and global_ns.texts_only:
             segment.kept[self.label] = _Kept(
-                (tuple(local_reads), tuple(local_reads.values())),
-                (tuple(global_reads), tuple(global_reads.values())),
+                tuple(local_reads),
+                tuple(local_reads.values()),
+                tuple(global_reads),
+                tuple(global_reads.values()),
                 tuple((name, frozen_value(value)) for name, value in fields.items()),
-                _writes(local_writes),
-                _writes(global_writes),
+                *_writes(local_writes),
+                *_writes(global_writes),
                 self.evaluations - spent,
                 tuple(self.warnings[warned:]),
                 tuple(unknown),
