@@ -41,8 +41,18 @@ def differences(
     a preset); `tags` are the tags of the messages sent, the history's aside (they are the chat's)."""
     if preset is None:
         return ()
+    facts = _history_facts(doc)
+    server_only = not SERVER_ONLY_TAGS.isdisjoint(tags)
+    # The sentences depend on the preset (its memo holds them), the document's history facts and these
+    # flags: a bot's calls repeat them, so the last answer is kept with what it was worked out from.
+    key = (facts, style, injected, blank_dropped, sample_note, server_only, authors_note_entries,
+           tuple(world_info_notes), card_book)  # fmt: skip
+    kept = preset.memo.get("st:differences")
+    if kept is not None and kept[0] == key:
+        same: tuple[str, ...] = kept[1]
+        return same
     out: list[str] = []
-    named_users, macros_in_chat, blank_in_chat = _history_facts(doc)
+    named_users, macros_in_chat, blank_in_chat = facts
     if preset.settings.names_behavior in _NAMES_IN_TEXT and named_users:
         out.append(
             "User messages carry the speaker's name in their text because a channel has many speakers; "
@@ -59,7 +69,7 @@ def differences(
         out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
     if sample_note:
         out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
-    if not SERVER_ONLY_TAGS.isdisjoint(tags):
+    if server_only:
         out.append(
             "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
             "documents, conditioning) have no SillyTavern 1.18 equivalent."
@@ -98,7 +108,9 @@ def differences(
             "The card's embedded lorebook is scanned as its linked book; SillyTavern 1.18 scans it only "
             "once the card's lore has been imported and linked."
         )
-    return tuple(out)
+    found = tuple(out)
+    preset.memo["st:differences"] = (key, found)
+    return found
 
 
 _ROLL = re.compile(r"\{\{\s*roll\s*(?:::|:|\s)\s*([^}]*)\}\}", re.IGNORECASE)

@@ -51,6 +51,24 @@ def stream_for(base: int, *numbers: int) -> Stream:
     return Stream(state)
 
 
+def draw_below(base: int, kind: int, position: int, occurrence: int, n: int) -> int:
+    """`stream_for(base, kind, position, occurrence).below(n)` in one call (the same number): a
+    `{{random}}` draw, which a macro-heavy preset makes dozens of times per render."""
+    state = ((base ^ kind) + 0x9E3779B97F4A7C15) & _MASK
+    state = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    state = ((state ^ (state >> 27)) * 0x94D049BB133111EB) & _MASK
+    state = (((state ^ (state >> 31)) ^ position) + 0x9E3779B97F4A7C15) & _MASK
+    state = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    state = ((state ^ (state >> 27)) * 0x94D049BB133111EB) & _MASK
+    state = (((state ^ (state >> 31)) ^ occurrence) + 0x9E3779B97F4A7C15) & _MASK
+    state = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    state = ((state ^ (state >> 27)) * 0x94D049BB133111EB) & _MASK
+    state = ((state ^ (state >> 31)) + 0x9E3779B97F4A7C15) & _MASK  # the stream's first step
+    state = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    state = ((state ^ (state >> 27)) * 0x94D049BB133111EB) & _MASK
+    return ((state ^ (state >> 31)) * n) >> 64
+
+
 @text_cache(max_entries=4096, max_bytes=4 * MiB)
 def base_seed(*seed_parts: object) -> int:
     """A 64-bit hash of `seed_parts`, stable across processes (unlike `hash`)."""

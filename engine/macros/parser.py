@@ -51,6 +51,8 @@ class CompiledText:
     warnings: tuple[str, ...] = ()
     # True when rendering can change the text (it holds at least one macro); asked on every render.
     has_macros: bool = field(init=False, repr=False, compare=False, default=False)
+    # What of its evaluation can be worked out once (engine.macros.render's `_fold`), made at its first render.
+    folded: tuple[object, ...] | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "has_macros", any(not isinstance(part, str) for part in self.parts))

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 from engine.bounded import MiB, text_cache
 
 from .catalog import ARITY, IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
 from .clock import local_now
-from .dice import base_seed
+from .dice import base_seed, draw_below, split_choices
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
@@ -20,8 +21,8 @@ from .memo import CLOCK, SEED, ReadsEnv, RenderMemo, frozen_value
 from .nodes import MAX_NESTING, EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 from .parser import MAX_TEXT_CHARS, CompiledText, compile_text
 from .paths import PathError, get_path, split_path
-from .state import DrawKey, Namespace
-from .values import as_collection
+from .state import ABSENT, DrawKey, Namespace
+from .values import as_collection, to_text
 
 MAX_EACH_ITERATIONS = 1000
 MAX_EVALUATIONS = 200_000  # per pass; generous for real presets (the heaviest uses ~3,000)
@@ -131,6 +132,7 @@ def render_segments(
         warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
     output = RenderOutput(
         segments=tuple(outputs),
+        # the caller's own dicts, never a kept render's
         variables=final.local.values,
         global_variables=final.global_.values,
         warnings=warnings,
@@ -222,19 +224,159 @@ _DRAWING = (
 
 
 @dataclass(frozen=True, slots=True)
-class _Kept:
-    """A segment's render (`_Pass.render_kept`): the variables it started from, the env fields it read
-    with their values, the variables after it (None: unchanged), what it spent and reported, its output."""
+class _Const:
+    """A run of macros that render the same text on every render (identity macros left for the end,
+    comments of plain text, argument-less `{{trim}}`), and how many evaluations they spend."""
 
-    local: dict[str, Any]
-    global_: dict[str, Any]
+    text: str
+    count: int
+    macros: tuple[Macro, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A known macro whose argument count is right: its handler, looked up once."""
+
+    handler: Callable[[Any, Macro], str]
+    macro: Macro
+
+
+@dataclass(frozen=True, slots=True)
+class _Draw:
+    """`{{random}}` whose arguments are plain text: its choices, split once (two or more)."""
+
+    macro: Macro
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """`{{getvar::name}}` / `{{getglobalvar::name}}` with a plain name without a dot."""
+
+    macro: Macro
+    key: str
+    glob: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """`{{setvar::name::value}}` / `{{setglobalvar::…}}` of a plain name and plain value: both trimmed once."""
+
+    macro: Macro
+    key: str
+    value: str
+    glob: bool
+
+
+def _constant_form(macro: Macro, source: str) -> str | None:
+    """What `_Pass.macro` gives `macro` on every render, when that never depends on anything (as
+    `static_text` reads a whole text); None otherwise."""
+    name = macro.name
+    if name == "//" and not macro.args:
+        return "" if all(piece.__class__ is str for piece in macro.body) else None
+    if name == "trim" and not macro.args:
+        return TRIM_MARK
+    if name in IDENTITY_MACROS and name not in HANDLERS:
+        return _identity_form(macro, source)
+    return None
+
+
+def _plain_args(macro: Macro) -> list[str] | None:
+    """The macro's arguments as `_Pass.arg` renders them, when each is plain text; None otherwise."""
+    texts = []
+    for arg in macro.args:
+        if not arg:
+            texts.append("")
+        elif len(arg) == 1 and arg[0].__class__ is str:
+            texts.append(arg[0])  # type: ignore[arg-type]
+        else:
+            return None
+    return texts
+
+
+def _fold(template: CompiledText) -> tuple[object, ...]:
+    """The template's top-level parts with what can be worked out once worked out: runs of constant
+    macros become their text (`_Const`), known macros their handler (`_Call`), `{{random}}` over plain
+    choices its split choices (`_Draw`), `{{getvar}}` of a plain name its key (`_Read`). Made once per
+    text (kept on the compiled text), so a preset version compiles its evaluation once."""
+    folded: list[object] = []
+    run: list[Macro] = []
+    texts: list[str] = []
+
+    def close() -> None:
+        if run:
+            folded.append(_Const("".join(texts), len(run), tuple(run)))
+            run.clear()
+            texts.clear()
+
+    for part in template.parts:
+        if part.__class__ is not Macro:
+            close()
+            folded.append(part)
+            continue
+        macro: Macro = part  # type: ignore[assignment]
+        constant = _constant_form(macro, template.source)
+        if constant is not None:
+            run.append(macro)
+            texts.append(constant)
+            continue
+        close()
+        dispatch = _DISPATCH.get(macro.name)
+        if dispatch is None:
+            folded.append(macro)
+            continue
+        handler, arity = dispatch
+        if arity is not None and not arity[0] <= len(macro.args) <= arity[1]:
+            folded.append(macro)  # warns on every render
+            continue
+        args = _plain_args(macro)
+        if handler is HANDLERS["random"] and args is not None:
+            items = split_choices(args) if args else []
+            if len(items) >= 2:
+                folded.append(_Draw(macro, tuple(items)))
+                continue
+        if handler is HANDLERS["getvar"] and args is not None and len(args) == 1:
+            key = args[0].strip()
+            if key and "." not in key:
+                folded.append(_Read(macro, key, "global" in macro.name))
+                continue
+        if handler is HANDLERS["setvar"] and args is not None and len(args) == 2:
+            key, value = args[0].strip(), args[1].replace(TRIM_MARK, "").strip()
+            if key and len(value) <= MAX_TEXT_CHARS:
+                folded.append(_Write(macro, key, value, "global" in macro.name))
+                continue
+        folded.append(_Call(handler, macro))
+    close()
+    return tuple(folded)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A segment's render (`_Pass.render_kept`): the variables it read with the values they had (ABSENT:
+    none), the env fields it read with their values, the variables it changed with the values it left
+    (ABSENT: deleted), what it spent and reported, its output."""
+
+    local_keys: tuple[str, ...]  # the keys read, and their values in the same order
+    local_values: tuple[Any, ...]
+    global_keys: tuple[str, ...]
+    global_values: tuple[Any, ...]
     fields: tuple[tuple[str, Any], ...]
-    local_after: dict[str, Any] | None
-    global_after: dict[str, Any] | None
+    local_set: dict[str, Any]  # the keys set and the values left
+    local_deleted: tuple[str, ...]
+    global_set: dict[str, Any]
+    global_deleted: tuple[str, ...]
     spent: int
     warnings: tuple[str, ...]
     unknown: tuple[str, ...]
     output: SegmentOutput
+
+
+def _writes(writes: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A segment's writes as `_Kept` holds them: the values left, and the keys deleted."""
+    return (
+        {key: value for key, value in writes.items() if value is not ABSENT},
+        tuple(key for key, value in writes.items() if value is ABSENT),
+    )
 
 
 class _FieldsEnv:
@@ -296,50 +438,72 @@ class _Pass:
         self.new_unknown: list[str] | None = None  # the unknown macros it met, while it may be kept
 
     def render_kept(self, segment: Segment) -> SegmentOutput:
-        """`render(segment)`, or what its last render gave when that one started from equal variables and
-        read equal env fields: a segment that draws nothing and reads no clock renders the same from the
-        same inputs (the same text, writes, warnings and unknown macros, the same evaluations spent)."""
+        """`render(segment)`, or what its last render gave when the variables it read then hold the same
+        values now and the env fields it read are equal: a segment that draws nothing and reads no clock
+        renders the same from the same inputs (the same text, writes, warnings and unknown macros, the
+        same evaluations spent). Its writes are made again, in the namespaces as they are now."""
         if not segment.template.macro_names.isdisjoint(_DRAWING) or self.exhausted:
             return self.render(segment)
-        local, global_ = self.local.values, self.global_.values
         kept: _Kept | None = segment.kept.get(self.label)
         env = self.env
-        if (
-            kept is not None
-            and self.evaluations + kept.spent <= MAX_EVALUATIONS
-            and kept.local == local
-            and kept.global_ == global_
-            and all(getattr(env, name) == value for name, value in kept.fields)
-        ):
-            self.evaluations += kept.spent
-            if kept.local_after is not None:
-                self.local.replace(dict(kept.local_after), texts=True)
-            if kept.global_after is not None:
-                self.global_.replace(dict(kept.global_after), texts=True)
-            self.warnings += kept.warnings
-            for name in kept.unknown:
-                self.unknown[name] = None
-            return kept.output
+        if kept is not None and self.evaluations + kept.spent <= MAX_EVALUATIONS:
+            keys = kept.local_keys
+            global_keys = kept.global_keys
+            if (
+                (not keys or tuple(map(self.local.values.get, keys, repeat(ABSENT))) == kept.local_values)
+                and (
+                    not global_keys
+                    or tuple(map(self.global_.values.get, global_keys, repeat(ABSENT))) == kept.global_values
+                )
+                and (not kept.fields or all(getattr(env, name) == value for name, value in kept.fields))
+            ):
+                self.evaluations += kept.spent
+                if kept.local_set:  # strings only (kept so): one update, in C
+                    namespace = self.local
+                    namespace.values.update(kept.local_set)
+                    if namespace.others:
+                        namespace.others.difference_update(kept.local_set)
+                if kept.global_set:
+                    namespace = self.global_
+                    namespace.values.update(kept.global_set)
+                    if namespace.others:
+                        namespace.others.difference_update(kept.global_set)
+                for key in kept.local_deleted:
+                    self.local.delete(key)
+                for key in kept.global_deleted:
+                    self.global_.delete(key)
+                self.warnings += kept.warnings
+                for name in kept.unknown:
+                    self.unknown[name] = None
+                return kept.output
         if not (self.local.texts_only and self.global_.texts_only):
             return self.render(segment)
-        start_local, start_global = dict(local), dict(global_)
         fields: dict[str, Any] = {}
         self.env = _FieldsEnv(env, fields)  # type: ignore[assignment]
         self.volatile, self.new_unknown = False, []
         warned, spent = len(self.warnings), self.evaluations
+        local_ns, global_ns = self.local, self.global_
+        local_reads: dict[str, Any] = {}
+        local_writes: dict[str, Any] = {}
+        global_reads: dict[str, Any] = {}
+        global_writes: dict[str, Any] = {}
+        local_ns.reads, local_ns.writes = local_reads, local_writes
+        global_ns.reads, global_ns.writes = global_reads, global_writes
         try:
             output = self.render(segment)
         finally:
             self.env = env
+            local_ns.reads = local_ns.writes = global_ns.reads = global_ns.writes = None
         unknown, self.new_unknown = self.new_unknown, None
-        local, global_ = self.local.values, self.global_.values
-        if not self.volatile and not self.exhausted and self.local.texts_only and self.global_.texts_only:
+        if not self.volatile and not self.exhausted and local_ns.texts_only and global_ns.texts_only:
             segment.kept[self.label] = _Kept(
-                start_local,
-                start_global,
+                tuple(local_reads),
+                tuple(local_reads.values()),
+                tuple(global_reads),
+                tuple(global_reads.values()),
                 tuple((name, frozen_value(value)) for name, value in fields.items()),
-                None if local == start_local else dict(local),
-                None if global_ == start_global else dict(global_),
+                *_writes(local_writes),
+                *_writes(global_writes),
                 self.evaluations - spent,
                 tuple(self.warnings[warned:]),
                 tuple(unknown),
@@ -363,8 +527,12 @@ class _Pass:
         if self.expanded:
             self.expanded = set()
         self._base = None
+        folded = template.folded
+        if folded is None:
+            folded = _fold(template)
+            object.__setattr__(template, "folded", folded)
         try:
-            text = self.parts(template.parts)
+            text = self.folded(folded)
         except _TooLarge:
             text = ""
             too_large = True
@@ -416,6 +584,90 @@ class _Pass:
                 raise _TooLarge
             out.append(piece)
         return "".join(out)
+
+    def folded(self, parts: tuple[object, ...]) -> str:
+        """`parts(template.parts)` over the template's folded parts (`_fold`): the same text, evaluations,
+        draws, writes and warnings, with what never changes worked out once."""
+        out: list[str] = []
+        produced = 0
+        for part in parts:
+            kind = type(part)
+            if kind is str:
+                out.append(part)  # type: ignore[arg-type]
+                continue
+            if kind is _Call:
+                macro = part.macro  # type: ignore[attr-defined]
+                self.evaluations += 1
+                if self.evaluations > MAX_EVALUATIONS:
+                    self.evaluations -= 1
+                    piece = self.macro(macro)  # warns once, left as written
+                else:
+                    piece = part.handler(self, macro)  # type: ignore[attr-defined]
+            elif kind is _Draw:
+                self.evaluations += 1
+                if self.evaluations > MAX_EVALUATIONS:
+                    self.evaluations -= 1
+                    piece = self.macro(part.macro)  # type: ignore[attr-defined]
+                else:
+                    piece = self.draw(part)  # type: ignore[arg-type]
+            elif kind is _Write:
+                self.evaluations += 1
+                if self.evaluations > MAX_EVALUATIONS:
+                    self.evaluations -= 1
+                    piece = self.macro(part.macro)  # type: ignore[attr-defined]
+                else:
+                    (self.global_ if part.glob else self.local).write(part.key, part.value)  # type: ignore[attr-defined]
+                    piece = ""
+            elif kind is _Read:
+                self.evaluations += 1
+                if self.evaluations > MAX_EVALUATIONS:
+                    self.evaluations -= 1
+                    piece = self.macro(part.macro)  # type: ignore[attr-defined]
+                else:
+                    piece = self.read_var(part)  # type: ignore[arg-type]
+            elif kind is _Const:
+                if (
+                    self.evaluations + part.count <= MAX_EVALUATIONS  # type: ignore[attr-defined]
+                    and produced + len(part.text) <= MAX_TEXT_CHARS  # type: ignore[attr-defined]
+                ):
+                    self.evaluations += part.count  # type: ignore[attr-defined]
+                    produced += len(part.text)  # type: ignore[attr-defined]
+                    out.append(part.text)  # type: ignore[attr-defined]
+                    continue
+                for macro in part.macros:  # type: ignore[attr-defined]
+                    piece = self.macro(macro)  # one by one, as `parts` does near a limit
+                    produced += len(piece)
+                    if produced > MAX_TEXT_CHARS:
+                        raise _TooLarge
+                    out.append(piece)
+                continue
+            elif kind is Macro:
+                piece = self.macro(part)  # type: ignore[arg-type]
+            else:
+                piece = self.block(part)  # type: ignore[arg-type]
+            produced += len(piece)
+            if produced > MAX_TEXT_CHARS:
+                raise _TooLarge
+            out.append(piece)
+        return "".join(out)
+
+    def draw(self, part: _Draw) -> str:
+        """`{{random}}` over choices known when the text was compiled: `handlers._random` without
+        rendering and splitting its arguments again (the same draw from the same seed)."""
+        macro, items = part.macro, part.items
+        start = macro.start
+        count = self.draws.get(start, 0)
+        self.draws[start] = count + 1
+        draw = (1, self.key, start, count, len(items))
+        index = self.drawn.get(draw)
+        if index is None:
+            index = self.drawn[draw] = draw_below(self.base, 1, start, count, len(items))
+        return items[index]
+
+    def read_var(self, part: _Read) -> str:
+        """`{{getvar::name}}` of a name known when the text was compiled (no dot: a flat key)."""
+        value = (self.global_ if part.glob else self.local).get(part.key)
+        return value if type(value) is str else to_text(value)
 
     def raw(self, node: Macro | EachBlock | Scoped | IfBlock | Variable) -> str:
         return self.source[node.start : node.end]
@@ -566,7 +818,7 @@ class _Pass:
                     return ""
                 if found:
                     return value
-        return namespace.values.get(key)  # the flat key (what `namespace.read` finds), in one step
+        return namespace.get(key)  # the flat key (what `namespace.read` finds), in one step
 
     def key_of(self, macro: Macro) -> str:
         key = self.arg(macro, 0).strip()

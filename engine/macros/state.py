@@ -16,14 +16,30 @@ from .nodes import EachBlock, IfBlock, Macro, Parts, Scoped, Variable
 DrawKey = tuple[int, str, int, int, int | str]
 
 
+class _Absent:
+    """The value of a key that has none, as a segment's reads and writes note it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
 class Namespace:
     """One variable namespace during a render. Change `values` through `write`, `delete` and
     `replace` only: they keep `others`, the keys whose value is not a string."""
 
-    __slots__ = ("others", "values")
+    __slots__ = ("others", "reads", "values", "writes")
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.replace(dict(start))
+        # While a segment that may be kept renders (render._Pass.render_kept): the value each key had when
+        # the segment first read it (ABSENT: none), and the value it left in each key it changed.
+        self.reads: dict[str, Any] | None = None
+        self.writes: dict[str, Any] | None = None
 
     def replace(self, values: dict[str, Any], *, texts: bool = False) -> None:
         """`values` in place of the namespace's own; `texts` says they are all strings."""
@@ -36,12 +52,24 @@ class Namespace:
         return not self.others
 
     def read(self, key: str) -> tuple[bool, Any]:
+        reads = self.reads
+        if reads is not None and key not in reads and key not in self.writes:  # type: ignore[operator]
+            reads[key] = self.values.get(key, ABSENT)
         if key in self.values:
             return True, self.values[key]
         return False, None
 
+    def get(self, key: str) -> Any:
+        """The key's value, None when it has none (`read` in one step)."""
+        reads = self.reads
+        if reads is not None and key not in reads and key not in self.writes:  # type: ignore[operator]
+            reads[key] = self.values.get(key, ABSENT)
+        return self.values.get(key)
+
     def write(self, key: str, value: Any) -> None:
         self.values[key] = value
+        if self.writes is not None:
+            self.writes[key] = value
         if type(value) is str:
             self.others.discard(key)
         else:
@@ -49,6 +77,8 @@ class Namespace:
 
     def delete(self, key: str) -> None:
         self.values.pop(key, None)
+        if self.writes is not None:
+            self.writes[key] = ABSENT
         self.others.discard(key)
 
 

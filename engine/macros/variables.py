@@ -32,7 +32,7 @@ def store(state: MacroState, namespace: Namespace, key: str, value: str, what: s
 
 def add_to(state: MacroState, namespace: Namespace, key: str, addition: Any, what: str) -> bool:
     """`addvar`: append to an array, add two numbers, else append as text; False when too long."""
-    current = namespace.values.get(key)
+    current = namespace.get(key)
     array = current if isinstance(current, list) else None
     if array is None and isinstance(current, str):
         parsed = as_collection(current)
@@ -56,4 +56,4 @@ def step(state: MacroState, namespace: Namespace, key: str, delta: int, what: st
     returned, None (nothing stored) when it would be too long."""
     if not add_to(state, namespace, key, delta, what):
         return None
-    return namespace.values.get(key)
+    return namespace.get(key)

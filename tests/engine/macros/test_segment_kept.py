@@ -1,5 +1,6 @@
 """A segment that draws nothing and reads no clock is rendered once per state: a later pass that reaches it
-with equal variables and equal env fields reuses that render (engine/macros/render.py, `_Pass.render_kept`).
+with the variables it read holding equal values and equal env fields reuses that render, its writes made
+again (engine/macros/render.py, `_Pass.render_kept`).
 What the bot sends must be what a fresh render would send: the text, the writes, the warnings."""
 
 from __future__ import annotations
@@ -78,3 +79,31 @@ def test_a_kept_segment_spends_the_same_evaluations():
         == [s.text for s in first.segments]
     )
     assert again.warnings == expected.warnings and expected.warnings
+
+
+def test_a_drawn_variable_reaches_the_segments_that_read_it_and_the_others_write_as_before():
+    # A node draws into a variable on every call; a later node that reads it must see each call's draw,
+    # while the nodes around it (which never read it) still make their own writes, in order.
+    texts = (
+        "{{setvar::style::{{random::a::b::c::d::e::f::g::h}}}}",
+        "{{setvar::count::1}}{{addvar::count::1}}{{setvar::gone::x}}{{deletevar::gone}}",
+        "Style {{getvar::style}}, count {{getvar::count}}.",
+        "{{incvar::count}}",
+    )
+    nodes = segments(*texts)
+    for seed in range(12):
+        output = render_segments(nodes, env=MacroEnv(), seed=seed, variables={"gone": "y"})
+        expected = fresh(texts, env=MacroEnv(), seed=seed, variables={"gone": "y"})
+        assert [s.text for s in output.segments] == [s.text for s in expected.segments]
+        assert output.variables == expected.variables
+        assert "gone" not in output.variables and output.variables["count"] == 3
+        assert output.segments[2].text == f"Style {output.variables['style']}, count 2."
+
+
+def test_a_kept_segment_whose_read_variable_changed_renders_again():
+    nodes = segments("{{setvar::x::{{getvar::seen}}!}}", "{{getvar::x}}")
+    first = render_segments(nodes, env=MacroEnv(), seed=1, variables={"seen": "one", "other": "1"})
+    second = render_segments(nodes, env=MacroEnv(), seed=1, variables={"seen": "two", "other": "1"})
+    third = render_segments(nodes, env=MacroEnv(), seed=1, variables={"other": "2"})
+    assert [first.segments[1].text, second.segments[1].text, third.segments[1].text] == ["one!", "two!", "!"]
+    assert third.variables == {"other": "2", "x": "!"}
