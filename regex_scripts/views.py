@@ -267,7 +267,7 @@ def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
             except selectors.PresetNotFound as exc:
                 context["error"] = exc.message
                 status = 400
-            except offload.OffloadTimeout as exc:
+            except offload.OffloadUnavailable as exc:
                 context["error"] = exc.message
                 status = 503
         else:
