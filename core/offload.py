@@ -7,8 +7,9 @@ work to a child process instead: the request's thread waits on a socket (the loc
 the child computes, at a lower scheduling priority (`OFFLOAD_NICE`), so the web process's own
 threads come first for the processor too.
 
-- The children are started lazily, in the process that needs them (a web worker forked by the
-  server starts its own), `OFFLOAD_WORKERS` at most; `OFFLOAD_WORKERS=0` runs the work inline (the
+- The children are started in the process that needs them, all `OFFLOAD_WORKERS` at its first
+  call (a web worker forked by the server starts its own), so that no later call, under load, waits
+  for a start; `OFFLOAD_WORKERS=0` runs the work inline (the
   default without REDIS_URL, and in the test suite unless a test turns it on).
 - Each child is a new interpreter (`python -c`, started by fork and exec at once), never a fork of
   the web process: that has threads, open database and Redis sockets and held locks, which a fork
@@ -27,11 +28,13 @@ threads come first for the processor too.
   web process while it waits.
 - The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
   free child is bounded by the same figure, a new child's start is not counted): past it the
-  child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
+  child is killed and its successor started at once (it sets Django up while nobody waits for it:
+  the next call, often another server's, finds it ready), and `OffloadTimeout` says so in one
   sentence the page shows.
 - The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
   work moved out of the web process still counts toward the server's share; a killed child is
-  charged the time it ran.
+  charged the CPU the kernel counted for that work (not the wall time: a child starved of the
+  processor by other servers' work would leave its server refused for seconds it never used).
 - The child's other settings come from the environment like the web process's own; it reads the
   database and the shared cache itself, so only the request's small inputs cross, and the answer
   (HTML, a dataclass) comes back. They cross pickled, over a socket pair only the two processes
@@ -41,6 +44,7 @@ threads come first for the processor too.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import pickle
@@ -169,6 +173,14 @@ class _Child:
         self.conn.recv()
         self.ready = True
 
+    def kernel_cpu(self) -> float | None:
+        """The CPU time the kernel has counted for the child so far (None where it cannot say)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
     def is_alive(self) -> bool:
         return self.process.poll() is None
 
@@ -283,8 +295,12 @@ class _Pool:
         self.size = size
         self.pid = os.getpid()
         self.turns = _Turns(size, per_server(size), waiting_per_server())
-        self._idle: list[_Child] = []
         self._lock = threading.Lock()
+        # Every child is started now, not on the call that first finds none free: under load a start
+        # at a low priority takes many seconds, which would fall on another server's first page.
+        self._idle: list[_Child] = []
+        with contextlib.suppress(OSError):  # else each call starts the child it needs
+            self._idle = [_Child() for _ in range(size)]
 
     def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
         started = time.monotonic()
@@ -300,15 +316,24 @@ class _Pool:
         child = self._take()
         try:
             child.wait_until_ready()
+            cpu_before = child.kernel_cpu()
             child.conn.send_bytes(payload)
             sent = time.monotonic()
             if not child.conn.poll(wall):
-                child.stop()
-                fairness.charge_elsewhere(time.monotonic() - sent)
+                # Charged the CPU the work used: a child starved of the processor by other work is
+                # not charged its wait (the wall time, where the kernel cannot say).
+                cpu_after = child.kernel_cpu()
+                used = (
+                    cpu_after - cpu_before
+                    if cpu_before is not None and cpu_after is not None
+                    else time.monotonic() - sent
+                )
+                self._replace(child)
+                fairness.charge_elsewhere(used)
                 raise OffloadTimeout(wall)
             status, value, cpu = child.conn.recv()
         except (EOFError, OSError) as exc:
-            child.stop()
+            self._replace(child)
             raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
         self._give_back(child)
         fairness.charge_elsewhere(cpu)
@@ -318,12 +343,20 @@ class _Pool:
 
     def _take(self) -> _Child:
         with self._lock:
+            self._idle.sort(key=lambda child: child.ready)  # a child already set up is taken first
             while self._idle:
                 child = self._idle.pop()
                 if child.is_alive():
                     return child
                 child.stop()
         return _Child()
+
+    def _replace(self, child: _Child) -> None:
+        """Stop `child` and start its successor at once: it sets Django up while nobody waits for
+        it, so the next call (often another server's) finds a child ready instead of paying a start."""
+        child.stop()
+        with contextlib.suppress(OSError):  # else the next call starts one
+            self._give_back(_Child())
 
     def _give_back(self, child: _Child) -> None:
         with self._lock:
