@@ -43,7 +43,7 @@ def offloaded_preview_result(
         return PreviewResult(html=_html(server, Preview(error=error)), error=error)
     try:
         return offload.run(preview_result, server=server, document=document, options=options)
-    except offload.OffloadTimeout as exc:
+    except offload.OffloadUnavailable as exc:
         return PreviewResult(html=_html(server, Preview(error=exc.message)), error=exc.message, stopped=True)
 
 

@@ -15,6 +15,13 @@ WEB_CONCURRENCY (else 2, about one per core); `--threads` is how many requests o
 once (1 for the bot's API: one request per core is the fastest way through). `--nice` lowers the
 priority of the dashboard's pool where it shares a machine with the API's (docs/scaling.md#two-pools).
 
+The dashboard's pool runs several threads per worker, and is sized so that one server cannot fill
+it (issue 50, item 2): a server runs at most SERVER_CONCURRENT_WORK_PER_PROCESS requests at once in
+a process, so a worker with more than one thread and fewer than twice that many is warned about at
+start (`pool_warning`): one server could take half its threads or more, and the other servers'
+pages would queue behind it. docker-compose.yml's `web` pool runs 4 threads a worker (twice the
+default share of 2).
+
 A worker that dies is replaced, and the pool never exits while its parent lives
 (docs/scaling.md#a-pool-that-never-exits): granian's own supervisor gives up ("crash loop detected")
 when a worker dies again within about 5 s of its replacement; `KeepServing` waits a back-off
@@ -45,6 +52,18 @@ log = logging.getLogger("tavernkeep.serve")
 def backoff_seconds(deaths_in_a_row: int) -> float:
     """How long to wait before replacing a worker that died young `deaths_in_a_row` times."""
     return min(BACKOFF_MAX_SECONDS, BACKOFF_FIRST_SECONDS * 2 ** max(0, deaths_in_a_row - 1))
+
+
+def pool_warning(threads: int, share: int) -> str | None:
+    """A sentence when a worker of `threads` threads could be half filled by one server whose share
+    is `share` requests at once; None when it cannot, or for a one-thread pool (the bot's API)."""
+    if threads <= 1 or threads >= 2 * share:
+        return None
+    return (
+        f"each worker runs {threads} requests at once and one server may run {share} of them "
+        f"(SERVER_CONCURRENT_WORK_PER_PROCESS): give the dashboard's pool at least {2 * share} "
+        "threads, so that one server's pages cannot fill it"
+    )
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -131,9 +150,14 @@ def main(argv: list[str] | None = None) -> None:
         os.nice(args.nice)  # before the workers are forked: they, and the children they start, inherit it
 
     # Imported only once the arguments are good: Django is set up here, and the workers inherit it.
+    from django.conf import settings
+
     import config.wsgi  # noqa: F401
     from assembly.warmup import warm_process
 
+    warning = pool_warning(args.threads, int(getattr(settings, "SERVER_CONCURRENT_WORK_PER_PROCESS", 2)))
+    if warning:
+        log.warning("%s", warning)
     warm_process()
     # What the warm-up made lives as long as the process: out of the collector's reach, so a
     # request's collections do not walk it and the forked workers do not copy its pages.

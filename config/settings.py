@@ -165,6 +165,9 @@ else:
 # the most a server may have saved up.
 SERVER_CPU_SHARE = float(os.environ.get("SERVER_CPU_SHARE") or 0.5)
 SERVER_CPU_BURST_SECONDS = float(os.environ.get("SERVER_CPU_BURST_SECONDS") or 1.0)
+# The meter refuses a server only while another asked the same process within this many seconds:
+# a server alone is served (docs/reliability.md#5d-hostile-neighbours-round-three-issue-50).
+SERVER_CPU_NEIGHBOUR_SECONDS = float(os.environ.get("SERVER_CPU_NEIGHBOUR_SECONDS") or 2.0)
 # Each signed-in browser's page requests per process (core/client_rate.py): a burst, then a rate.
 CLIENT_BURST = float(os.environ.get("CLIENT_BURST") or 120)
 CLIENT_REQUESTS_PER_SECOND = float(os.environ.get("CLIENT_REQUESTS_PER_SECOND") or 30)
@@ -186,6 +189,10 @@ GROUP_TRIGGERS_PER_MINUTE = env_int("GROUP_TRIGGERS_PER_MINUTE", default=20)
 OFFLOAD_WORKERS = max(0, env_int("OFFLOAD_WORKERS", default=2 if REDIS_URL else 0))
 OFFLOAD_WALL_SECONDS = float(os.environ.get("OFFLOAD_WALL_SECONDS") or 10)
 OFFLOAD_NICE = env_int("OFFLOAD_NICE", default=10)
+# Servers take turns for the children: one holds at most OFFLOAD_PER_SERVER of them (never all), and
+# at most OFFLOAD_WAITING_PER_SERVER of its calls wait; its next is refused at once.
+OFFLOAD_PER_SERVER = env_int("OFFLOAD_PER_SERVER", default=1)
+OFFLOAD_WAITING_PER_SERVER = env_int("OFFLOAD_WAITING_PER_SERVER", default=1)
 # Each web process listens for PostgreSQL's notifications of generation bumps (servers/stamp_listener.py).
 CACHE_STAMP_LISTENER = env_bool("CACHE_STAMP_LISTENER", default=True)
 CACHE_BREAKER_SECONDS = float(os.environ.get("CACHE_BREAKER_SECONDS") or 5)  # core/resilient_cache.py

@@ -19,6 +19,13 @@ to its server, which earns `SERVER_CPU_SHARE` CPU-seconds per second back (a buc
 one server's expensive pages (preview renders, a huge preset, the regex tester) cannot keep a
 process's CPU from the others for long. Those pages compute in a child process (core/offload.py),
 whose CPU time is charged to the request's server the same way (`charge_elsewhere`).
+
+Issue 50, item 10: the CPU meter protects neighbours, so it refuses only when there is one. A server
+whose bucket is empty is refused only while another server has asked this process for its share
+within the last `SERVER_CPU_NEIGHBOUR_SECONDS` (2); alone, it is served (the processor would
+otherwise sit idle), and its debt is kept to one burst, so a neighbour who arrives finds it
+refused for a moment (a burst's refill, 2 s by default), not for minutes of debt. Before, a bot sending assemblies one after another to an idle
+API worker, whose thread used more than half a processor, was answered 429 by its own share.
 """
 
 from __future__ import annotations
@@ -52,6 +59,30 @@ def _cpu_burst() -> float:
     return float(getattr(settings, "SERVER_CPU_BURST_SECONDS", 1.0))
 
 
+def _neighbour_seconds() -> float:
+    return float(getattr(settings, "SERVER_CPU_NEIGHBOUR_SECONDS", 2.0))
+
+
+_SEEN_KEPT = 1024  # servers remembered as recent neighbours; older ones are forgotten past it
+_seen: dict[int, float] = {}  # server → when it last asked this process for its share
+
+
+def _see(server_id: int, now: float) -> None:
+    _seen[server_id] = now
+    if len(_seen) > _SEEN_KEPT:
+        horizon = now - _neighbour_seconds()
+        for other in [other for other, at in _seen.items() if at < horizon]:
+            del _seen[other]
+
+
+def _has_neighbour(server_id: int, now: float) -> bool:
+    """Whether another server asked this process for its share lately, or has a request running."""
+    horizon = now - _neighbour_seconds()
+    return any(other != server_id and at >= horizon for other, at in _seen.items()) or any(
+        other != server_id for other in _running
+    )
+
+
 _credit: dict[int, tuple[float, float]] = {}  # server → (CPU-seconds left, when last refilled)
 
 
@@ -63,14 +94,19 @@ def _credit_now(server_id: int, now: float) -> float:
 def _charge(server_id: int, cpu_seconds: float) -> None:
     with _lock:
         now = time.monotonic()
-        _credit[server_id] = (_credit_now(server_id, now) - cpu_seconds, now)
+        left = _credit_now(server_id, now) - cpu_seconds
+        if not _has_neighbour(server_id, now):
+            left = max(-_cpu_burst(), left)  # alone, it took nobody's time: its debt stays small
+        _credit[server_id] = (left, now)
 
 
 def _enter(server_id: int, *, counted: bool = True) -> bool:
     with _lock:
+        now = time.monotonic()
+        _see(server_id, now)
         if counted and _running.get(server_id, 0) >= _limit():
             return False
-        if _credit_now(server_id, time.monotonic()) <= 0:
+        if _credit_now(server_id, now) <= 0 and _has_neighbour(server_id, now):
             return False
         if counted:
             _running[server_id] = _running.get(server_id, 0) + 1

@@ -7,8 +7,9 @@ work to a child process instead: the request's thread waits on a socket (the loc
 the child computes, at a lower scheduling priority (`OFFLOAD_NICE`), so the web process's own
 threads come first for the processor too.
 
-- The children are started lazily, in the process that needs them (a web worker forked by the
-  server starts its own), `OFFLOAD_WORKERS` at most; `OFFLOAD_WORKERS=0` runs the work inline (the
+- The children are started in the process that needs them, all `OFFLOAD_WORKERS` at its first
+  call (a web worker forked by the server starts its own), so that no later call, under load, waits
+  for a start; `OFFLOAD_WORKERS=0` runs the work inline (the
   default without REDIS_URL, and in the test suite unless a test turns it on).
 - Each child is a new interpreter (`python -c`, started by fork and exec at once), never a fork of
   the web process: that has threads, open database and Redis sockets and held locks, which a fork
@@ -18,15 +19,22 @@ threads come first for the processor too.
   database is chosen later). A child shares nothing with its parent but the settings it is sent
   (`DATABASES`, `CACHES`: a test's database, a bench's cache prefix); restarts are rare (only after
   a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
-- One server's work uses one child at a time (its next waits), so however much one server sends,
-  another server's work finds a child free (with `OFFLOAD_WORKERS` ≥ 2).
+- Servers take turns (issue 50, item 2): each server's calls wait in a line of their own, and a
+  child that comes free goes to the waiting server whose last turn is the oldest (round robin: the
+  server just served goes to the back), never to one that already holds `OFFLOAD_PER_SERVER` children (1; at most
+  `OFFLOAD_WORKERS` - 1, so however much one server sends, another server's work finds a child
+  free). At most `OFFLOAD_WAITING_PER_SERVER` (1) of one server's calls wait; the next is refused
+  at once with `OffloadBusy`, whose sentence the page shows, instead of holding a thread of the
+  web process while it waits.
 - The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
   free child is bounded by the same figure, a new child's start is not counted): past it the
-  child is killed, a new one is started on the next call, and `OffloadTimeout` says so in one
+  child is killed and its successor started at once (it sets Django up while nobody waits for it:
+  the next call, often another server's, finds it ready), and `OffloadTimeout` says so in one
   sentence the page shows.
 - The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
   work moved out of the web process still counts toward the server's share; a killed child is
-  charged the time it ran.
+  charged the CPU the kernel counted for that work (not the wall time: a child starved of the
+  processor by other servers' work would leave its server refused for seconds it never used).
 - The child's other settings come from the environment like the web process's own; it reads the
   database and the shared cache itself, so only the request's small inputs cross, and the answer
   (HTML, a dataclass) comes back. They cross pickled, over a socket pair only the two processes
@@ -36,6 +44,8 @@ threads come first for the processor too.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import pickle
 import socket
@@ -43,6 +53,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -61,8 +72,13 @@ _ROOT = Path(__file__).resolve().parent.parent  # the project: what the child im
 START_SECONDS = 60  # the most a new child may take to set Django up
 
 
-class OffloadTimeout(UserError):
-    """The work passed its wall limit and was stopped; `message` is one sentence for the page."""
+class OffloadUnavailable(UserError):
+    """The work was not done: stopped at its wall limit, or refused while the server's turn was
+    taken; `message` is one sentence for the page."""
+
+
+class OffloadTimeout(OffloadUnavailable):
+    """The work passed its wall limit (or waited for a child that long) and was stopped."""
 
     status = 503
 
@@ -71,6 +87,16 @@ class OffloadTimeout(UserError):
         super().__init__(
             f"This took more than {seconds:g} s of work and was stopped, so that other servers "
             "keep their share of the web process; try again with less (a smaller sample or preset)."
+        )
+
+
+class OffloadBusy(OffloadUnavailable):
+    """The server already has as much work running and waiting for the children as it may."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This server already has work running and waiting for the preview and regex-tester "
+            "processes; wait for it to finish, then try again."
         )
 
 
@@ -86,12 +112,23 @@ def wall_seconds() -> float:
     return float(getattr(settings, "OFFLOAD_WALL_SECONDS", 10.0))
 
 
+def per_server(size: int) -> int:
+    """Children one server may hold at once: `OFFLOAD_PER_SERVER`, and always one fewer than the pool."""
+    wanted = max(1, int(getattr(settings, "OFFLOAD_PER_SERVER", 1)))
+    return max(1, min(wanted, size - 1))
+
+
+def waiting_per_server() -> int:
+    return max(0, int(getattr(settings, "OFFLOAD_WAITING_PER_SERVER", 1)))
+
+
 def run(work: Callable[..., T], /, **kwargs: Any) -> T:
     """`work(**kwargs)`'s answer, computed in a child process when offloading is on, else here.
 
     `work` must be a module-level function (the child imports it by name) whose arguments and answer
     pickle. Its exceptions are raised here. Raises OffloadTimeout past the wall limit (offloaded
-    only: inline work cannot be stopped) and OffloadFailed when the child dies."""
+    only: inline work cannot be stopped), OffloadBusy when the server's line is full, and
+    OffloadFailed when the child dies."""
     if workers() == 0:
         return work(**kwargs)
     servers = fairness.current_servers()
@@ -138,6 +175,14 @@ class _Child:
         self.conn.recv()
         self.ready = True
 
+    def kernel_cpu(self) -> float | None:
+        """The CPU time the kernel has counted for the child so far (None where it cannot say)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
     def is_alive(self) -> bool:
         return self.process.poll() is None
 
@@ -148,64 +193,151 @@ class _Child:
         self.conn.close()
 
 
+class _Ticket:
+    __slots__ = ("granted",)
+
+    def __init__(self) -> None:
+        self.granted = False
+
+
+_TURNS_KEPT = 1024  # servers whose last turn is remembered
+Key = int | None  # a server, or None for work outside a request (a command, a task)
+
+
+class _Turns:
+    """Who has the next free child: the waiting server whose last turn is the oldest (one never
+    served first; ties in order of arrival), among those under their cap."""
+
+    def __init__(self, size: int, per_server: int, waiting: int) -> None:
+        self.free = size
+        self.size, self.per_server, self.waiting = size, per_server, waiting
+        self.holding: dict[Key, int] = {}
+        self.lines: OrderedDict[Key, deque[_Ticket]] = OrderedDict()  # in order of arrival
+        self.last_turn: dict[Key, int] = {}  # when each server was last given a child
+        self._turns = itertools.count()
+        self.served: list[Key] = []  # who was given a child, in order (the last 64: tests read it)
+        self._changed = threading.Condition()
+
+    def _cap(self, key: Key) -> int:
+        return self.size if key is None else self.per_server
+
+    def take(self, key: Key, deadline: float) -> bool:
+        """Wait for `key`'s turn; False at `deadline`. OffloadBusy at once when its line is full."""
+        with self._changed:
+            line = self.lines.get(key)
+            if key is not None and line is not None and len(line) >= self.waiting:
+                raise OffloadBusy
+            if key is not None and line is None and self.waiting == 0 and not self._may_run(key):
+                raise OffloadBusy
+            ticket = _Ticket()
+            self.lines.setdefault(key, deque()).append(ticket)
+            self._hand_out()
+            while not ticket.granted:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._withdraw(key, ticket)
+                    return False
+                self._changed.wait(left)
+            return True
+
+    def give_back(self, key: Key) -> None:
+        with self._changed:
+            self.free += 1
+            held = self.holding.get(key, 1) - 1
+            if held > 0:
+                self.holding[key] = held
+            else:
+                self.holding.pop(key, None)
+            self._hand_out()
+
+    def _may_run(self, key: Key) -> bool:
+        return self.free > 0 and self.holding.get(key, 0) < self._cap(key)
+
+    def _hand_out(self) -> None:
+        """Give free children to the servers in turn; the server served goes to the back."""
+        handed = False
+        while self.free > 0:
+            ready = [key for key in self.lines if self.holding.get(key, 0) < self._cap(key)]
+            if not ready:
+                break
+            key = min(ready, key=lambda key: self.last_turn.get(key, -1))  # ties: the first in line
+            line = self.lines[key]
+            line.popleft().granted = True
+            if not line:
+                del self.lines[key]
+            self.free -= 1
+            self.holding[key] = self.holding.get(key, 0) + 1
+            self.last_turn[key] = next(self._turns)
+            self.served = [*self.served[-63:], key]
+            handed = True
+        if len(self.last_turn) > _TURNS_KEPT:  # forget the servers that neither wait nor hold
+            for key in [key for key in self.last_turn if key not in self.lines and key not in self.holding]:
+                del self.last_turn[key]
+        if handed:
+            self._changed.notify_all()
+
+    def _withdraw(self, key: Key, ticket: _Ticket) -> None:
+        line = self.lines.get(key)
+        if line is not None and ticket in line:
+            line.remove(ticket)
+            if not line:
+                del self.lines[key]
+
+    def waiting_of(self, key: Key) -> int:
+        with self._changed:
+            return len(self.lines.get(key, ()))
+
+    def held_by(self, key: Key) -> int:
+        with self._changed:
+            return self.holding.get(key, 0)
+
+
 class _Pool:
     def __init__(self, size: int) -> None:
         self.size = size
         self.pid = os.getpid()
-        self._slots = threading.BoundedSemaphore(size)
-        self._idle: list[_Child] = []
+        self.turns = _Turns(size, per_server(size), waiting_per_server())
         self._lock = threading.Lock()
-        self._servers_busy: set[int] = set()
-        self._server_freed = threading.Condition()
+        # Every child is started now, not on the call that first finds none free: under load a start
+        # at a low priority takes many seconds, which would fall on another server's first page.
+        self._idle: list[_Child] = []
+        with contextlib.suppress(OSError):  # else each call starts the child it needs
+            self._idle = [_Child() for _ in range(size)]
 
     def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
         started = time.monotonic()
         payload = pickle.dumps((work, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        if server is not None and not self._hold_server(server, started + wall):
+        if not self.turns.take(server, started + wall):
             raise OffloadTimeout(wall)
         try:
-            return self._call_held(work, payload, wall, started)
+            return self._call_held(work, payload, wall)
         finally:
-            if server is not None:
-                self._free_server(server)
+            self.turns.give_back(server)
 
-    def _hold_server(self, server: int, deadline: float) -> bool:
-        """One server's work uses one child at a time: however much of it there is, another
-        server's finds a child free."""
-        with self._server_freed:
-            while server in self._servers_busy:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._server_freed.wait(left)
-            self._servers_busy.add(server)
-            return True
-
-    def _free_server(self, server: int) -> None:
-        with self._server_freed:
-            self._servers_busy.discard(server)
-            self._server_freed.notify_all()
-
-    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float, started: float) -> T:
-        if not self._slots.acquire(timeout=max(0.0, wall - (time.monotonic() - started))):
-            raise OffloadTimeout(wall)
+    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float) -> T:
+        child = self._take()
         try:
-            child = self._take()
-            try:
-                child.wait_until_ready()
-                child.conn.send_bytes(payload)
-                sent = time.monotonic()
-                if not child.conn.poll(wall):
-                    child.stop()
-                    fairness.charge_elsewhere(time.monotonic() - sent)
-                    raise OffloadTimeout(wall)
-                status, value, cpu = child.conn.recv()
-            except (EOFError, OSError) as exc:
-                child.stop()
-                raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
-            self._give_back(child)
-        finally:
-            self._slots.release()
+            child.wait_until_ready()
+            cpu_before = child.kernel_cpu()
+            child.conn.send_bytes(payload)
+            sent = time.monotonic()
+            if not child.conn.poll(wall):
+                # Charged the CPU the work used: a child starved of the processor by other work is
+                # not charged its wait (the wall time, where the kernel cannot say).
+                cpu_after = child.kernel_cpu()
+                used = (
+                    cpu_after - cpu_before
+                    if cpu_before is not None and cpu_after is not None
+                    else time.monotonic() - sent
+                )
+                self._replace(child)
+                fairness.charge_elsewhere(used)
+                raise OffloadTimeout(wall)
+            status, value, cpu = child.conn.recv()
+        except (EOFError, OSError) as exc:
+            self._replace(child)
+            raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
+        self._give_back(child)
         fairness.charge_elsewhere(cpu)
         if status == "error":
             raise value
@@ -213,12 +345,20 @@ class _Pool:
 
     def _take(self) -> _Child:
         with self._lock:
+            self._idle.sort(key=lambda child: child.ready)  # a child already set up is taken first
             while self._idle:
                 child = self._idle.pop()
                 if child.is_alive():
                     return child
                 child.stop()
         return _Child()
+
+    def _replace(self, child: _Child) -> None:
+        """Stop `child` and start its successor at once: it sets Django up while nobody waits for
+        it, so the next call (often another server's) finds a child ready instead of paying a start."""
+        child.stop()
+        with contextlib.suppress(OSError):  # else the next call starts one
+            self._give_back(_Child())
 
     def _give_back(self, child: _Child) -> None:
         with self._lock:
@@ -239,8 +379,14 @@ def _pool() -> _Pool:
     global _current
     with _pool_lock:
         # A forked web worker does not own its parent's children: it starts its own.
-        if _current is None or _current.pid != os.getpid() or _current.size != workers():
-            _current = _Pool(workers())
+        size = workers()
+        if (
+            _current is None
+            or _current.pid != os.getpid()
+            or _current.size != size
+            or (_current.turns.per_server, _current.turns.waiting) != (per_server(size), waiting_per_server())
+        ):
+            _current = _Pool(size)
         return _current
 
 

@@ -152,7 +152,7 @@ def enabled_tokens(preset: Preset, encoding: str | None = None) -> int | None:
     not cached yet); None when the count passed its wall limit and was stopped."""
     try:
         return offload.run(enabled_tokens_counted, preset_id=preset.pk, encoding=encoding)
-    except offload.OffloadTimeout:
+    except offload.OffloadUnavailable:
         return None
 
 

@@ -267,7 +267,7 @@ def tester(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
                 )
             except REFUSALS as exc:
                 context["error"] = exc.message
-                status = 503 if isinstance(exc, offload.OffloadTimeout) else 400
+                status = 503 if isinstance(exc, offload.OffloadUnavailable) else 400
         else:
             status = 400
     template = "regex_scripts/tester.html#tester-result" if request.htmx else "regex_scripts/tester.html"

@@ -35,6 +35,7 @@ def _generous_cpu_share(settings) -> None:
 
     settings.SERVER_CPU_SHARE = 1000.0
     fairness._credit.clear()
+    fairness._seen.clear()
     # the same for one browser's requests (core/client_rate.py); its tests set their own figures
     settings.CLIENT_REQUESTS_PER_SECOND = 100_000.0
     settings.ACCOUNT_REQUESTS_PER_SECOND = 100_000.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -18,7 +19,7 @@ from django.urls import reverse
 from core import fairness, offload
 from devtools.factories import DEFAULT_BUCKETS, make_preset
 from presets import services as preset_services
-from tests.scaling.offload_work import burn, refuse
+from tests.scaling.offload_work import burn, hold_until, refuse
 
 
 @pytest.fixture
@@ -61,11 +62,13 @@ def test_the_works_own_error_reaches_the_caller(children):
     assert offload.run(burn, seconds=0) != os.getpid()  # the child is still there to serve
 
 
-def test_offloaded_cpu_counts_toward_the_servers_share(children, settings, lantern):
+def test_offloaded_cpu_counts_toward_the_servers_share(children, settings, lantern, harbor):
     offload.run(burn, seconds=0)  # the child's start is not part of what is measured
     settings.SERVER_CPU_SHARE = 0.0001
     settings.SERVER_CPU_BURST_SECONDS = 0.2
+    settings.SERVER_CPU_NEIGHBOUR_SECONDS = 3600
     fairness._credit.clear()
+    fairness._enter(harbor.pk, counted=False)  # Harbor asked this process too: the meter applies
     token = fairness._claims.set([])
     try:
         fairness.claim_share(lantern.pk)
@@ -102,7 +105,7 @@ def test_one_servers_work_keeps_to_one_child_and_another_server_finds_one_free(c
     first = threading.Thread(target=harbor_work, args=("harbor's first", 1.5))
     first.start()
     deadline = time.monotonic() + 10
-    while harbor.pk not in offload._pool()._servers_busy and time.monotonic() < deadline:
+    while offload._pool().turns.held_by(harbor.pk) == 0 and time.monotonic() < deadline:
         time.sleep(0.01)  # until Harbor's first work has its child
     second = threading.Thread(target=harbor_work, args=("harbor's second", 0))
     second.start()
@@ -119,6 +122,80 @@ def test_one_servers_work_keeps_to_one_child_and_another_server_finds_one_free(c
     fairness._running.clear()
     assert finished["lantern's"] < finished["harbor's first"]  # the Lantern did not wait for Harbor
     assert finished["harbor's second"] >= finished["harbor's first"]  # Harbor's second waited its turn
+
+
+def _as_server(server_id: int, work: Any, **kwargs: Any) -> Any:
+    """`offload.run(work, **kwargs)` as a request of `server_id` would make it."""
+    token = fairness._claims.set([])
+    try:
+        fairness.claim_share(server_id)
+        return offload.run(work, **kwargs)
+    finally:
+        fairness._give_back(fairness._claims.get() or [])
+        fairness._claims.reset(token)
+
+
+def _until(condition: Any) -> None:
+    deadline = time.monotonic() + 30
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert condition()
+
+
+def test_with_one_child_the_lantern_gets_the_next_turn_before_harbors_second_call(
+    children, settings, tmp_path, harbor, lantern
+):
+    settings.OFFLOAD_WORKERS = 1
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 10
+    offload.shut_down()
+    offload.run(burn, seconds=0)  # the child started
+    done = tmp_path / "done"
+    turns = offload._pool().turns
+    calls = [
+        threading.Thread(target=_as_server, args=(harbor.pk, hold_until), kwargs={"path": str(done)}),
+        threading.Thread(target=_as_server, args=(harbor.pk, burn), kwargs={"seconds": 0}),
+        threading.Thread(target=_as_server, args=(lantern.pk, burn), kwargs={"seconds": 0}),
+    ]
+    calls[0].start()
+    _until(lambda: turns.held_by(harbor.pk) == 1)  # Harbor's first holds the child
+    calls[1].start()
+    _until(lambda: turns.waiting_of(harbor.pk) == 1)  # Harbor's second waits in its line
+    calls[2].start()
+    _until(lambda: turns.waiting_of(lantern.pk) == 1)  # then the Lantern's arrives
+    with pytest.raises(offload.OffloadBusy) as refused:  # Harbor's line is full: refused at once
+        _as_server(harbor.pk, burn, seconds=0)
+    assert "already has work running and waiting" in refused.value.message
+    done.touch()
+    for call in calls:
+        call.join(60)
+    fairness._running.clear()
+    assert turns.served[-3:] == [harbor.pk, lantern.pk, harbor.pk]  # the Lantern's turn came first
+
+
+def test_harbor_flooding_the_pool_holds_one_child_and_the_lanterns_work_runs_at_once(
+    children, settings, tmp_path, harbor, lantern
+):
+    settings.OFFLOAD_WORKERS = 3
+    settings.OFFLOAD_PER_SERVER = 5  # asked for more than the pool has: one child is always left
+    settings.OFFLOAD_WAITING_PER_SERVER = 4
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 10
+    offload.shut_down()
+    done = tmp_path / "done"
+    turns = offload._pool().turns
+    flood = [
+        threading.Thread(target=_as_server, args=(harbor.pk, hold_until), kwargs={"path": str(done)})
+        for _ in range(6)
+    ]
+    for call in flood:
+        call.start()
+    _until(lambda: turns.held_by(harbor.pk) == 2 and turns.waiting_of(harbor.pk) == 4)
+    assert _as_server(lantern.pk, burn, seconds=0) != os.getpid()  # served while Harbor still waits
+    assert turns.held_by(harbor.pk) == 2 and turns.waiting_of(harbor.pk) == 4
+    done.touch()
+    for call in flood:
+        call.join(60)
+    fairness._running.clear()
+    assert turns.held_by(harbor.pk) == 0
 
 
 # -- the preview page, with the real database and cache ---------------------------------------------
@@ -173,7 +250,11 @@ def test_a_preview_past_its_wall_limit_is_stopped_and_says_so(children, settings
 
 @pages
 @pytest.mark.django_db(transaction=True)
-def test_harbors_offloaded_renders_still_empty_its_share(children, settings, client, charlie, harbor):
+def test_harbors_offloaded_renders_still_empty_its_share(
+    children, settings, client, charlie, harbor, lantern
+):
+    settings.SERVER_CPU_NEIGHBOUR_SECONDS = 3600
+    fairness._enter(lantern.pk, counted=False)  # the Lantern asked this process too: the meter applies
     client.force_login(charlie)
     assert _render(client, harbor.pk).status_code == 200  # the child is up and warm
     settings.SERVER_CPU_SHARE = 0.0001

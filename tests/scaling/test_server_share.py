@@ -1,7 +1,9 @@
 """Every page and API call counts toward its server's share of a web process (issue 35, item 2).
 
 Charlie (Harbor Hall's admin) spends Harbor's share; the Lantern Guild's pages and bot keep theirs.
-The CPU share is made tiny here so that one real preview render of Harbor's empties its bucket.
+The CPU share is made tiny here so that one real preview render of Harbor's empties its bucket. The
+meter refuses a server only when a neighbour asked the process lately (issue 50, item 10): a server
+alone is served, however much it uses.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from tests.security.conftest import DEFAULT_BUCKETS
 def tiny_cpu_share(settings):
     settings.SERVER_CPU_SHARE = 0.0001  # CPU-seconds earned back per second: nothing, in a test
     settings.SERVER_CPU_BURST_SECONDS = 0.002
+    settings.SERVER_CPU_NEIGHBOUR_SECONDS = 3600  # a neighbour stays one for the whole test
     fairness._credit.clear()
+    fairness._seen.clear()
     yield
     fairness._credit.clear()
+    fairness._seen.clear()
 
 
 def render(client, server_id: int):
@@ -44,6 +49,7 @@ def assemble(client, server_id: int, token: str):
 def test_harbor_spending_its_share_gets_a_busy_page_while_the_lantern_carries_on(
     tiny_cpu_share, client, alice, charlie, lantern, harbor, api_token, harbor_token
 ):
+    fairness._enter(lantern.pk, counted=False)  # the Lantern asked this process lately: a neighbour
     client.force_login(charlie)
     assert render(client, harbor.pk).status_code == 200  # the render that empties Harbor's bucket
     busy = client.get(reverse("regex_scripts:tester", args=[harbor.pk]))
@@ -55,6 +61,16 @@ def test_harbor_spending_its_share_gets_a_busy_page_while_the_lantern_carries_on
     client.force_login(alice)
     assert render(client, lantern.pk).status_code == 200
     assert assemble(client, lantern.pk, api_token).status_code in (200, 429)  # Lantern's own share
+
+
+def test_the_lanterns_bot_alone_is_served_past_its_cpu_share_until_harbor_asks_too(
+    tiny_cpu_share, client, lantern, harbor, api_token, harbor_token
+):
+    for _ in range(5):  # each assembly uses more than the whole bucket: alone, the Lantern is served
+        assert assemble(client, lantern.pk, api_token).status_code == 200
+    assert assemble(client, harbor.pk, harbor_token).status_code == 200  # a neighbour arrives
+    refused = assemble(client, lantern.pk, api_token)
+    assert refused.status_code == 429 and "share of the processor" in json.loads(refused.content)["error"]
 
 
 def test_charlies_requests_to_the_lanterns_pages_do_not_spend_the_lanterns_share(

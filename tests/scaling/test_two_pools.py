@@ -181,3 +181,24 @@ def test_a_niceness_outside_0_to_19_is_refused_in_one_line(capsys):
         with pytest.raises(SystemExit):
             parse_args(["--nice", wrong])
         assert f"{wrong!r} is not a niceness from 0 to 19" in capsys.readouterr().err
+
+
+def test_the_shipped_dashboard_pool_has_room_beside_one_servers_share(settings):
+    from config.serve import parse_args, pool_warning
+
+    compose = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    web = compose[compose.index("\n  web:") : compose.index("\n  proxy:")]
+    command = re.search(r"command: \[(.*)\]", web)
+    assert command is not None  # the dashboard's pool says how it is served
+    argv = [part.strip().strip('"') for part in command.group(1).split(",")][3:]
+    threads = parse_args(argv).threads
+    share = settings.SERVER_CONCURRENT_WORK_PER_PROCESS
+    assert threads >= 2 * share and pool_warning(threads, share) is None  # one server fills half at most
+
+
+def test_a_dashboard_pool_one_server_could_fill_is_warned_about():
+    from config.serve import pool_warning
+
+    assert "at least 4 threads" in (pool_warning(3, 2) or "")
+    assert pool_warning(2, 2) is not None
+    assert pool_warning(1, 2) is None  # the bot's API: one request per worker, by design
