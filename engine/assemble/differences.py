@@ -51,29 +51,7 @@ def differences(
     if kept is not None and kept[0] == key:
         same: tuple[str, ...] = kept[1]
         return same
-    out: list[str] = []
-    named_users, macros_in_chat, blank_in_chat = facts
-    if preset.settings.names_behavior in _NAMES_IN_TEXT and named_users:
-        out.append(
-            "User messages carry the speaker's name in their text because a channel has many speakers; "
-            "with this preset's names setting SillyTavern 1.18 sends them without it."
-        )
-    if macros_in_chat:
-        out.append("Macros in chat messages are sent as written; SillyTavern 1.18 would evaluate them.")
-    if style == "merge" and injected:
-        out.append(
-            "Depth injections are merged into history messages (merge style); SillyTavern 1.18 sends each "
-            "as a message of its own (standalone style)."
-        )
-    if blank_dropped or blank_in_chat:
-        out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
-    if sample_note:
-        out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
-    if server_only:
-        out.append(
-            "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
-            "documents, conditioning) have no SillyTavern 1.18 equivalent."
-        )
+    out = _chat_sentences(preset, facts, style, injected, blank_dropped, sample_note, server_only)
     piped = _piped_macros(preset)
     if piped:
         quoted = ", ".join(piped[:_SHOWN]) + (" …" if len(piped) > _SHOWN else "")
@@ -111,6 +89,42 @@ def differences(
     found = tuple(out)
     preset.memo["st:differences"] = (key, found)
     return found
+
+
+def _chat_sentences(
+    preset: CompiledPreset,
+    facts: tuple[bool, bool, bool],
+    style: str,
+    injected: bool,
+    blank_dropped: bool,
+    sample_note: bool,
+    server_only: bool,
+) -> list[str]:
+    """The sentences about the chat and the server's own blocks, the first of the list."""
+    out: list[str] = []
+    named_users, macros_in_chat, blank_in_chat = facts
+    if preset.settings.names_behavior in _NAMES_IN_TEXT and named_users:
+        out.append(
+            "User messages carry the speaker's name in their text because a channel has many speakers; "
+            "with this preset's names setting SillyTavern 1.18 sends them without it."
+        )
+    if macros_in_chat:
+        out.append("Macros in chat messages are sent as written; SillyTavern 1.18 would evaluate them.")
+    if style == "merge" and injected:
+        out.append(
+            "Depth injections are merged into history messages (merge style); SillyTavern 1.18 sends each "
+            "as a message of its own (standalone style)."
+        )
+    if blank_dropped or blank_in_chat:
+        out.append("A message holding only whitespace was left out; SillyTavern 1.18 sends it.")
+    if sample_note:
+        out.append("The note after the sample dialogues is the bot's own; SillyTavern 1.18 sends none.")
+    if server_only:
+        out.append(
+            "The server's own blocks (server info, memories, emojis, stickers, users, short-term memory, "
+            "documents, conditioning) have no SillyTavern 1.18 equivalent."
+        )
+    return out
 
 
 _ROLL = re.compile(r"\{\{\s*roll\s*(?:::|:|\s)\s*([^}]*)\}\}", re.IGNORECASE)
