@@ -9,21 +9,10 @@ import inspect
 from pathlib import Path
 
 from core import actors
+from tests.test_architecture import APPS
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT = (
-    "core",
-    "servers",
-    "characters",
-    "conversations",
-    "lorebooks",
-    "memory",
-    "presets",
-    "groups",
-    "regex_scripts",
-    "assembly",
-    "config",
-)
+PRODUCT = tuple(name for name in APPS if name != "engine")
 CALLERS = (*PRODUCT, "tests", "bench", "devtools", "fidelity", "examples")
 
 

@@ -7,23 +7,11 @@ import ast
 import textwrap
 from pathlib import Path
 
+from tests.test_architecture import APPS
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 80
-WALKED = (
-    "engine",
-    "core",
-    "config",
-    "servers",
-    "characters",
-    "conversations",
-    "lorebooks",
-    "memory",
-    "presets",
-    "groups",
-    "regex_scripts",
-    "assembly",
-    "examples",
-)
+WALKED = (*APPS, "examples")
 
 
 def long_functions(root: Path, tops: tuple[str, ...], limit: int = MAX_LINES) -> list[str]:
