@@ -62,27 +62,28 @@ class Request:
 
 @dataclass(slots=True)
 class State:
-    """One assembly in progress. The fields are grouped by the step that fills them."""
+    """One assembly in progress. The fields are grouped by the step that makes them (`MAKES` below
+    names each step's group; docs/architecture.md#the-assemblys-state)."""
 
+    # given, before any step
     request: Request
-    doc: BucketDocument
+    doc: BucketDocument  # replaced by "speaker and card" and "generation type"
     seed: int  # resolved once, before any step: the request's, else the document's, else drawn
     notes: Notes = field(default_factory=Notes)
-    preset: CompiledPreset | None = None  # the request's, until the route sends an assembly native
+    preset: CompiledPreset | None = None  # the request's, until "route" sends an assembly native
+    regex_budget: RegexBudget = field(default_factory=RegexBudget)  # one for the whole assembly
     # speaker and card
     card: Card | None = None
     depth_prompts: tuple[DepthPrompt, ...] = ()  # a join mode's members' (docs/groups.md)
-    # history scripts: the scripts in running order, one regex budget for the whole assembly, and the
-    # history texts the promptOnly scripts changed
+    # history scripts: the scripts in running order, and the history texts the promptOnly scripts changed
     regex_scripts: tuple[CompiledScript, ...] = ()
-    regex_budget: RegexBudget = field(default_factory=RegexBudget)
     rewritten: dict[int, tuple[str, tuple[Transform, ...]]] = field(default_factory=dict)
-    # native items
+    # native items ("world info" adds its entries to the items)
     names: int = NAMES_DEFAULT  # the preset's names_behavior: where speaker names go
     items: tuple[Item, ...] = ()
     # world info
     world_info: WorldInfoContribution | None = None
-    # render
+    # render ("rearrange" and "closing items" carry the variables on)
     rendered: Mapping[int, str] = field(default_factory=dict)  # node texts by node position
     expanded: frozenset[str] = frozenset()
     card_sources: dict[int, tuple[Source, ...]] = field(default_factory=dict)
@@ -90,21 +91,25 @@ class State:
     variables: dict[str, Any] = field(default_factory=dict)
     global_variables: dict[str, Any] = field(default_factory=dict)
     unknown_macros: tuple[str, ...] = ()
-    # rearrange and openers
+    # rearrange ("inject" places the injections into the arrangement)
     arrangement: Arrangement = field(default_factory=Arrangement)
     formats: Formats | None = None
+    # openers
     nudge: Item | None = None  # a group's nudge, for the end of the history (docs/groups.md)
-    # in-chat additions, budget, inject
+    # in-chat additions
     continued: Item | None = None  # a continued message, moved to the very end
+    # inject
     injected: bool = False  # some depth injection was placed
-    # terminal note, closing items, squash: the final list, and where the history is in it
+    # terminal note: the final list, and where the history is in it ("closing items" and "squash" amend both)
     ordered: list[Item] = field(default_factory=list)
     history: tuple[int, int] = (0, 0)  # [start, stop)
     sample_note: bool = False  # the assembler's note after trailing sample dialogues was added
-    # identity macros, shape, count
+    # identity macros
     messages: tuple[Message, ...] = ()
     blank: list[Item] = field(default_factory=list)  # items that came out empty, dropped
+    # shape
     payload: dict[str, Any] | None = None
+    # count
     tokens: TokenReport | None = None
 
     def preset_env(self) -> MacroEnv:
@@ -133,3 +138,40 @@ class State:
         if self.preset is None:
             return (doc_reuse(self.doc),)
         return (plan_reuse(self.preset, self.doc.generation_type), doc_reuse(self.doc))
+
+
+GIVEN = frozenset({"request", "doc", "seed", "notes", "preset", "regex_budget"})
+"""The fields set before any step runs."""
+
+MAKES: dict[str, frozenset[str]] = {
+    "speaker and card": frozenset({"card", "depth_prompts"}),
+    "history scripts": frozenset({"regex_scripts", "rewritten"}),
+    "native items": frozenset({"names", "items"}),
+    "world info": frozenset({"world_info"}),
+    "render": frozenset(
+        {"rendered", "expanded", "card_sources", "style", "variables", "global_variables", "unknown_macros"}
+    ),
+    "rearrange": frozenset({"arrangement", "formats"}),
+    "openers": frozenset({"nudge"}),
+    "in-chat additions": frozenset({"continued"}),
+    "inject": frozenset({"injected"}),
+    "terminal note": frozenset({"ordered", "history", "sample_note"}),
+    "identity macros": frozenset({"messages", "blank"}),
+    "shape": frozenset({"payload"}),
+    "count": frozenset({"tokens"}),
+}
+"""Each step's group: the fields it makes, which only later steps read. A step named here or not
+may also amend fields of an earlier group, as `AMENDS` says; no step assigns any other field
+(tests/engine/assemble/test_order_of_work.py)."""
+
+AMENDS: dict[str, frozenset[str]] = {
+    "speaker and card": frozenset({"doc"}),  # the card fills the document's empty fields
+    "generation type": frozenset({"doc"}),  # the send-if-empty message
+    "route": frozenset({"preset"}),  # an assembly sent native
+    "world info": frozenset({"items"}),  # the entries' blocks join the native items
+    "rearrange": frozenset({"variables", "global_variables"}),  # the openers' formats set variables
+    "inject": frozenset({"arrangement"}),
+    "closing items": frozenset({"ordered", "variables", "global_variables"}),
+    "squash": frozenset({"ordered", "history"}),
+}
+"""The fields of earlier groups a step may replace."""
