@@ -110,7 +110,7 @@ def fresh_seed() -> int:
 def rendering(preset: CompiledPreset) -> CompiledPreset:
     """`preset` with its kept renders dropped (engine.assemble.rearrange.render_memo keeps them in its memo),
     so that the next assembly renders its macros."""
-    preset.memo.pop("render:normal", None)
+    preset.memo.renders.pop("normal", None)
     return preset
 
 

@@ -38,7 +38,7 @@ def child(root: Path, name: str, toggles: str, calls: int) -> None:
     preset = presets(CORPUS / "pm" / f"{name}.json")[toggles]
     seeds = random.Random(2026)
     for _ in range(3 + calls):
-        preset.memo.pop("render:normal", None)  # the next assembly renders its macros
+        preset.memo.renders.pop("normal", None)  # the next assembly renders its macros
         assemble(doc, preset=preset, count_tokens=False, seed=seeds.randrange(2**31))
 
 

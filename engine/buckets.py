@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import EngineError
+from .parts import Item, Message
 from .stm import StmContext
 from .vocabulary import GENERATION_TYPES, ROLES
 
@@ -137,6 +137,40 @@ class GroupTurn:
     examples_override: str | None = None
 
 
+@dataclass(slots=True)
+class DocumentMemo:
+    """What the engine works out from one document alone and keeps with it for its next assemblies: one
+    attribute per thing kept, with the module that fills it. The assembler's and World Info's own types
+    sit above this module, so those values are typed `Any` and their comments name the type; `names`
+    below is a preset's names_behavior."""
+
+    # engine/assemble/native.py
+    items: dict[tuple[Any, str, int], tuple[Item, ...]] = field(
+        default_factory=dict
+    )  # by (stm, header, names)
+    kept: set[int] = field(default_factory=set)  # ids of the items kept alive here (engine/assemble/reuse.py)
+    reuse: Any = None  # Reuse
+    blocks: tuple[tuple[Item, ...], dict[str, tuple[Item, ...]]] | None = None  # the last items, by tag
+    messages: dict[int, dict[int, Message]] = field(default_factory=dict)  # by names: any seed's
+    seeded_messages: dict[int, tuple[int, dict[int, Message]]] = field(
+        default_factory=dict
+    )  # the last seed's
+    history_runs: dict[int, Any] = field(default_factory=dict)  # HistoryRun by names
+    envs: dict[tuple[int, int], tuple[tuple[Item, ...], Any]] = field(default_factory=dict)  # MacroEnv
+    # engine/assemble/placing.py: whether the history run holds no system message, by names
+    plain_history: dict[int, bool] = field(default_factory=dict)
+    # engine/assemble/preset.py: the preset's native blocks and tags, by (id of the items, id of the card)
+    preset_blocks: dict[tuple[int, int], Any] = field(default_factory=dict)
+    # engine/assemble/rearrange.py: the last walk (and its snapshot) by id of the plan
+    walks: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    # engine/assemble/examples.py: a sample dialogue's messages by (id of the item, separator, user, char, members)
+    examples: dict[tuple[Any, ...], tuple[Item, list[Item]]] = field(default_factory=dict)
+    # engine/assemble/differences.py: the history's facts
+    history_facts: tuple[bool, bool, bool] | None = None
+    # engine/worldinfo/contribution.py: the texts the keys are tested against (ScanTexts), by card texts
+    world_info_scan: dict[tuple[tuple[str, str], ...], Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class BucketDocument:
     """A validated bucket document; every field has the empty default of
@@ -185,7 +219,7 @@ class BucketDocument:
     sample_dialogues_raw: str | None = None
     # What the engine derives from the document once and shares between its assemblies (the
     # history's items and messages, engine.assemble.native); a `replace()`d document starts empty.
-    memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    memo: DocumentMemo = field(default_factory=DocumentMemo, init=False, repr=False, compare=False)
 
 
 def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.macros import CompiledText, compile_text
+from engine.macros import CompiledText, RenderMemo, compile_text
 from engine.regex import CompiledScript, PresetScripts, compile_scripts
 from engine.sampling import SamplerSettings
 from engine.st_format.model import PresetNode, PromptSettings
@@ -21,6 +21,29 @@ class CompiledNode:
 
     node: PresetNode
     template: CompiledText | None
+
+
+@dataclass(slots=True)
+class PresetMemo:
+    """What the assembler works out from a compiled preset alone, once, and keeps with it: one
+    attribute per thing kept, with the module that fills it (the assembler's own types sit above this
+    module, so those attributes are typed `Any` and their comments name the type)."""
+
+    # engine/assemble/rearrange.py, by generation type: the `Plan`s, the renders' memos, the `Reuse`s
+    plans: dict[str, Any] = field(default_factory=dict)  # Plan
+    renders: dict[str, RenderMemo] = field(default_factory=dict)
+    reuses: dict[str, Any] = field(default_factory=dict)  # Reuse
+    # engine/assemble/preset.py: the rendered `Formats` by (tags present, group turn), and the last
+    # render's blocks mapping by its key (kept_walk knows its inputs again by that object)
+    formats: dict[tuple[frozenset[str], bool], Any] = field(default_factory=dict)  # Formats
+    format_blocks: dict[Any, Any] = field(default_factory=dict)  # Mapping[str, str]
+    # engine/assemble/differences.py: the last sentences with what they were worked out from, and
+    # the preset's own facts (None until first asked)
+    differences: tuple[tuple[Any, ...], tuple[str, ...]] | None = None
+    clamped: tuple[str, ...] | None = None
+    dotted: bool | None = None
+    piped: tuple[str, ...] | None = None
+    draws: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +59,7 @@ class CompiledPreset:
     regex_scripts: tuple[CompiledScript, ...] = ()  # `extensions.regex_scripts`, file order, all of them
     reasoning: tuple[str | None, str | None] = (None, None)  # the reasoning prefix and suffix it sets
     # What the engine works out from the nodes alone, once per compiled preset (engine.assemble.rearrange.plan_of).
-    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    memo: PresetMemo = field(default_factory=PresetMemo, init=False, repr=False, compare=False)
 
 
 def compile_preset(

@@ -47,7 +47,7 @@ def differences(
     # flags: a bot's calls repeat them, so the last answer is kept with what it was worked out from.
     key = (facts, style, injected, blank_dropped, sample_note, server_only, authors_note_entries,
            tuple(world_info_notes), card_book)  # fmt: skip
-    kept = preset.memo.get("st:differences")
+    kept = preset.memo.differences
     if kept is not None and kept[0] == key:
         same: tuple[str, ...] = kept[1]
         return same
@@ -87,7 +87,7 @@ def differences(
             "once the card's lore has been imported and linked."
         )
     found = tuple(out)
-    preset.memo["st:differences"] = (key, found)
+    preset.memo.differences = (key, found)
     return found
 
 
@@ -134,7 +134,7 @@ _DOTTED = re.compile(r"\{\{\s*get(?:global)?var\s*::\s*[^}:]*\.[^}]*\}\}", re.IG
 def _clamped_rolls(preset: CompiledPreset) -> tuple[str, ...]:
     """The preset's `{{roll}}` formulas our engine clamps (docs/fidelity.md#the-deliberate-differences, item
     10), as written."""
-    found = preset.memo.get("st:clamped")
+    found = preset.memo.clamped
     if found is None:
         seen: dict[str, None] = {}
         for node in preset.nodes:
@@ -144,16 +144,16 @@ def _clamped_rolls(preset: CompiledPreset) -> tuple[str, ...]:
                 spec = parse_roll(match.group(1))
                 if spec is not None and spec.problem:
                     seen.setdefault(match.group(0)[:80], None)
-        found = preset.memo["st:clamped"] = tuple(seen)
+        found = preset.memo.clamped = tuple(seen)
     return found
 
 
 def _dotted_reads(preset: CompiledPreset) -> bool:
     """Whether an enabled node reads a variable with a dotted name
     (docs/fidelity.md#the-deliberate-differences, item 8)."""
-    found = preset.memo.get("st:dotted")
+    found = preset.memo.dotted
     if found is None:
-        found = preset.memo["st:dotted"] = any(
+        found = preset.memo.dotted = any(
             node.template is not None and node.node.enabled and _DOTTED.search(node.template.source)
             for node in preset.nodes
         )
@@ -163,10 +163,10 @@ def _dotted_reads(preset: CompiledPreset) -> bool:
 def _history_facts(doc: BucketDocument) -> tuple[bool, bool, bool]:
     """(a user message has a name, a message holds macro syntax, a message is only whitespace),
     worked out once per document."""
-    facts = doc.memo.get("st:history")
+    facts = doc.memo.history_facts
     if facts is None:
         history = doc.history
-        facts = doc.memo["st:history"] = (
+        facts = doc.memo.history_facts = (
             any(m.role == "user" and m.name for m in history),
             any("{{" in m.content or has_angle_form(m.content) for m in history),
             any(m.content and not m.content.strip() for m in history),
@@ -176,14 +176,14 @@ def _history_facts(doc: BucketDocument) -> tuple[bool, bool, bool]:
 
 def _piped_macros(preset: CompiledPreset) -> tuple[str, ...]:
     """The preset's macros whose arguments hold a `|`, as written (worked out once per preset)."""
-    found = preset.memo.get("st:piped")
+    found = preset.memo.piped
     if found is None:
         seen: dict[str, None] = {}
         for node in preset.nodes:
             if node.template is not None and node.node.enabled and "|" in node.template.source:
                 for text in _macros_with_pipe(node.template):
                     seen.setdefault(text if len(text) <= 80 else text[:77] + "…", None)
-        found = preset.memo["st:piped"] = tuple(seen)
+        found = preset.memo.piped = tuple(seen)
     return found
 
 
@@ -205,9 +205,9 @@ def _macros_with_pipe(template: CompiledText) -> Iterable[str]:
 
 
 def _draws(preset: CompiledPreset) -> bool:
-    found = preset.memo.get("st:draws")
+    found = preset.memo.draws
     if found is None:
-        found = preset.memo["st:draws"] = any(
+        found = preset.memo.draws = any(
             node.template is not None and node.node.enabled and RANDOM_MACROS & node.template.macro_names
             for node in preset.nodes
         )

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from ..buckets import DocumentMemo
 from ..macros import resolve_identity
 from ..parts import Item, Part, setting_source
 from ..providers import EXAMPLE_ASSISTANT, EXAMPLE_USER
@@ -71,7 +71,7 @@ def example_items(
     user: str,
     char: str,
     seed: int,
-    kept: dict[Any, Any] | None = None,
+    kept: DocumentMemo | None = None,
     members: tuple[str, ...] | None = None,
 ) -> list[Item]:
     """`items` with every sample dialogue item replaced by SillyTavern's messages for it: the
@@ -88,15 +88,15 @@ def example_items(
         if kept is None:
             out.extend(_messages(item, separator, user, char, seed, members))
             continue
-        key = ("st:examples", id(item), separator, user, char, members)
-        found = kept.get(key)
+        key = (id(item), separator, user, char, members)
+        found = kept.examples.get(key)
         if found is not None and found[0] is item:
             out.extend(found[1])
             continue
         made = _messages(item, separator, user, char, seed, members)
         if not any(part.trusted and _SINGLE_RANDOM.search(part.text) for part in item.parts):
-            kept[key] = (item, made)  # the item is kept alive with them, so its id stays unique
-            kept.setdefault("kept", set()).update(map(id, made))  # the document keeps them (reuse.py)
+            kept.examples[key] = (item, made)  # the item is kept alive with them, so its id stays unique
+            kept.kept.update(map(id, made))  # the document keeps them (reuse.py)
         out.extend(made)
     return out
 

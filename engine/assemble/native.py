@@ -70,33 +70,34 @@ def native_items(
     """
     if rewritten:  # depends on the request's scripts and seed: not kept with the document
         return _native_items(doc, stm, sample_header, rewritten, names)
-    key = ("items", stm, sample_header, names)
-    items: tuple[Item, ...] | None = doc.memo.get(key)
+    memo, key = doc.memo, (stm, sample_header, names)
+    items: tuple[Item, ...] | None = memo.items.get(key)
     if items is None:
-        items = doc.memo[key] = _native_items(doc, stm, sample_header, None, names)
-        doc.memo.setdefault("kept", set()).update(map(id, items))
+        items = memo.items[key] = _native_items(doc, stm, sample_header, None, names)
+        memo.kept.update(map(id, items))
     return items
 
 
 def doc_reuse(doc: BucketDocument) -> Reuse:
     """What assemblies of this document make again from its native items (engine/assemble/reuse.py)."""
-    reuse = doc.memo.get("reuse")
+    memo = doc.memo
+    reuse: Reuse | None = memo.reuse
     if reuse is None:
-        reuse = doc.memo["reuse"] = Reuse(kept=doc.memo.setdefault("kept", set()))
+        reuse = memo.reuse = Reuse(kept=memo.kept)
     return reuse
 
 
 def blocks_of(doc: BucketDocument, items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
     """`items` (native items, in runs of one tag) grouped by tag, kept in `doc.memo` for the last
     items tuple asked about (a read-only mapping: callers copy it before changing it)."""
-    found: tuple[tuple[Item, ...], dict[str, tuple[Item, ...]]] | None = doc.memo.get("blocks")
+    found = doc.memo.blocks
     if found is not None and found[0] is items:
         return found[1]
     grouped: dict[str, list[Item]] = {}
     for tag, run in groupby(items, attrgetter("tag")):
         grouped.setdefault(tag, []).extend(run)
     blocks = {tag: tuple(run) for tag, run in grouped.items()}
-    doc.memo["blocks"] = (items, blocks)
+    doc.memo.blocks = (items, blocks)
     return blocks
 
 
@@ -106,16 +107,14 @@ def ready_messages(
     """(messages already made for this document's native items that hold for any seed, keyed by
     id(item) — the history's and those without a `{random}` form —; those made for this seed; the ids
     of the items `doc.memo` keeps alive, whose messages may be added)."""
-    key = ("messages", names)
-    ready: dict[int, Message] | None = doc.memo.get(key)
+    memo = doc.memo
+    ready = memo.messages.get(names)
     if ready is None:
-        ready = doc.memo[key] = dict(history_run(doc, names).messages)
-    seeded: tuple[int, dict[int, Message]] | None = doc.memo.get(
-        ("seeded messages", names)
-    )  # the last seed's only: a seed rarely recurs
+        ready = memo.messages[names] = dict(history_run(doc, names).messages)
+    seeded = memo.seeded_messages.get(names)  # the last seed's only: a seed rarely recurs
     if seeded is None or seeded[0] != seed:
-        seeded = doc.memo[("seeded messages", names)] = (seed, {})
-    return ready, seeded[1], doc.memo.setdefault("kept", set())
+        seeded = memo.seeded_messages[names] = (seed, {})
+    return ready, seeded[1], memo.kept
 
 
 def _native_items(
@@ -184,10 +183,11 @@ class HistoryRun:
 
 def history_run(doc: BucketDocument, names: int = NAMES_DEFAULT) -> HistoryRun:
     """The document's `HistoryRun` for a names behaviour, built on first use and kept in `doc.memo`."""
-    key = "history" if names in (NAMES_NONE, NAMES_DEFAULT) else ("history", names)
-    run: HistoryRun | None = doc.memo.get(key)
+    key = NAMES_DEFAULT if names in (NAMES_NONE, NAMES_DEFAULT) else names
+    runs = doc.memo.history_runs
+    run: HistoryRun | None = runs.get(key)
     if run is None:
-        run = doc.memo[key] = _history_run(doc.history, None, names, doc.char_name, doc.group is not None)
+        run = runs[key] = _history_run(doc.history, None, names, doc.char_name, doc.group is not None)
     return run
 
 
@@ -281,12 +281,13 @@ def macro_env(doc: BucketDocument, items: tuple[Item, ...], *, server_id: int = 
     """What the content and clock macros read, taken from the same blocks native assembly sends.
 
     Kept in `doc.memo` per items tuple (the memo keeps the tuple, so its id stays unique)."""
-    key = ("env", id(items), server_id)
-    found: tuple[tuple[Item, ...], MacroEnv] | None = doc.memo.get(key)
+    key = (id(items), server_id)
+    found = doc.memo.envs.get(key)
     if found is not None and found[0] is items:
-        return found[1]
+        kept: MacroEnv = found[1]
+        return kept
     env = _macro_env(doc, items, server_id)
-    doc.memo[key] = (items, env)
+    doc.memo.envs[key] = (items, env)
     return env
 
 

@@ -161,9 +161,9 @@ def _plain_history(state: State) -> bool:
     run = history_run(doc, state.names)
     if stop - start != len(run.items) or not run.items:
         return False
-    plain = doc.memo.get(("plain history", state.names))
+    plain = doc.memo.plain_history.get(state.names)
     if plain is None:
-        plain = doc.memo[("plain history", state.names)] = "system" not in map(_ROLE, run.items)
+        plain = doc.memo.plain_history[state.names] = "system" not in map(_ROLE, run.items)
     return plain and tuple(state.ordered[start:stop]) == run.items
 
 

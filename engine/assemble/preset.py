@@ -87,7 +87,7 @@ def rearrange(state: State) -> None:
         return
     blocks, present = _preset_blocks(state)
     group = doc.group is not None
-    kept: dict[tuple[frozenset[str], bool], Formats] = preset.memo.setdefault("formats", {})
+    kept: dict[tuple[frozenset[str], bool], Formats] = preset.memo.formats
     formats = kept.get((present, group))
     if formats is None:
         formats = render_formats(
@@ -138,7 +138,7 @@ def _blocks_as_before(preset: CompiledPreset, key: Any, formats: Formats) -> For
     """`formats` holding the last render's blocks mapping for `key` when their texts are equal: the
     walk knows its inputs again by that object (rearrange.kept_walk), so a render that gave the same
     texts costs no second walk."""
-    last: dict[Any, Mapping[str, str]] = preset.memo.setdefault("format blocks", {})
+    last: dict[Any, Mapping[str, str]] = preset.memo.format_blocks
     before = last.get(key)
     if before is not None and before == formats.blocks:
         return replace(formats, blocks=before)
@@ -215,7 +215,7 @@ def _preset_blocks(state: State) -> tuple[Mapping[str, tuple[Item, ...]], frozen
     their tags: made once per document, items and card (`doc.memo` keeps every one it made, so the
     ids of the items it lists as kept stay unique)."""
     doc, items, card = state.doc, state.items, state.card
-    made: dict[tuple[int, int], Any] = doc.memo.setdefault("preset blocks", {})
+    made = doc.memo.preset_blocks
     found = made.get((id(items), id(card)))
     if found is not None and found[0] is items and found[1] is card:
         return found[2], found[3]
@@ -229,7 +229,7 @@ def _preset_blocks(state: State) -> tuple[Mapping[str, tuple[Item, ...]], frozen
         blocks = {**blocks, PERSONA_TAG: (Item(PERSONA_TAG, "system", (persona,)),)}
     present = frozenset(blocks)
     made[(id(items), id(card))] = (items, card, blocks, present)
-    doc.memo.setdefault("kept", set()).update(map(id, (*scenario, *blocks.get(PERSONA_TAG, ()))))
+    doc.memo.kept.update(map(id, (*scenario, *blocks.get(PERSONA_TAG, ()))))
     return blocks, present
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from ..buckets import TAGS
+from ..buckets import TAGS, DocumentMemo
 from ..compiled import CompiledNode, CompiledPreset
 from ..macros import CompiledText, RenderMemo, Segment, SegmentOutput, static_text
 from ..macros.render import MAX_EVALUATIONS
@@ -176,7 +176,7 @@ def rearrange(
 
 
 def kept_walk(
-    kept: dict[Any, Any],
+    kept: DocumentMemo,
     native: Mapping[str, Sequence[Item]],
     preset: CompiledPreset,
     rendered: Mapping[int, str],
@@ -196,8 +196,8 @@ def kept_walk(
     nodes' texts changed, and none of them went from empty to not or back, the kept arrangement gets
     those nodes' new items in their places (`_patched`): nothing else the walk does reads a node's text."""
     plan = plan_of(preset, generation_type)
-    key = ("walk", id(plan))
-    found = kept.get(key)
+    key = id(plan)
+    found = kept.walks.get(key)
     same_blocks = (
         found is not None
         and found[0] is plan
@@ -207,7 +207,7 @@ def kept_walk(
         and found[4] == expanded
     )
     if not same_blocks:
-        kept[key] = (plan, native, rendered, formats, expanded, reuse, None)
+        kept.walks[key] = (plan, native, rendered, formats, expanded, reuse, None)
         return rearrange(
             native,
             preset,
@@ -237,7 +237,7 @@ def kept_walk(
             tuple(own.omitted),
             walk.placed,
         )
-    kept[key] = (*found[:2], rendered, *found[3:6], snapshot)
+    kept.walks[key] = (*found[:2], rendered, *found[3:6], snapshot)
     for sentence in snapshot.warnings:
         notes.warn(sentence)
     notes.omitted.extend(snapshot.omitted)
@@ -346,33 +346,30 @@ class Plan:
 def plan_of(preset: CompiledPreset, generation_type: str = "normal") -> Plan:
     """The preset's `Plan` for a generation type (docs/assembly.md#generation-types-and-prefill), kept in
     `preset.memo`."""
-    key = "plan" if generation_type == "normal" else f"plan:{generation_type}"
-    plan = preset.memo.get(key)
+    plans = preset.memo.plans
+    plan: Plan | None = plans.get(generation_type)
     if plan is None:
-        plan = preset.memo[key] = _plan(preset.nodes, preset.settings, generation_type)
+        plan = plans[generation_type] = _plan(preset.nodes, preset.settings, generation_type)
     return plan
-
-
-_RENDER_NORMAL = "render:normal"
 
 
 def render_memo(preset: CompiledPreset, generation_type: str = "normal") -> RenderMemo:
     """The memo of the preset's renders for a generation type (macros/memo.py), kept in `preset.memo`."""
-    key = _RENDER_NORMAL if generation_type == "normal" else f"render:{generation_type}"
-    memo = preset.memo.get(key)
+    renders = preset.memo.renders
+    memo = renders.get(generation_type)
     if memo is None:
-        memo = preset.memo[key] = RenderMemo()
+        memo = renders[generation_type] = RenderMemo()
     return memo
 
 
 def plan_reuse(preset: CompiledPreset, generation_type: str = "normal") -> Reuse:
     """What the preset's assemblies for a generation type make again from its own items (reuse.py),
     kept in `preset.memo` beside the plan."""
-    key = "reuse" if generation_type == "normal" else f"reuse:{generation_type}"
-    reuse = preset.memo.get(key)
+    reuses = preset.memo.reuses
+    reuse: Reuse | None = reuses.get(generation_type)
     if reuse is None:
         items = plan_of(preset, generation_type).items
-        reuse = preset.memo[key] = Reuse(own={id(item): item for item in items.values()})
+        reuse = reuses[generation_type] = Reuse(own={id(item): item for item in items.values()})
     return reuse
 
 

@@ -128,10 +128,10 @@ def scan_texts(
     SillyTavern 1.18 scans the chat it is about to send (docs/assembly.md#what-sillytavern-118-corrected);
     `card_texts` holds the active card's `depth_prompt` and `creator_notes`, which the `match*` flags add
     (docs/worldinfo.md)."""
-    memo_key = ("world_info_scan", tuple(sorted((card_texts or {}).items())))
-    texts = doc.memo.get(memo_key)
+    memo_key = tuple(sorted((card_texts or {}).items()))
+    texts: ScanTexts | None = doc.memo.world_info_scan.get(memo_key)
     if texts is None:
-        texts = doc.memo[memo_key] = _scan_texts(doc, card_texts or {})
+        texts = doc.memo.world_info_scan[memo_key] = _scan_texts(doc, card_texts or {})
     if rewritten:
         history = tuple(
             replace(m, text=rewritten[index]) if index in rewritten else m
