@@ -27,6 +27,7 @@ BENCH_REDIS_URL = "redis://127.0.0.1:6379/11"
 NOT_BENCHMARKS = {"run_all.py", "corpus_path.py"}
 NEEDS_POSTGRES = {"store.py", "stm_expiry.py", "load_mixed.py", "neighbours_load.py"}
 QUICK_ARGS = {
+    "assemble_beside.py": ["--times", "1", "--runs", "5", "--rounds", "1"],
     "fuzz.py": ["--examples", "500"],
     "load_mixed.py": ["--requests", "1000"],
     "load_assemble.py": ["--requests", "500"],
