@@ -2,7 +2,8 @@
 
 Every change to one channel runs in one transaction holding that channel's row
 (`select_for_update`), so two events for one channel at once apply one after the other, and the
-unique constraints on the message ids make the same id twice store once. Messages are ordered by
+unique constraints on the message ids make the same id twice store once; taking the row bumps the
+channel's stamp (servers.generational_cache.bump_channel), which every process's copy rides. Messages are ordered by
 their Discord id (a snowflake grows with time), so events that arrive out of order still land in
 Discord's order.
 """
@@ -25,6 +26,7 @@ from engine.groups import AGENT_CONTEXT_MAX_CHARS
 from engine.macros import MacroEnv, Op, apply_ops, extract_ops, replay_into_cache
 from servers import services as server_services
 from servers.audit_actions import AuditAction
+from servers.generational_cache import bump_channel
 from servers.models import AuditEvent, Server
 
 from ..models import (
@@ -96,6 +98,9 @@ def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelCo
         conversation = rows.first()
     if conversation is None:
         raise ChannelError("This server stores no conversation for that channel.", 404)
+    # Every change to the channel holds this lock: the processes' copies of its row are read again
+    # once the change commits (a change rolled back bumps nothing).
+    bump_channel(server_id, channel_id)
     return conversation
 
 
@@ -535,6 +540,7 @@ def _expire_one(conversation_id: int, *, keep: int, cutoff: datetime, batch: int
         conversation = ChannelConversation.objects.select_for_update().filter(pk=conversation_id).first()
         if conversation is None:
             return 0
+        bump_channel(conversation.server_id, conversation.channel_id)
         messages = messages_of(conversation)
         excess = max(0, len(messages) - keep)
         old = [m for index, m in enumerate(messages) if index < excess or m.created_at < cutoff]
