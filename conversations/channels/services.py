@@ -87,9 +87,10 @@ def check_content(content: Any, *, field: str = "content") -> str:
     return content.replace("\r\n", "\n").replace("\x00", "")
 
 
-def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelConversation:
+def _lock(server_id: int, channel_id: int, *, create: bool = False, bump: bool = True) -> ChannelConversation:
     """The channel's conversation row, locked until the transaction ends; ChannelError (404) when the
-    server stores none for the channel and `create` is off."""
+    server stores none for the channel and `create` is off. Without `bump` the caller bumps the
+    channel's stamp itself once it knows it changes something."""
     rows = ChannelConversation.objects.select_for_update().filter(server_id=server_id, channel_id=channel_id)
     conversation = rows.first()
     if conversation is None and create:
@@ -100,7 +101,8 @@ def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelCo
         raise ChannelError("This server stores no conversation for that channel.", 404)
     # Every change to the channel holds this lock: the processes' copies of its row are read again
     # once the change commits (a change rolled back bumps nothing).
-    bump_channel(server_id, channel_id)
+    if bump:
+        bump_channel(server_id, channel_id)
     return conversation
 
 
@@ -184,15 +186,16 @@ def message_post(
     if len(set(ids)) != len(ids):
         raise ChannelError("`parts` repeats an id.")
     with transaction.atomic():
-        conversation = _lock(server_id, channel_id, create=True)
+        conversation = _lock(server_id, channel_id, create=True, bump=False)
         if parent_id is not None:
             _record_parent(server_id, channel_id, parent_id)
         existing = _find(conversation, message_id)
         if existing is not None and existing.role == ChannelRole.SYSTEM:
             raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)  # never answered with its text
-        if existing is not None:
+        if existing is not None:  # a retry: at most new parts, which no assembly reads
             _add_parts(conversation, existing, parts)
             return Posted(existing, dict(conversation.variables or {}), created=False)
+        bump_channel(server_id, channel_id)
         _add_parts(conversation, None, parts)
         last = not ChannelMessage.objects.filter(
             conversation=conversation, discord_id__gt=message_id
