@@ -11,7 +11,8 @@ the history and whose variables the render starts from and keeps, docs/channels.
 and `regenerate` (with `conversation`: the stored reply to regenerate). The answer is the same JSON object `manage.py assemble` prints. A document's `group` turn
 (docs/groups.md) names a group and its speaker; an unknown group or a speaker outside it is a 400.
 Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
-With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query. When
+With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query, nor
+does one from a stored conversation this process read since its last change. When
 the document names a channel (`stm_context.channel`) its World Info timed state is read from the
 shared cache and the new state stored back (docs/worldinfo.md#timed-effects).
 """
@@ -32,7 +33,7 @@ from engine import parse_buckets
 from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
 from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
-from servers.generational_cache import read_together
+from servers.generational_cache import channel_stamp_key, read_together
 from servers.snowflakes import read_snowflake, snowflake_or_none
 
 from .selectors import assemble_for_server, world_info_channel
@@ -59,11 +60,15 @@ def max_body_bytes() -> int:
 @fair_share
 def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=max_body_bytes())
-    # The per-server caches' generations, and the channel's World Info timed state, in one trip to
-    # the shared cache rather than one each.
+    # The per-server caches' generations, the channel's World Info timed state and the stored
+    # channel's stamp, in one trip to the shared cache rather than one each.
     named = body.get("channel", body.get("conversation")) if isinstance(body, dict) else None
     channel = snowflake_or_none(named)  # a bad id is refused below, naming its field
-    also = (lorebook_cache.state_key(server_id, str(channel)),) if channel is not None else ()
+    stored = snowflake_or_none(body.get("conversation")) if isinstance(body, dict) else None
+    also: tuple[str, ...] = (
+        (lorebook_cache.state_key(server_id, str(channel)),) if channel is not None else ()
+    )
+    also += (channel_stamp_key(server_id, stored),) if stored is not None else ()
     with read_together(server_id, also):
         return _assemble(request, server_id, body)
 

@@ -81,6 +81,17 @@ def cache_set(key: str, value: Any, timeout: float | None) -> bool:
         return False
 
 
+def cache_add(key: str, value: Any, timeout: float | None) -> bool:
+    """Set `key` only when it is missing; False when it was there, or the cache is down."""
+    if breaker_open():
+        return False
+    try:
+        return bool(cache.add(key, value, timeout))
+    except Exception as exc:
+        _warn("add", exc)
+        return False
+
+
 def cache_set_many(values: dict[str, Any], timeout: float | None) -> bool:
     if breaker_open():
         return False

@@ -60,6 +60,13 @@ class BoundedCache(Generic[K, V]):
                 _, (_, dropped) = self._entries.popitem(last=False)
                 self._bytes -= dropped
 
+    def pop(self, key: K) -> None:
+        """Drop `key`'s entry, if there is one."""
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

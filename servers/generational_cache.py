@@ -26,6 +26,7 @@ Freshness comes from one number per (server, stamp): the **generation**.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -40,7 +41,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import BigIntegerField, F, Value
 from django.db.models.functions import Greatest
 
-from core.resilient_cache import cache_get, cache_get_many, cache_set, cache_set_many
+from core.resilient_cache import cache_add, cache_get, cache_get_many, cache_set, cache_set_many
 
 from . import stamp_listener
 from .models import CacheStamp
@@ -395,6 +396,53 @@ def read_together(server_id: int, also: tuple[str, ...] = ()) -> Iterator[None]:
         yield
     finally:
         _prefetch.held = outer
+
+
+# -- per-channel stamps ----------------------------------------------------------------------------
+# A stored channel (conversations/channels) changes with nearly every event, far more often than a
+# server's settings, so its stamp is kept only in the shared cache: a fresh random number set after
+# each committed write, which the assemble API reads in its one MGET. A process keeps what it read
+# of the channel beside the stamp it read first, so a write that commits between the two makes the
+# next request read again. A lost copy (Redis down at the commit, the writer died, a restored
+# snapshot) is bounded by the reader's own check against the database every CACHE_STAMP_CHECK_SECONDS.
+
+_channel_listeners: list[Callable[[int, int], None]] = []
+
+
+def channel_stamp_key(server_id: int, channel_id: int) -> str:
+    return f"chan:v1:{server_id}:{channel_id}"
+
+
+def channel_stamp(server_id: int, channel_id: int) -> int | None:
+    """The channel's stamp (from the current `read_together` block's read when it read it); one is
+    made when there is none. None when the shared cache cannot say: then nothing kept is current."""
+    key = channel_stamp_key(server_id, channel_id)
+    found = read_shared(key)
+    if isinstance(found, int):
+        return found
+    fresh = secrets.randbits(62)
+    return fresh if cache_add(key, fresh, GENERATION_SECONDS) else None
+
+
+def bump_channel(server_id: int, channel_id: int) -> None:
+    """The channel's stored row, messages or thread parent change in the current transaction: this
+    process forgets its copies now, and every process sees a new stamp once the write commits (at
+    once when there is no transaction)."""
+    for forget in _channel_listeners:
+        forget(server_id, channel_id)
+    key = channel_stamp_key(server_id, channel_id)
+    transaction.on_commit(lambda: cache_set(key, secrets.randbits(62), GENERATION_SECONDS))
+
+
+def on_channel_bump(forget: Callable[[int, int], None]) -> None:
+    """Have `forget(server_id, channel_id)` called at each `bump_channel` (a process's own copies)."""
+    _channel_listeners.append(forget)
+
+
+def channel_check_seconds() -> float:
+    """How long a process trusts a channel's kept copy under an unchanged stamp before it reads the
+    database again (CACHE_STAMP_CHECK_SECONDS, as for the generations)."""
+    return _check_seconds()
 
 
 def _holds(entry: Any, generation: int) -> TypeGuard[tuple[int, Any]]:

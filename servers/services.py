@@ -12,7 +12,7 @@ from core.errors import UserError
 from .api_auth import TOKENS_STAMP
 from .audit_actions import AuditAction
 from .directory import DirectoryChannel, DirectoryMember
-from .generational_cache import bump
+from .generational_cache import bump, bump_channel
 from .models import ApiToken, AuditEvent, Channel, Membership, Role, Server, ServerDirectory, token_digest
 from .selectors import DIRECTORY_STAMP, TOKENIZER_STAMP
 from .users import User
@@ -167,6 +167,10 @@ def channel_ensure(
             channel.save(update_fields=changed)
             if channel.listed and "name" in changed:
                 bump(DIRECTORY_STAMP, owner_id)  # the pages' names of the pushed channels
+            if "parent" in changed:
+                bump_channel(owner_id, channel_id)  # a stored conversation's row carries its parent
+    elif created and parent is not None:
+        bump_channel(owner_id, channel_id)
     return channel
 
 

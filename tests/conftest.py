@@ -53,6 +53,7 @@ def _generous_cpu_share(settings) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
+    from conversations.channels.selectors import forget_channel_rows
     from core.resilient_cache import reset_breaker
     from presets.cache import clear_local as clear_previews
     from servers.generational_cache import forget_everything_local
@@ -60,6 +61,7 @@ def _fresh_cache() -> None:
     reset_breaker()  # a cache failure in an earlier test does not keep this one from asking
     cache.clear()
     forget_everything_local()  # every app's cache: each test starts as a brand-new process
+    forget_channel_rows()
     clear_previews()
 
 

@@ -3,8 +3,11 @@ history an assembly starts from, and the pages' views."""
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -16,9 +19,10 @@ from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from core.errors import UserError
-from engine import BucketError, HistoryMessage, history_messages
+from engine import BoundedCache, BucketError, HistoryMessage, MiB, history_messages
 from engine import groups as engine_groups
 from engine.macros import Op, OpError, ops_from_json, replay_into_cache
+from servers import generational_cache
 from servers import selectors as server_selectors
 from servers.audit_actions import AuditAction
 from servers.models import AuditEvent
@@ -145,16 +149,16 @@ class UnknownMessage(UserError, LookupError):
 
 def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = None) -> StoredChat | None:
     """The channel's stored conversation as an assembly starts from it, or None when the server stores
-    none for it: one query when this process read the channel as it stands, else two. With
+    none for it: no query when this process read the channel as it stands (its stamp unchanged),
+    else one or two. With
     `regenerate` the history ends before that message (or the reply a part of it belongs to) and the
     variables are the state before it; UnknownMessage when unknown."""
     if regenerate is None:
-        row = _channel_row(server_id, channel_id)
+        row = _kept_channel_row(server_id, channel_id)
         if row is None:
             return None
-        pk, parent_id, stored_variables, updated_at = row
-        history, parsed = _history_copy(pk, updated_at)
-        return StoredChat(channel_id, parent_id, history, dict(stored_variables or {}), parsed)
+        history, parsed = _history_copy(row.pk, row.updated_at)
+        return StoredChat(channel_id, row.parent_id, history, _copy_of(row.variables), parsed)
     conversation = conversation_for(server_id, channel_id)
     if conversation is None:
         return None
@@ -172,10 +176,80 @@ def stored_chat(server_id: int, channel_id: int, *, regenerate: int | None = Non
     return StoredChat(conversation.channel_id, parent_id, _history_of(rows), variables)
 
 
-def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict[str, Any], Any] | None:
-    """The channel row's id, parent, variables and when it last changed (as the database returns
-    it: only compared, as the history copy's key), by one statement written once: building the
-    query through the ORM cost more CPU than the database's answer, on every assembly from a channel."""
+@dataclass(frozen=True, slots=True)
+class _ChannelRow:
+    """What an assembly reads of the channel's row: its id, thread parent, variables and when it
+    last changed (as the database returns it: only compared, as the history copy's key)."""
+
+    pk: int
+    parent_id: int | None
+    variables: dict[str, Any]
+    updated_at: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _KeptRow:
+    stamp: int
+    checked: float  # time.monotonic() of the read
+    row: _ChannelRow
+
+
+# The channel rows this process read, each beside the channel's stamp as it stood before the read
+# (servers.generational_cache.channel_stamp): a warm assembly from a stored channel makes no query.
+CHANNEL_ROW_ENTRIES = 1024
+CHANNEL_ROW_MAX_BYTES = 16 * MiB  # a row whose variables pass 2 MiB is read each time
+_ROW_OVERHEAD = 300  # bytes a kept row costs beyond its variables' text
+_ROWS: BoundedCache[tuple[int, int], _KeptRow] = BoundedCache(
+    max_entries=CHANNEL_ROW_ENTRIES, max_bytes=CHANNEL_ROW_MAX_BYTES
+)
+
+
+def _kept_channel_row(server_id: int, channel_id: int) -> _ChannelRow | None:
+    """The channel's row: this process's copy while the channel's stamp is the one it was read under
+    (and it was read within CACHE_STAMP_CHECK_SECONDS), else the database's."""
+    stamp = generational_cache.channel_stamp(server_id, channel_id)
+    key = (server_id, channel_id)
+    kept = _ROWS.get(key)
+    now = time.monotonic()
+    if (
+        kept is not None
+        and stamp is not None
+        and kept.stamp == stamp
+        and now - kept.checked < generational_cache.channel_check_seconds()
+    ):
+        return kept.row
+    found = _channel_row(server_id, channel_id)
+    if found is None:
+        return None
+    row, size = found
+    if stamp is not None:
+        _ROWS.put(key, _KeptRow(stamp, now, row), size + _ROW_OVERHEAD)
+    return row
+
+
+def _forget_row(server_id: int, channel_id: int) -> None:
+    _ROWS.pop((server_id, channel_id))
+
+
+generational_cache.on_channel_bump(_forget_row)
+
+
+def forget_channel_rows() -> None:
+    """Empty this process's channel rows (tests that stand in for a new process)."""
+    _ROWS.clear()
+
+
+def _copy_of(variables: dict[str, Any]) -> dict[str, Any]:
+    """A copy the request may change without changing the kept row: a shallow one for the usual
+    flat values, a deep one when a value is a list or an object."""
+    if any(isinstance(value, dict | list) for value in variables.values()):
+        return copy.deepcopy(variables)
+    return dict(variables)
+
+
+def _channel_row(server_id: int, channel_id: int) -> tuple[_ChannelRow, int] | None:
+    """The channel's row and the length of its variables as stored, by one statement written once:
+    building the query through the ORM cost more CPU than the database's answer."""
     global _CHANNEL_ROW_SQL
     if _CHANNEL_ROW_SQL is None:
         quote = connection.ops.quote_name
@@ -190,8 +264,10 @@ def _channel_row(server_id: int, channel_id: int) -> tuple[int, int | None, dict
         row = cursor.fetchone()
     if row is None:
         return None
-    variables = _VARIABLES.from_db_value(row[2], None, connection)  # type: ignore[arg-type]
-    return row[0], row[1], variables if isinstance(variables, dict) else {}, row[3]
+    raw = row[2]
+    variables = _VARIABLES.from_db_value(raw, None, connection)  # type: ignore[arg-type]
+    size = len(raw) if isinstance(raw, str | bytes) else len(json.dumps(variables, default=str))
+    return _ChannelRow(row[0], row[1], variables if isinstance(variables, dict) else {}, row[3]), size
 
 
 _CHANNEL_ROW_SQL: str | None = None

@@ -2,7 +2,8 @@
 
 Every change to one channel runs in one transaction holding that channel's row
 (`select_for_update`), so two events for one channel at once apply one after the other, and the
-unique constraints on the message ids make the same id twice store once. Messages are ordered by
+unique constraints on the message ids make the same id twice store once; taking the row bumps the
+channel's stamp (servers.generational_cache.bump_channel), which every process's copy rides. Messages are ordered by
 their Discord id (a snowflake grows with time), so events that arrive out of order still land in
 Discord's order.
 """
@@ -25,6 +26,7 @@ from engine.groups import AGENT_CONTEXT_MAX_CHARS
 from engine.macros import MacroEnv, Op, apply_ops, extract_ops, replay_into_cache
 from servers import services as server_services
 from servers.audit_actions import AuditAction
+from servers.generational_cache import bump_channel
 from servers.models import AuditEvent, Server
 
 from ..models import (
@@ -85,9 +87,10 @@ def check_content(content: Any, *, field: str = "content") -> str:
     return content.replace("\r\n", "\n").replace("\x00", "")
 
 
-def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelConversation:
+def _lock(server_id: int, channel_id: int, *, create: bool = False, bump: bool = True) -> ChannelConversation:
     """The channel's conversation row, locked until the transaction ends; ChannelError (404) when the
-    server stores none for the channel and `create` is off."""
+    server stores none for the channel and `create` is off. Without `bump` the caller bumps the
+    channel's stamp itself once it knows it changes something."""
     rows = ChannelConversation.objects.select_for_update().filter(server_id=server_id, channel_id=channel_id)
     conversation = rows.first()
     if conversation is None and create:
@@ -96,6 +99,10 @@ def _lock(server_id: int, channel_id: int, *, create: bool = False) -> ChannelCo
         conversation = rows.first()
     if conversation is None:
         raise ChannelError("This server stores no conversation for that channel.", 404)
+    # Every change to the channel holds this lock: the processes' copies of its row are read again
+    # once the change commits (a change rolled back bumps nothing).
+    if bump:
+        bump_channel(server_id, channel_id)
     return conversation
 
 
@@ -179,15 +186,16 @@ def message_post(
     if len(set(ids)) != len(ids):
         raise ChannelError("`parts` repeats an id.")
     with transaction.atomic():
-        conversation = _lock(server_id, channel_id, create=True)
+        conversation = _lock(server_id, channel_id, create=True, bump=False)
         if parent_id is not None:
             _record_parent(server_id, channel_id, parent_id)
         existing = _find(conversation, message_id)
         if existing is not None and existing.role == ChannelRole.SYSTEM:
             raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)  # never answered with its text
-        if existing is not None:
+        if existing is not None:  # a retry: at most new parts, which no assembly reads
             _add_parts(conversation, existing, parts)
             return Posted(existing, dict(conversation.variables or {}), created=False)
+        bump_channel(server_id, channel_id)
         _add_parts(conversation, None, parts)
         last = not ChannelMessage.objects.filter(
             conversation=conversation, discord_id__gt=message_id
@@ -535,6 +543,7 @@ def _expire_one(conversation_id: int, *, keep: int, cutoff: datetime, batch: int
         conversation = ChannelConversation.objects.select_for_update().filter(pk=conversation_id).first()
         if conversation is None:
             return 0
+        bump_channel(conversation.server_id, conversation.channel_id)
         messages = messages_of(conversation)
         excess = max(0, len(messages) - keep)
         old = [m for index, m in enumerate(messages) if index < excess or m.created_at < cutoff]
