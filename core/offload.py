@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import pickle
 import socket
@@ -65,9 +66,10 @@ from . import fairness
 from .errors import UserError
 
 T = TypeVar("T")
+log = logging.getLogger("tavernkeep.offload")
 
 # What a child needs from the parent beyond its environment: where the data is.
-_SNAPSHOT_SETTINGS = ("DATABASES", "CACHES")
+_SNAPSHOT_SETTINGS = ("DATABASES", "CACHES", "OFFLOAD_WARM_UP")
 _ROOT = Path(__file__).resolve().parent.parent  # the project: what the child imports from
 START_SECONDS = 60  # the most a new child may take to set Django up
 
@@ -138,10 +140,17 @@ def run(work: Callable[..., T], /, **kwargs: Any) -> T:
 # -- the pool ------------------------------------------------------------------------------------
 
 
-class _Child:
-    """One child: a fresh interpreter running `child_main`, talking over a socket pair."""
+_NOBODY = object()  # a child started for the pool, not in place of one whose work was stopped
 
-    def __init__(self) -> None:
+
+class _Child:
+    """One child: a fresh interpreter running `child_main`, talking over a socket pair.
+    `successor_of` is the server whose work was stopped (or whose child died), leaving this child
+    to start in its place."""
+
+    def __init__(self, successor_of: object = _NOBODY) -> None:
+        self.successor_of = successor_of
+        self.last_server: object = _NOBODY
         ours, theirs = socket.socketpair()
         env = {
             **os.environ,
@@ -165,6 +174,18 @@ class _Child:
         module = os.environ.get("DJANGO_SETTINGS_MODULE") or getattr(settings, "SETTINGS_MODULE", None)
         self.conn.send((module, _snapshot(), int(getattr(settings, "OFFLOAD_NICE", 10))))
         self.ready = False
+
+    def preference(self, key: Key) -> int:
+        """How soon `key`'s work takes this idle child (lowest first): the successor of its own
+        stopped work (a server pays for the start its work caused), then the child that last did its
+        work (its caches hold the server's preset), then one set up that has not worked yet, then one
+        that last worked for another server, then one still starting; another server's successor
+        last. So a server that keeps sending does not take the child another server's pages use."""
+        if self.successor_of is not _NOBODY:
+            return 0 if self.successor_of == key else 5
+        if self.ready:
+            return 1 if self.last_server == key else 3
+        return 2 if self.conn.poll(0) else 4
 
     def wait_until_ready(self) -> None:
         """Wait for a new child to have set Django up: its start is not its first work's time."""
@@ -292,6 +313,34 @@ class _Turns:
             return self.holding.get(key, 0)
 
 
+class _Trace:
+    """Where one call's time went, logged at INFO on `tavernkeep.offload` (the neighbours bench
+    reads it): waiting for the server's turn, for a new child to set Django up, and the work."""
+
+    def __init__(self, server: Key, work: Callable[..., Any], started: float) -> None:
+        self.server, self.work, self.mark = server, getattr(work, "__name__", "?"), started
+        self.steps: dict[str, float] = {}
+        self.outcome, self.fresh, self.cpu = "ok", False, 0.0
+
+    def step(self, name: str) -> None:
+        now = time.monotonic()
+        self.steps[name], self.mark = now - self.mark, now
+
+    def report(self) -> None:
+        if not log.isEnabledFor(logging.INFO):
+            return
+        self.step("after")  # time past the last step (a wall-limit kill, a refusal)
+        log.info(
+            "offload server=%s work=%s outcome=%s fresh_child=%s %s cpu_ms=%.1f",
+            self.server,
+            self.work,
+            self.outcome,
+            int(self.fresh),
+            " ".join(f"{name}_ms={seconds * 1000:.1f}" for name, seconds in self.steps.items()),
+            self.cpu * 1000,
+        )
+
+
 class _Pool:
     def __init__(self, size: int) -> None:
         self.size = size
@@ -307,17 +356,29 @@ class _Pool:
     def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
         started = time.monotonic()
         payload = pickle.dumps((work, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        if not self.turns.take(server, started + wall):
-            raise OffloadTimeout(wall)
+        trace = _Trace(server, work, started)
         try:
-            return self._call_held(work, payload, wall)
+            if not self.turns.take(server, started + wall):
+                raise OffloadTimeout(wall)
+            trace.step("turn")
+            try:
+                return self._call_held(work, payload, wall, trace, server)
+            finally:
+                self.turns.give_back(server)
+        except BaseException as exc:
+            trace.outcome = type(exc).__name__
+            raise
         finally:
-            self.turns.give_back(server)
+            trace.report()
 
-    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float) -> T:
-        child = self._take()
+    def _call_held(
+        self, work: Callable[..., T], payload: bytes, wall: float, trace: _Trace, server: Key
+    ) -> T:
+        child = self._take(server)
+        trace.fresh = not child.ready
         try:
             child.wait_until_ready()
+            trace.step("start")
             cpu_before = child.kernel_cpu()
             child.conn.send_bytes(payload)
             sent = time.monotonic()
@@ -330,12 +391,14 @@ class _Pool:
                     if cpu_before is not None and cpu_after is not None
                     else time.monotonic() - sent
                 )
-                self._replace(child)
+                self._replace(child, server)
                 fairness.charge_elsewhere(used)
                 raise OffloadTimeout(wall)
             status, value, cpu = child.conn.recv()
+            trace.step("work")
+            trace.cpu = cpu
         except (EOFError, OSError) as exc:
-            self._replace(child)
+            self._replace(child, server)
             raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
         self._give_back(child)
         fairness.charge_elsewhere(cpu)
@@ -343,22 +406,26 @@ class _Pool:
             raise value
         return value
 
-    def _take(self) -> _Child:
+    def _take(self, key: Key) -> _Child:
+        """An idle child for `key`'s work, in the order of `_Child.preference`; a new one if none."""
         with self._lock:
-            self._idle.sort(key=lambda child: child.ready)  # a child already set up is taken first
-            while self._idle:
-                child = self._idle.pop()
-                if child.is_alive():
-                    return child
+            for child in [child for child in self._idle if not child.is_alive()]:
+                self._idle.remove(child)
                 child.stop()
+            if self._idle:
+                child = min(self._idle, key=lambda child: child.preference(key))
+                self._idle.remove(child)
+                child.successor_of, child.last_server = _NOBODY, key
+                return child
         return _Child()
 
-    def _replace(self, child: _Child) -> None:
-        """Stop `child` and start its successor at once: it sets Django up while nobody waits for
-        it, so the next call (often another server's) finds a child ready instead of paying a start."""
+    def _replace(self, child: _Child, key: Key) -> None:
+        """Stop `child` and start its successor at once, kept for `key`'s next work: it sets Django
+        up while nobody waits for it, and the server whose work was stopped is the one that waits
+        if it is not ready, not another server, which takes a child already set up and warm."""
         child.stop()
         with contextlib.suppress(OSError):  # else the next call starts one
-            self._give_back(_Child())
+            self._give_back(_Child(successor_of=key))
 
     def _give_back(self, child: _Child) -> None:
         with self._lock:
@@ -424,6 +491,7 @@ def child_main() -> None:
     django.setup()
     from django.db import close_old_connections
 
+    _warm_up(getattr(child_settings, "OFFLOAD_WARM_UP", ""))
     conn.send("ready")
     while True:
         try:
@@ -445,6 +513,20 @@ def child_main() -> None:
             conn.send(
                 ("error", OffloadFailed(f"the offloaded work's answer could not be sent: {exc!r}"), cpu)
             )
+
+
+def _warm_up(path: str) -> None:
+    """Run the warm-up named by `OFFLOAD_WARM_UP` (a dotted path) before the child says it is ready:
+    a new interpreter's first work would otherwise load the token tables, import the views and
+    compile the templates (about 1.3 s of CPU, 50 times a small preview's) while its caller waits."""
+    if not path:
+        return
+    from django.utils.module_loading import import_string
+
+    try:
+        import_string(path)()
+    except Exception:  # a cold child is only slower
+        log.warning("the offload child's warm-up failed", exc_info=True)
 
 
 def _exit_with_parent() -> None:

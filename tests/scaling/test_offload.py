@@ -19,13 +19,14 @@ from django.urls import reverse
 from core import fairness, offload
 from devtools.factories import DEFAULT_BUCKETS, make_preset
 from presets import services as preset_services
-from tests.scaling.offload_work import burn, hold_until, refuse
+from tests.scaling.offload_work import burn, hold_until, refuse, tables_loaded
 
 
 @pytest.fixture
 def children(settings):
     settings.OFFLOAD_WORKERS = 2
     settings.OFFLOAD_WALL_SECONDS = 60  # generous: the machine running the tests may be busy
+    settings.OFFLOAD_WARM_UP = ""  # seconds of CPU a child; the test of the warm-up turns it on
     offload.shut_down()
     yield
     offload.shut_down()
@@ -196,6 +197,42 @@ def test_harbor_flooding_the_pool_holds_one_child_and_the_lanterns_work_runs_at_
         call.join(60)
     fairness._running.clear()
     assert turns.held_by(harbor.pk) == 0
+
+
+def test_a_new_childs_first_work_finds_the_token_tables_loaded(children, settings):
+    settings.OFFLOAD_WARM_UP = "assembly.warmup.warm_child"
+    offload.shut_down()
+    assert offload.run(tables_loaded) is True
+    settings.OFFLOAD_WARM_UP = ""
+    offload.shut_down()
+    assert offload.run(tables_loaded) is False  # what the warm-up did, not the work itself
+
+
+def test_harbors_stopped_work_pays_for_its_successor_and_the_lantern_keeps_its_child(
+    children, settings, tmp_path, harbor, lantern
+):
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 10
+    pool = offload._pool()
+    lanterns_child = _as_server(lantern.pk, burn, seconds=0)
+    first_children = {child.process.pid for child in pool._idle}
+    settings.OFFLOAD_WALL_SECONDS = 1
+    with pytest.raises(offload.OffloadTimeout):  # Harbor's work is stopped, its child killed
+        _as_server(harbor.pk, hold_until, path=str(tmp_path / "never"))
+    settings.OFFLOAD_WALL_SECONDS = 60
+    assert lanterns_child in {child.process.pid for child in pool._idle}  # Harbor took the other
+    (successor,) = {child.process.pid for child in pool._idle} - first_children
+    done = tmp_path / "done"
+    harbors: dict[str, int] = {}
+    harbors_next = threading.Thread(
+        target=lambda: harbors.update(pid=_as_server(harbor.pk, hold_until, path=str(done)))
+    )
+    harbors_next.start()
+    _until(lambda: pool.turns.held_by(harbor.pk) == 1)  # Harbor's next call holds a child
+    assert _as_server(lantern.pk, burn, seconds=0) == lanterns_child  # the Lantern's, at once
+    done.touch()
+    harbors_next.join(60)
+    fairness._running.clear()
+    assert harbors["pid"] == successor  # Harbor's next waited for the start its stopped work caused
 
 
 # -- the preview page, with the real database and cache ---------------------------------------------
