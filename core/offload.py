@@ -18,7 +18,9 @@ threads come first for the processor too.
   "forkserver", whose server keeps the environment and settings of its first start (a test's
   database is chosen later). A child shares nothing with its parent but the settings it is sent
   (`DATABASES`, `CACHES`: a test's database, a bench's cache prefix); restarts are rare (only after
-  a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
+  a wall-limit kill), so its start-up (Django set up, then `OFFLOAD_WARM_UP`: the token tables, the
+  views, the templates, a few seconds at a low priority) is paid once, and its first work costs what
+  the next ones do.
 - Servers take turns (issue 50, item 2): each server's calls wait in a line of their own, and a
   child that comes free goes to the waiting server whose last turn is the oldest (round robin: the
   server just served goes to the back), never to one that already holds `OFFLOAD_PER_SERVER` children (1; at most
@@ -28,9 +30,14 @@ threads come first for the processor too.
   web process while it waits.
 - The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
   free child is bounded by the same figure, a new child's start is not counted): past it the
-  child is killed and its successor started at once (it sets Django up while nobody waits for it:
-  the next call, often another server's, finds it ready), and `OffloadTimeout` says so in one
-  sentence the page shows.
+  child is killed and its successor started at once, kept for the next call of the server whose
+  work was stopped: that server waits for the start it caused, while every other server takes a
+  child already set up (the one that last did its work first: `_Child.preference`). `OffloadTimeout`
+  says so in one sentence the page shows.
+- Work its caller knows to be small (a preview within the bounds of `assembly/preview_result.py`)
+  runs in the request's thread instead (`run_here`): no child to start or wait for.
+- Each call's waits (its turn, a new child's start, the work) are logged at INFO on
+  `tavernkeep.offload` (`OFFLOAD_LOG_LEVEL`); `bench/neighbours_load.py` reads them.
 - The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
   work moved out of the web process still counts toward the server's share; a killed child is
   charged the CPU the kernel counted for that work (not the wall time: a child starved of the
@@ -135,6 +142,20 @@ def run(work: Callable[..., T], /, **kwargs: Any) -> T:
         return work(**kwargs)
     servers = fairness.current_servers()
     return _pool().call(work, kwargs, wall_seconds(), server=servers[0] if servers else None)
+
+
+def run_here(work: Callable[..., T], /, **kwargs: Any) -> T:
+    """`work(**kwargs)` in this thread: work its caller knows to be small (a preview within the
+    bounds of docs/reliability.md, "Small work in the web thread"), which no child need start or be
+    scheduled for. Its CPU is the request's own, so the server's share meter counts it as any page's."""
+    servers = fairness.current_servers()
+    trace = _Trace(servers[0] if servers else None, work, time.monotonic())
+    trace.outcome = "inline"
+    try:
+        return work(**kwargs)
+    finally:
+        trace.step("work")
+        trace.report()
 
 
 # -- the pool ------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ connection, so they need the real-services pass (a committed PostgreSQL database
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -16,6 +17,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from assembly.preview import PreviewOptions
+from assembly.preview_result import SMALL_PREVIEW_BYTES, SMALL_PREVIEW_NODES, is_small_preview
 from core import fairness, offload
 from devtools.factories import DEFAULT_BUCKETS, make_preset
 from presets import services as preset_services
@@ -243,7 +246,12 @@ pages = pytest.mark.services
 def _big_preset(lantern, alice, nodes: int) -> None:
     contents = [(f"rule{i}", f"Rule {i}: the lamp stays lit.", True) for i in range(nodes)]
     preset_services.preset_import(
-        server=lantern, raw=make_preset(*contents), filename="big.json", activate=True, by=alice
+        server=lantern,
+        raw=make_preset(*contents),
+        filename="big.json",
+        on_clash="replace",
+        activate=True,
+        by=alice,
     )
 
 
@@ -301,3 +309,28 @@ def test_harbors_offloaded_renders_still_empty_its_share(
     busy = client.get(reverse("regex_scripts:tester", args=[harbor.pk]))
     assert busy.status_code == 429 and "busy, try again" in busy.content.decode()
     fairness._credit.clear()
+
+
+# -- small work in the web thread -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_small_preview_is_made_in_the_web_thread_without_a_child(children, client, alice, lantern):
+    _big_preset(lantern, alice, 30)
+    client.force_login(alice)
+    shown = _render(client, lantern.pk)
+    assert shown.status_code == 200 and "Rule 29: the lamp stays lit." in shown.content.decode()
+    assert offload._current is None  # no child was started, so none was waited for
+
+
+@pytest.mark.django_db
+def test_a_preview_past_a_bound_is_not_small(lantern, alice):
+    sample = json.loads(DEFAULT_BUCKETS.read_text(encoding="utf-8"))
+    _big_preset(lantern, alice, 30)
+    assert is_small_preview(lantern.pk, sample, PreviewOptions())
+    assert not is_small_preview(
+        lantern.pk, {**sample, "padding": "x" * SMALL_PREVIEW_BYTES}, PreviewOptions()
+    )
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions(conversation=1))  # a stored one
+    _big_preset(lantern, alice, SMALL_PREVIEW_NODES + 1)
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions())
