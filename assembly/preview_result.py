@@ -1,7 +1,8 @@
 """The preview's result as HTML: the assembly of a sample, the budget, both message lists and the
 variables, rendered. It is the costly part of the preview page (a 5,000-node preset renders 2.7 MB,
 most of its time in templates), so the views have it made in a child process (core/offload.py); it
-needs nothing of the request.
+needs nothing of the request. A preview within the SMALL_PREVIEW_ bounds is made in the request's
+thread instead: its work is known to be small, and no child need start or be scheduled for it.
 """
 
 from __future__ import annotations

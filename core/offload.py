@@ -150,11 +150,12 @@ def run_here(work: Callable[..., T], /, **kwargs: Any) -> T:
     scheduled for. Its CPU is the request's own, so the server's share meter counts it as any page's."""
     servers = fairness.current_servers()
     trace = _Trace(servers[0] if servers else None, work, time.monotonic())
-    trace.outcome = "inline"
+    trace.outcome, cpu = "inline", time.thread_time()
     try:
         return work(**kwargs)
     finally:
         trace.step("work")
+        trace.cpu = time.thread_time() - cpu
         trace.report()
 
 
