@@ -1,24 +1,38 @@
 """The preview's result as HTML: the assembly of a sample, the budget, both message lists and the
 variables, rendered. It is the costly part of the preview page (a 5,000-node preset renders 2.7 MB,
 most of its time in templates), so the views have it made in a child process (core/offload.py); it
-needs nothing of the request.
+needs nothing of the request. A preview within the SMALL_PREVIEW_ bounds is made in the request's
+thread instead: its work is known to be small, and no child need start or be scheduled for it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
 
+from characters.selectors import active_card_size
 from conversations.channels.selectors import for_speaker, stored_chat
 from conversations.selectors import preview_inputs
 from core import offload
+from lorebooks.selectors import active_size
+from presets.selectors import preset_size
+from regex_scripts.selectors import enabled_server_scripts
 from servers.models import Server
 
 from .preview import Preview, PreviewOptions, preview_assembly
 
 RESULT = "assembly/preview.html#result"
+
+# A preview within all of these is made in the web thread, not a child (docs/reliability.md, "Small
+# work in the web thread"): a few tens of milliseconds of CPU, less than a child's scheduling costs
+# it at its lower priority on a busy machine. Bytes are characters of the texts as stored.
+SMALL_PREVIEW_NODES = 100  # the preset's prompts
+SMALL_PREVIEW_ENTRIES = 100  # World Info entries of the active lorebooks together
+SMALL_PREVIEW_SCRIPTS = 16  # the server's own regex scripts (the preset's are in its file's size)
+SMALL_PREVIEW_BYTES = 64 * 1024  # the sample, the preset's file, the lorebooks' and the card's, together
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +55,32 @@ def offloaded_preview_result(
     shows `error` (a sample that did not decode: nothing to compute) or says the render was stopped."""
     if error:
         return PreviewResult(html=_html(server, Preview(error=error)), error=error)
+    if offload.workers() and is_small_preview(server.pk, document, options):
+        return offload.run_here(preview_result, server=server, document=document, options=options)
     try:
         return offload.run(preview_result, server=server, document=document, options=options)
     except offload.OffloadUnavailable as exc:
         return PreviewResult(html=_html(server, Preview(error=exc.message)), error=exc.message, stopped=True)
+
+
+def is_small_preview(server_id: int, document: Any, options: PreviewOptions) -> bool:
+    """Whether the preview of the sample as sent (no stored conversation, channel, group or memory)
+    draws on no more than the SMALL_PREVIEW_ bounds: its work is then known to be small."""
+    if options.channel is not None or options.conversation is not None or options.group:
+        return False
+    if not isinstance(document, dict) or "stm_context" in document or "group" in document:
+        return False
+    sample = len(json.dumps(document, ensure_ascii=False))
+    if sample > SMALL_PREVIEW_BYTES:
+        return False
+    nodes, preset_text = preset_size(server_id, options.preset)
+    entries, books_text = active_size(server_id)
+    return (
+        nodes <= SMALL_PREVIEW_NODES
+        and entries <= SMALL_PREVIEW_ENTRIES
+        and sample + preset_text + books_text + active_card_size(server_id) <= SMALL_PREVIEW_BYTES
+        and enabled_server_scripts(server_id) <= SMALL_PREVIEW_SCRIPTS
+    )
 
 
 def _html(server: Server, preview: Preview) -> str:

@@ -71,3 +71,10 @@ def warm_process(*, presets: int | None = None, close_connections: bool = True) 
         warmed,
         (time.perf_counter() - start) * 1000,
     )
+
+
+def warm_child() -> None:
+    """An offload child's warm-up (core/offload.py, `OFFLOAD_WARM_UP`): what every preview, preset
+    page and regex test needs whatever its server (the token tables, the views imported, the
+    preview's template compiled), no server's presets: a child serves any server."""
+    warm_process(presets=0)

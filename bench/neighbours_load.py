@@ -4,7 +4,7 @@ must stay within 3× their idle latency at the 99th percentile.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<a database of its own> REDIS_URL=redis://127.0.0.1:6379/<n> \\
       .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--nodes 5000]
-      [--polite] [--layout split|shared] [--pages-nice 10] [--sessions 5] [--pages-idle 60]
+      [--polite] [--layout split|shared] [--pages-nice 10] [--sessions 5] [--pages-idle 60] [--port N]
 
 Sets up A (the corpus-free default preset, an API token) and B (a generated preset of `--nodes` nodes,
 active, and a signed-in moderator) and starts `config.serve` on 127.0.0.1 only. `--layout split` (the
@@ -20,7 +20,10 @@ opens A's presets page and renders A's preview one after another, a fifth of a s
 person clicking), idle and then under B's load (A's bot over the first half of it, A's pages over
 the second). Prints p50/p99/max for A's bot and
 A's pages (idle and under load), every answer of A's that was not a 200 (its status and the start of
-its body), what B got (200 / 429 / stopped at the wall limit / other) and exits 1 when A's p99
+its body), what B got (200 / 429 / stopped at the wall limit / other), each of A's pages under load
+on its own, and where A's and B's offloaded calls spent their time under load (the dashboard's
+`tavernkeep.offload` log: waiting for the server's turn, for a new child's start, the work; "inline"
+is small work done in the web thread, docs/reliability.md), and exits 1 when A's p99
 under load is over 3× idle for the bot or the pages, or any A request failed.
 """
 
@@ -120,6 +123,31 @@ def sign_in(port: int, username: str = "neighbour") -> tuple[dict[str, str], str
     return jar, jar["csrftoken"]
 
 
+OFFLOAD_LINE = re.compile(r"offload server=(\S+) work=(\S+) outcome=(\S+) (.*)")
+
+
+def print_offload_log(text: str) -> None:
+    """Where A's and B's offloaded calls spent their time under load: per server, work and outcome,
+    the count, and the median and most of each step (turn, start, work, after) in ms."""
+    calls: collections.defaultdict[tuple[str, str, str], list[dict[str, float]]] = collections.defaultdict(
+        list
+    )
+    for match in OFFLOAD_LINE.finditer(text):
+        server, work, outcome, rest = match.groups()
+        steps = {k.removesuffix("_ms"): float(v) for k, v in (f.split("=") for f in rest.split())}
+        label = {str(A): "A", str(B): "B"}.get(server, server)
+        calls[label, work, outcome].append(steps)
+    for (server, work, outcome), rows in sorted(calls.items()):
+        parts = []
+        for step in ("turn", "start", "work", "after", "cpu", "fresh_child"):
+            values = [row[step] for row in rows if step in row]
+            if values and step == "fresh_child":
+                parts.append(f"fresh child {int(sum(values))}")
+            elif values:
+                parts.append(f"{step} p50={percentile(values, 0.5):.0f} max={max(values):.0f}")
+        print(f"  {server}'s {work} {outcome}: n={len(rows)} ms: " + ", ".join(parts))
+
+
 def hammer_b(
     port: int,
     hammer_calls: list[list[tuple[str, str, str, bytes | None, dict[str, str]]]],
@@ -194,6 +222,7 @@ def main() -> None:
     parser.add_argument("--pages-nice", type=int, default=10, help="the dashboard pool's niceness (split)")
     parser.add_argument("--sessions", type=int, default=5, help="B's sign-ins its hammers spread over")
     parser.add_argument("--pages-idle", type=int, default=60, help="A's pages measured alone")
+    parser.add_argument("--port", type=int, default=0, help="the dashboard's port (the API's is the next)")
     args = parser.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="tk-neighbours-")
@@ -216,19 +245,21 @@ def main() -> None:
     )
     preset_id = int(re.search(r'"preset_id": (\d+)', out).group(1))  # type: ignore[union-attr]
 
-    port = free_port()  # the dashboard's (B's hammers)
+    port = args.port or free_port()  # the dashboard's (B's hammers)
+    offload_log = (Path(tmp.name) / "offload.log").open("w+")
     servers = [
         start_server(
             port,
             workers=1,
             threads=args.threads,
-            env=env,
+            env={**env, "OFFLOAD_LOG_LEVEL": "INFO"},
             nice=args.pages_nice if args.layout == "split" else 0,
+            stderr=offload_log,
         )
     ]
     api_port = port
     if args.layout == "split":
-        api_port = free_port()
+        api_port = port + 1 if args.port else free_port()
         servers.append(start_server(api_port, workers=1, threads=1, env=env))
     try:
         for listening in {port, api_port}:
@@ -284,8 +315,11 @@ def main() -> None:
                     refused[f"{status} {body[:90].decode(errors='replace')}"] += 1
             return times, failures
 
+        by_page: collections.defaultdict[str, list[float]] = collections.defaultdict(list)
+
         def measure_pages(count: int | None, stop_at: float) -> tuple[list[float], int]:
             """A's moderator: A's pages one after another, a fifth of a second apart."""
+            by_page.clear()
             times: list[float] = []
             failures = 0
             while (count is None or len(times) < count) and time.monotonic() < stop_at:
@@ -293,6 +327,7 @@ def main() -> None:
                 start = time.perf_counter()
                 status, _, answer = call(port, method, path, body, headers)
                 times.append((time.perf_counter() - start) * 1000)
+                by_page[name].append(times[-1])
                 if status != 200 or STOPPED.search(answer):
                     failures += 1
                     refused[f"{name}: {status} {answer[:90].decode(errors='replace')}"] += 1
@@ -313,6 +348,8 @@ def main() -> None:
             target=hammer_b,
             args=(port, hammer_calls, args.seconds, args.hammers, results, args.polite, args.client_nice),
         )
+        offload_log.flush()
+        log_from = offload_log.seek(0, os.SEEK_END)
         hammers.start()
         time.sleep(1)  # B's load is under way
         # A's bot over the first half of B's load, A's pages over the second: A's bot sends one
@@ -346,6 +383,13 @@ def main() -> None:
         f"p99={pages_p99_loaded:.1f} ms max={max(pages_loaded):.1f} ms  "
         f"failures={pages_idle_failures + pages_loaded_failures[0]}"
     )
+    for name, page_times in by_page.items():
+        print(
+            f"  A's {name} under load: n={len(page_times)} p50={percentile(page_times, 0.5):.1f} ms "
+            f"p99={percentile(page_times, 0.99):.1f} ms max={max(page_times):.1f} ms"
+        )
+    offload_log.seek(log_from)
+    print_offload_log(offload_log.read())
     for answer, times in refused.most_common():
         print(f"A answered {answer!r}: {times} times")
     for name, counts in outcomes.items():

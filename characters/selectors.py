@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.db.models.functions import Length
+
 from core.hooks import Hook
 from engine.cards import Card
 from servers.models import Server
@@ -55,3 +57,14 @@ CARD_USES: Hook[Callable[[int, int], str]] = Hook("characters.selectors.CARD_USE
 def card_uses(server_id: int, card_id: int) -> list[str]:
     """What the apps above hold of the card, each in words ("the group “Party”")."""
     return [words for use in CARD_USES if (words := use(server_id, card_id))]
+
+
+def active_card_size(server_id: int) -> int:
+    """Characters of the server's active card as uploaded (0 when none is active)."""
+    return (
+        CardRow.objects.filter(server_id=server_id, is_active=True)
+        .annotate(size=Length("original"))
+        .values_list("size", flat=True)
+        .first()
+        or 0
+    )

@@ -189,6 +189,8 @@ GROUP_TRIGGERS_PER_MINUTE = env_int("GROUP_TRIGGERS_PER_MINUTE", default=20)
 OFFLOAD_WORKERS = max(0, env_int("OFFLOAD_WORKERS", default=2 if REDIS_URL else 0))
 OFFLOAD_WALL_SECONDS = float(os.environ.get("OFFLOAD_WALL_SECONDS") or 10)
 OFFLOAD_NICE = env_int("OFFLOAD_NICE", default=10)
+# Run by each new child before it takes work (the token tables, the views, the templates): "" for none.
+OFFLOAD_WARM_UP = os.environ.get("OFFLOAD_WARM_UP", "assembly.warmup.warm_child")
 # Servers take turns for the children: one holds at most OFFLOAD_PER_SERVER of them (never all), and
 # at most OFFLOAD_WAITING_PER_SERVER of its calls wait; its next is refused at once.
 OFFLOAD_PER_SERVER = env_int("OFFLOAD_PER_SERVER", default=1)
@@ -308,5 +310,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "INFO", "propagate": True},
+        # INFO: where each offloaded call's time went (core/offload.py; bench/neighbours_load.py reads it)
+        "tavernkeep.offload": {"level": os.environ.get("OFFLOAD_LOG_LEVEL", "WARNING")},
     },
 }

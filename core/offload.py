@@ -18,7 +18,9 @@ threads come first for the processor too.
   "forkserver", whose server keeps the environment and settings of its first start (a test's
   database is chosen later). A child shares nothing with its parent but the settings it is sent
   (`DATABASES`, `CACHES`: a test's database, a bench's cache prefix); restarts are rare (only after
-  a wall-limit kill), so its start-up (Django set up, about a second) is paid once.
+  a wall-limit kill), so its start-up (Django set up, then `OFFLOAD_WARM_UP`: the token tables, the
+  views, the templates, a few seconds at a low priority) is paid once, and its first work costs what
+  the next ones do.
 - Servers take turns (issue 50, item 2): each server's calls wait in a line of their own, and a
   child that comes free goes to the waiting server whose last turn is the oldest (round robin: the
   server just served goes to the back), never to one that already holds `OFFLOAD_PER_SERVER` children (1; at most
@@ -28,9 +30,14 @@ threads come first for the processor too.
   web process while it waits.
 - The work has a wall limit (`OFFLOAD_WALL_SECONDS`, from when the child has it; waiting for a
   free child is bounded by the same figure, a new child's start is not counted): past it the
-  child is killed and its successor started at once (it sets Django up while nobody waits for it:
-  the next call, often another server's, finds it ready), and `OffloadTimeout` says so in one
-  sentence the page shows.
+  child is killed and its successor started at once, kept for the next call of the server whose
+  work was stopped: that server waits for the start it caused, while every other server takes a
+  child already set up (the one that last did its work first: `_Child.preference`). `OffloadTimeout`
+  says so in one sentence the page shows.
+- Work its caller knows to be small (a preview within the bounds of `assembly/preview_result.py`)
+  runs in the request's thread instead (`run_here`): no child to start or wait for.
+- Each call's waits (its turn, a new child's start, the work) are logged at INFO on
+  `tavernkeep.offload` (`OFFLOAD_LOG_LEVEL`); `bench/neighbours_load.py` reads them.
 - The child's CPU time is charged to the request's server (`core.fairness.charge_elsewhere`), so
   work moved out of the web process still counts toward the server's share; a killed child is
   charged the CPU the kernel counted for that work (not the wall time: a child starved of the
@@ -46,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import pickle
 import socket
@@ -65,9 +73,10 @@ from . import fairness
 from .errors import UserError
 
 T = TypeVar("T")
+log = logging.getLogger("tavernkeep.offload")
 
 # What a child needs from the parent beyond its environment: where the data is.
-_SNAPSHOT_SETTINGS = ("DATABASES", "CACHES")
+_SNAPSHOT_SETTINGS = ("DATABASES", "CACHES", "OFFLOAD_WARM_UP")
 _ROOT = Path(__file__).resolve().parent.parent  # the project: what the child imports from
 START_SECONDS = 60  # the most a new child may take to set Django up
 
@@ -135,13 +144,35 @@ def run(work: Callable[..., T], /, **kwargs: Any) -> T:
     return _pool().call(work, kwargs, wall_seconds(), server=servers[0] if servers else None)
 
 
+def run_here(work: Callable[..., T], /, **kwargs: Any) -> T:
+    """`work(**kwargs)` in this thread: work its caller knows to be small (a preview within the
+    bounds of docs/reliability.md, "Small work in the web thread"), which no child need start or be
+    scheduled for. Its CPU is the request's own, so the server's share meter counts it as any page's."""
+    servers = fairness.current_servers()
+    trace = _Trace(servers[0] if servers else None, work, time.monotonic())
+    trace.outcome, cpu = "inline", time.thread_time()
+    try:
+        return work(**kwargs)
+    finally:
+        trace.step("work")
+        trace.cpu = time.thread_time() - cpu
+        trace.report()
+
+
 # -- the pool ------------------------------------------------------------------------------------
 
 
-class _Child:
-    """One child: a fresh interpreter running `child_main`, talking over a socket pair."""
+_NOBODY = object()  # a child started for the pool, not in place of one whose work was stopped
 
-    def __init__(self) -> None:
+
+class _Child:
+    """One child: a fresh interpreter running `child_main`, talking over a socket pair.
+    `successor_of` is the server whose work was stopped (or whose child died), leaving this child
+    to start in its place."""
+
+    def __init__(self, successor_of: object = _NOBODY) -> None:
+        self.successor_of = successor_of
+        self.last_server: object = _NOBODY
         ours, theirs = socket.socketpair()
         env = {
             **os.environ,
@@ -165,6 +196,18 @@ class _Child:
         module = os.environ.get("DJANGO_SETTINGS_MODULE") or getattr(settings, "SETTINGS_MODULE", None)
         self.conn.send((module, _snapshot(), int(getattr(settings, "OFFLOAD_NICE", 10))))
         self.ready = False
+
+    def preference(self, key: Key) -> int:
+        """How soon `key`'s work takes this idle child (lowest first): the successor of its own
+        stopped work (a server pays for the start its work caused), then the child that last did its
+        work (its caches hold the server's preset), then one set up that has not worked yet, then one
+        that last worked for another server, then one still starting; another server's successor
+        last. So a server that keeps sending does not take the child another server's pages use."""
+        if self.successor_of is not _NOBODY:
+            return 0 if self.successor_of == key else 5
+        if self.ready:
+            return 1 if self.last_server == key else 3
+        return 2 if self.conn.poll(0) else 4
 
     def wait_until_ready(self) -> None:
         """Wait for a new child to have set Django up: its start is not its first work's time."""
@@ -292,6 +335,34 @@ class _Turns:
             return self.holding.get(key, 0)
 
 
+class _Trace:
+    """Where one call's time went, logged at INFO on `tavernkeep.offload` (the neighbours bench
+    reads it): waiting for the server's turn, for a new child to set Django up, and the work."""
+
+    def __init__(self, server: Key, work: Callable[..., Any], started: float) -> None:
+        self.server, self.work, self.mark = server, getattr(work, "__name__", "?"), started
+        self.steps: dict[str, float] = {}
+        self.outcome, self.fresh, self.cpu = "ok", False, 0.0
+
+    def step(self, name: str) -> None:
+        now = time.monotonic()
+        self.steps[name], self.mark = now - self.mark, now
+
+    def report(self) -> None:
+        if not log.isEnabledFor(logging.INFO):
+            return
+        self.step("after")  # time past the last step (a wall-limit kill, a refusal)
+        log.info(
+            "offload server=%s work=%s outcome=%s fresh_child=%s %s cpu_ms=%.1f",
+            self.server,
+            self.work,
+            self.outcome,
+            int(self.fresh),
+            " ".join(f"{name}_ms={seconds * 1000:.1f}" for name, seconds in self.steps.items()),
+            self.cpu * 1000,
+        )
+
+
 class _Pool:
     def __init__(self, size: int) -> None:
         self.size = size
@@ -307,17 +378,29 @@ class _Pool:
     def call(self, work: Callable[..., T], kwargs: dict[str, Any], wall: float, *, server: int | None) -> T:
         started = time.monotonic()
         payload = pickle.dumps((work, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        if not self.turns.take(server, started + wall):
-            raise OffloadTimeout(wall)
+        trace = _Trace(server, work, started)
         try:
-            return self._call_held(work, payload, wall)
+            if not self.turns.take(server, started + wall):
+                raise OffloadTimeout(wall)
+            trace.step("turn")
+            try:
+                return self._call_held(work, payload, wall, trace, server)
+            finally:
+                self.turns.give_back(server)
+        except BaseException as exc:
+            trace.outcome = type(exc).__name__
+            raise
         finally:
-            self.turns.give_back(server)
+            trace.report()
 
-    def _call_held(self, work: Callable[..., T], payload: bytes, wall: float) -> T:
-        child = self._take()
+    def _call_held(
+        self, work: Callable[..., T], payload: bytes, wall: float, trace: _Trace, server: Key
+    ) -> T:
+        child = self._take(server)
+        trace.fresh = not child.ready
         try:
             child.wait_until_ready()
+            trace.step("start")
             cpu_before = child.kernel_cpu()
             child.conn.send_bytes(payload)
             sent = time.monotonic()
@@ -330,12 +413,14 @@ class _Pool:
                     if cpu_before is not None and cpu_after is not None
                     else time.monotonic() - sent
                 )
-                self._replace(child)
+                self._replace(child, server)
                 fairness.charge_elsewhere(used)
                 raise OffloadTimeout(wall)
             status, value, cpu = child.conn.recv()
+            trace.step("work")
+            trace.cpu = cpu
         except (EOFError, OSError) as exc:
-            self._replace(child)
+            self._replace(child, server)
             raise OffloadFailed(f"the offload child stopped: {exc!r}") from exc
         self._give_back(child)
         fairness.charge_elsewhere(cpu)
@@ -343,22 +428,26 @@ class _Pool:
             raise value
         return value
 
-    def _take(self) -> _Child:
+    def _take(self, key: Key) -> _Child:
+        """An idle child for `key`'s work, in the order of `_Child.preference`; a new one if none."""
         with self._lock:
-            self._idle.sort(key=lambda child: child.ready)  # a child already set up is taken first
-            while self._idle:
-                child = self._idle.pop()
-                if child.is_alive():
-                    return child
+            for child in [child for child in self._idle if not child.is_alive()]:
+                self._idle.remove(child)
                 child.stop()
+            if self._idle:
+                child = min(self._idle, key=lambda child: child.preference(key))
+                self._idle.remove(child)
+                child.successor_of, child.last_server = _NOBODY, key
+                return child
         return _Child()
 
-    def _replace(self, child: _Child) -> None:
-        """Stop `child` and start its successor at once: it sets Django up while nobody waits for
-        it, so the next call (often another server's) finds a child ready instead of paying a start."""
+    def _replace(self, child: _Child, key: Key) -> None:
+        """Stop `child` and start its successor at once, kept for `key`'s next work: it sets Django
+        up while nobody waits for it, and the server whose work was stopped is the one that waits
+        if it is not ready, not another server, which takes a child already set up and warm."""
         child.stop()
         with contextlib.suppress(OSError):  # else the next call starts one
-            self._give_back(_Child())
+            self._give_back(_Child(successor_of=key))
 
     def _give_back(self, child: _Child) -> None:
         with self._lock:
@@ -424,6 +513,7 @@ def child_main() -> None:
     django.setup()
     from django.db import close_old_connections
 
+    _warm_up(getattr(child_settings, "OFFLOAD_WARM_UP", ""))
     conn.send("ready")
     while True:
         try:
@@ -445,6 +535,20 @@ def child_main() -> None:
             conn.send(
                 ("error", OffloadFailed(f"the offloaded work's answer could not be sent: {exc!r}"), cpu)
             )
+
+
+def _warm_up(path: str) -> None:
+    """Run the warm-up named by `OFFLOAD_WARM_UP` (a dotted path) before the child says it is ready:
+    a new interpreter's first work would otherwise load the token tables, import the views and
+    compile the templates (about 1.3 s of CPU, 50 times a small preview's) while its caller waits."""
+    if not path:
+        return
+    from django.utils.module_loading import import_string
+
+    try:
+        import_string(path)()
+    except Exception:  # a cold child is only slower
+        log.warning("the offload child's warm-up failed", exc_info=True)
 
 
 def _exit_with_parent() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Sum
+from django.db.models.functions import Length
 
 from engine.worldinfo import COMPILED_FORMAT, POSITIONS, Entry, WorldInfoSettings, entry_from_st
 from servers.models import Server
@@ -77,3 +78,11 @@ def world_info_settings(server: Server | int) -> WorldInfoSettings:
     server_id = server.pk if isinstance(server, Server) else server
     row = WorldInfoSettingsRow.objects.filter(server_id=server_id).first()
     return row.as_settings() if row is not None else WorldInfoSettings()
+
+
+def active_size(server_id: int) -> tuple[int, int]:
+    """(entries, characters of their files) of the server's active lorebooks together."""
+    totals = Lorebook.objects.filter(server_id=server_id, is_active=True).aggregate(
+        entries=Sum("entry_count"), size=Sum(Length("original_text"))
+    )
+    return totals["entries"] or 0, totals["size"] or 0

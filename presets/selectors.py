@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Length
 
 from core import offload
 from core.errors import UserError
@@ -172,3 +173,14 @@ def inactive_preset_ids(server_ids: list[int], *, limit: int) -> list[int]:
     """The servers' presets that are not active, most recently changed first (the preview's warm-up)."""
     rows = Preset.objects.filter(server_id__in=server_ids, is_active=False).order_by("-updated_at")
     return list(rows.values_list("pk", flat=True)[:limit])
+
+
+def preset_size(server_id: int, choice: str) -> tuple[int, int]:
+    """(nodes, characters of its stored file) of the preset a preview's `choice` names: "native"
+    (none), a preset id, else the active one; (0, 0) when there is none (the preview says so)."""
+    if choice == "native":
+        return 0, 0
+    rows = Preset.objects.filter(server_id=server_id)
+    rows = rows.filter(pk=int(choice)) if choice.isdigit() else rows.filter(is_active=True)
+    found = rows.annotate(size=Length("stored_text")).values_list("node_count", "size").first()
+    return found or (0, 0)

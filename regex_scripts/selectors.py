@@ -213,3 +213,8 @@ def clean_for_server(
         reasoning_prefix=scripts.reasoning_prefix,
         reasoning_suffix=scripts.reasoning_suffix,
     )
+
+
+def enabled_server_scripts(server_id: int) -> int:
+    """How many of the server's own scripts are on."""
+    return ServerScript.objects.filter(server_id=server_id, enabled=True).count()

@@ -25,3 +25,10 @@ def hold_until(*, path: str) -> int:
     while not os.path.exists(path) and time.monotonic() < until:
         time.sleep(0.01)
     return os.getpid()
+
+
+def tables_loaded() -> bool:
+    """Whether this process has the token tables loaded (a child's warm-up loads them)."""
+    from engine import tokens
+
+    return tokens._encoder.cache_info().currsize > 0

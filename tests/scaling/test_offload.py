@@ -8,6 +8,7 @@ connection, so they need the real-services pass (a committed PostgreSQL database
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -16,16 +17,19 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from assembly.preview import PreviewOptions
+from assembly.preview_result import SMALL_PREVIEW_BYTES, SMALL_PREVIEW_NODES, is_small_preview
 from core import fairness, offload
 from devtools.factories import DEFAULT_BUCKETS, make_preset
 from presets import services as preset_services
-from tests.scaling.offload_work import burn, hold_until, refuse
+from tests.scaling.offload_work import burn, hold_until, refuse, tables_loaded
 
 
 @pytest.fixture
 def children(settings):
     settings.OFFLOAD_WORKERS = 2
     settings.OFFLOAD_WALL_SECONDS = 60  # generous: the machine running the tests may be busy
+    settings.OFFLOAD_WARM_UP = ""  # seconds of CPU a child; the test of the warm-up turns it on
     offload.shut_down()
     yield
     offload.shut_down()
@@ -198,6 +202,42 @@ def test_harbor_flooding_the_pool_holds_one_child_and_the_lanterns_work_runs_at_
     assert turns.held_by(harbor.pk) == 0
 
 
+def test_a_new_childs_first_work_finds_the_token_tables_loaded(children, settings):
+    settings.OFFLOAD_WARM_UP = "assembly.warmup.warm_child"
+    offload.shut_down()
+    assert offload.run(tables_loaded) is True
+    settings.OFFLOAD_WARM_UP = ""
+    offload.shut_down()
+    assert offload.run(tables_loaded) is False  # what the warm-up did, not the work itself
+
+
+def test_harbors_stopped_work_pays_for_its_successor_and_the_lantern_keeps_its_child(
+    children, settings, tmp_path, harbor, lantern
+):
+    settings.SERVER_CONCURRENT_WORK_PER_PROCESS = 10
+    pool = offload._pool()
+    lanterns_child = _as_server(lantern.pk, burn, seconds=0)
+    first_children = {child.process.pid for child in pool._idle}
+    settings.OFFLOAD_WALL_SECONDS = 1
+    with pytest.raises(offload.OffloadTimeout):  # Harbor's work is stopped, its child killed
+        _as_server(harbor.pk, hold_until, path=str(tmp_path / "never"))
+    settings.OFFLOAD_WALL_SECONDS = 60
+    assert lanterns_child in {child.process.pid for child in pool._idle}  # Harbor took the other
+    (successor,) = {child.process.pid for child in pool._idle} - first_children
+    done = tmp_path / "done"
+    harbors: dict[str, int] = {}
+    harbors_next = threading.Thread(
+        target=lambda: harbors.update(pid=_as_server(harbor.pk, hold_until, path=str(done)))
+    )
+    harbors_next.start()
+    _until(lambda: pool.turns.held_by(harbor.pk) == 1)  # Harbor's next call holds a child
+    assert _as_server(lantern.pk, burn, seconds=0) == lanterns_child  # the Lantern's, at once
+    done.touch()
+    harbors_next.join(60)
+    fairness._running.clear()
+    assert harbors["pid"] == successor  # Harbor's next waited for the start its stopped work caused
+
+
 # -- the preview page, with the real database and cache ---------------------------------------------
 
 pages = pytest.mark.services
@@ -206,7 +246,12 @@ pages = pytest.mark.services
 def _big_preset(lantern, alice, nodes: int) -> None:
     contents = [(f"rule{i}", f"Rule {i}: the lamp stays lit.", True) for i in range(nodes)]
     preset_services.preset_import(
-        server=lantern, raw=make_preset(*contents), filename="big.json", activate=True, by=alice
+        server=lantern,
+        raw=make_preset(*contents),
+        filename="big.json",
+        on_clash="replace",
+        activate=True,
+        by=alice,
     )
 
 
@@ -264,3 +309,28 @@ def test_harbors_offloaded_renders_still_empty_its_share(
     busy = client.get(reverse("regex_scripts:tester", args=[harbor.pk]))
     assert busy.status_code == 429 and "busy, try again" in busy.content.decode()
     fairness._credit.clear()
+
+
+# -- small work in the web thread -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_small_preview_is_made_in_the_web_thread_without_a_child(children, client, alice, lantern):
+    _big_preset(lantern, alice, 30)
+    client.force_login(alice)
+    shown = _render(client, lantern.pk)
+    assert shown.status_code == 200 and "Rule 29: the lamp stays lit." in shown.content.decode()
+    assert offload._current is None  # no child was started, so none was waited for
+
+
+@pytest.mark.django_db
+def test_a_preview_past_a_bound_is_not_small(lantern, alice):
+    sample = json.loads(DEFAULT_BUCKETS.read_text(encoding="utf-8"))
+    _big_preset(lantern, alice, 30)
+    assert is_small_preview(lantern.pk, sample, PreviewOptions())
+    assert not is_small_preview(
+        lantern.pk, {**sample, "padding": "x" * SMALL_PREVIEW_BYTES}, PreviewOptions()
+    )
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions(conversation=1))  # a stored one
+    _big_preset(lantern, alice, SMALL_PREVIEW_NODES + 1)
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions())
