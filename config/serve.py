@@ -2,6 +2,7 @@
 two-instance tests start a web process.
 
     python -m config.serve [--bind HOST:PORT] [--workers N] [--threads N] [--nice N] [--access-log]
+                           [--app MODULE:CALLABLE]
 
 granian (an HTTP server written in Rust) reads and writes the sockets, keeps connections alive and
 calls Django through WSGI. The bot sends many small requests over one connection, and its proxy
@@ -27,6 +28,10 @@ A worker that dies is replaced, and the pool never exits while its parent lives
 when a worker dies again within about 5 s of its replacement; `KeepServing` waits a back-off
 instead (0.5 s, doubling to at most 30 s while the worker keeps dying young), logs each death, and
 starts the next one.
+
+`--app` serves another WSGI application through the same server, set up the same way: the HTTP
+benchmark (bench/api_overhead.py) serves a trivial one to measure what the web server and the socket
+cost on their own.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import time
 from typing import Any
 
 DEFAULT_BIND = "127.0.0.1:8000"
+DEFAULT_APP = "config.wsgi:application"
 BACKOFF_FIRST_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
 LIVED_LONG_SECONDS = 60.0  # a worker that served this long before dying starts the back-off over
@@ -94,6 +100,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"]
+    )
+    parser.add_argument(
+        "--app",
+        default=DEFAULT_APP,
+        metavar="MODULE:CALLABLE",
+        help=f"the WSGI application (default {DEFAULT_APP})",
     )
     args = parser.parse_args(argv)
     host, _, port = args.bind.rpartition(":")
@@ -168,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
 
     logging.basicConfig(format="[%(levelname)s] %(name)s: %(message)s")
     keep_serving_class()(
-        "config.wsgi:application",
+        args.app,
         address=args.host,
         port=args.port,
         interface=Interfaces.WSGI,

@@ -36,9 +36,11 @@ def start_server(
     threads: int = 1,
     nice: int = 0,
     stderr: IO[str] | None = None,
+    app: str | None = None,
 ) -> subprocess.Popen:
     """The project served on 127.0.0.1:`port`, in its own process group (so it can be stopped whole);
-    `nice` lowers its CPU priority (config.serve --nice); its log goes to `stderr` when given."""
+    `nice` lowers its CPU priority (config.serve --nice); its log goes to `stderr` when given; `app`
+    serves another WSGI application the same way (config.serve --app)."""
     return subprocess.Popen(
         [
             PYTHON,
@@ -51,6 +53,7 @@ def start_server(
             "--threads",
             str(threads),
             *(["--nice", str(nice)] if nice else []),
+            *(["--app", app] if app else []),
         ],
         env=env,
         cwd=ROOT,

@@ -26,6 +26,11 @@ def test_the_access_log_is_on_when_access_log_says_so_as_compose_sets_it(monkeyp
     assert parse_args(["--access-log"]).access_log is True
 
 
+def test_the_project_is_served_unless_another_application_is_named():
+    assert parse_args([]).app == "config.wsgi:application"
+    assert parse_args(["--app", "bench.wsgi_echo:application"]).app == "bench.wsgi_echo:application"
+
+
 def test_an_ipv6_address_is_given_in_brackets():
     args = parse_args(["--bind", "[::1]:9000"])
     assert (args.host, args.port) == ("::1", 9000)
