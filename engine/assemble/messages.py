@@ -156,17 +156,21 @@ def _squashed_run(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
     table = reuse[-1]
     key = tuple(map(id, prefix))
     found = table.squashed.get(key)
+    again = None
     if found is not None and all(map(operator.is_, found[0], prefix)):
-        return list(found[1])
-    # the last run as long, with only some items changed in place (a preset's nodes that draw)
-    before = table.resquash.get(len(prefix))
-    again = resquashed(before, prefix) if before is not None else None
+        if found[1] is not None:
+            return list(found[1])
+        # its second time: squashed with its joins kept, so that its messages are kept too
+    else:  # the last run as long, with only some items changed in place (a preset's nodes that draw)
+        before = table.resquash.get(len(prefix))
+        again = resquashed(before, prefix) if before is not None else None
+    fresh = again is None
     if again is None:
         again = squashed(prefix, lambda chain: _joined(chain, reuse))
     made = list(again.made)
     table.keep_resquash(len(prefix), again)
-    if all_vouched(reuse, prefix):
-        table.keep_squashed(key, (tuple(prefix), tuple(made)))
+    if all_vouched(reuse, prefix):  # a run made again in place is kept once it comes back
+        table.keep_squashed(key, (tuple(prefix), tuple(made) if fresh else None))
     return made
 
 

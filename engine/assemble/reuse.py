@@ -74,7 +74,8 @@ class Reuse:
         # the last run of each length squashed, with what went where (resquash.py)
         self.resquash: dict[int, Any] = {}
         # what comes before the history, squashed (messages.squash)
-        self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = {}
+        # (None: made again in place the first time, made whole when it comes back)
+        self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...] | None]] = {}
         # a whole final list squashed, with the history's range in it (messages.squash_kept)
         self.whole: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...], tuple[int, int]]] = {}
 
@@ -167,7 +168,9 @@ class Reuse:
         self.joined[tuple(map(id, chain))] = (chain, joined)
         self.made[id(joined)] = joined
 
-    def keep_squashed(self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...]]) -> None:
+    def keep_squashed(
+        self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...] | None]
+    ) -> None:
         if len(self.squashed) >= LIMIT:
             self.squashed.clear()
         self.squashed[key] = entry
