@@ -44,7 +44,7 @@ def render_texts(
     """Render a few short (key, text) pairs in order, such as a preset's settings or a card's fields:
     each text is parsed once per process (`compiled_once`), the variables flow from one to the next."""
     return render_segments(
-        [Segment(key, compiled_once(text)) for key, text in texts],
+        [segment_once(key, text) for key, text in texts],
         env=env,
         seed=seed,
         variables=variables,
@@ -56,6 +56,13 @@ def render_texts(
 def compiled_once(text: str) -> CompiledText:
     """`compile_text(text)`, kept per process: settings and card texts recur on every assembly."""
     return compile_text(text)
+
+
+@text_cache(max_entries=1024, max_bytes=64 * MiB, weight=3)
+def segment_once(key: str, text: str) -> Segment:
+    """`Segment(key, compiled_once(text))`, kept per process like the parse: a setting's text renders on
+    every assembly, and its last render is then reused when it would read the same (`_Pass.render_kept`)."""
+    return Segment(key, compiled_once(text))
 
 
 def render_text(
