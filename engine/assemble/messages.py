@@ -18,7 +18,9 @@ from ..tokens import REPLY_PRIMING, TokenReport, count_messages, count_text, is_
 from .injection import injected_messages
 from .native import HistoryRun, history_run, ready_messages
 from .rearrange import Arrangement
+from .resquash import SEPARATOR, resquashed, squashed
 from .reuse import Reuse, all_vouched
+from .spliced import MIN_PARTS, spliced_message
 
 _ROLE = attrgetter("role")
 ROLE_TOKENS = 1  # "system", "user" and "assistant" are one token each in every encoding we count with
@@ -45,9 +47,6 @@ def count_tokens_of(
     else:
         total = sum(per_message) + REPLY_PRIMING
     return TokenReport(encoding, exact, per_message, total, provider)
-
-
-_SEPARATOR = Part("\n", (), False)  # what squash puts between two joined system items
 
 
 def squash(
@@ -81,12 +80,14 @@ def squash(
         # What comes before the history squashes on its own (a user or assistant item ends any run):
         # the same items as before give the same squashed items.
         out, index = _squashed_run(items[:start], reuse), start
-    while index < size:
+    # and so does what comes after it, when a user or assistant item ends the history
+    end = stop if reuse and start < stop < size and roles[stop - 1] != "system" else size
+    while index < end:
         if roles[index] != "system":  # a run of user and assistant items: kept as they are
             try:
-                system = roles.index("system", index)
+                system = roles.index("system", index, end)
             except ValueError:
-                system = size
+                system = end
             if len(chain) > 1:
                 out[-1] = _joined(chain, reuse)
             chain = []
@@ -97,7 +98,7 @@ def squash(
             if index <= stop - 1 < system:
                 last = stop - 1 + shift
             index = system
-            if index == size:
+            if index == end:
                 break
         item = items[index]
         parts = item.parts
@@ -122,6 +123,8 @@ def squash(
         index += 1
     if len(chain) > 1:
         out[-1] = _joined(chain, reuse)
+    if end < size:
+        out += _squashed_run(items[end:], reuse)
     if stop <= start:
         at = first if first >= 0 else len(out)
         return out, (at, at)
@@ -153,11 +156,21 @@ def _squashed_run(prefix: list[Item], reuse: tuple[Reuse, ...]) -> list[Item]:
     table = reuse[-1]
     key = tuple(map(id, prefix))
     found = table.squashed.get(key)
+    again = None
     if found is not None and all(map(operator.is_, found[0], prefix)):
-        return list(found[1])
-    made, _ = squash(prefix, (len(prefix), len(prefix)), reuse)
-    if all_vouched(reuse, prefix):
-        table.keep_squashed(key, (tuple(prefix), tuple(made)))
+        if found[1] is not None:
+            return list(found[1])
+        # its second time: squashed with its joins kept, so that its messages are kept too
+    else:  # the last run as long, with only some items changed in place (a preset's nodes that draw)
+        before = table.resquash.get(len(prefix))
+        again = resquashed(before, prefix) if before is not None else None
+    fresh = again is None
+    if again is None:
+        again = squashed(prefix, lambda chain: _joined(chain, reuse))
+    made = list(again.made)
+    table.keep_resquash(len(prefix), again)
+    if all_vouched(reuse, prefix):  # a run made again in place is kept once it comes back
+        table.keep_squashed(key, (tuple(prefix), tuple(made) if fresh else None))
     return made
 
 
@@ -170,7 +183,7 @@ def _joined(chain: list[Item], reuse: tuple[Reuse, ...]) -> Item:
             return kept[1]
     parts: list[Part] = list(chain[0].parts)
     for item in chain[1:]:
-        parts.append(_SEPARATOR)
+        parts.append(SEPARATOR)
         parts += item.parts
     joined = chain[0].with_parts(tuple(parts))
     if reuse:  # kept by the preset's table when it vouches for every item, else by the document's
@@ -333,6 +346,7 @@ def to_messages(
         who=who,
         named=reuse[-1].resolved_for(who) if reuse else None,
         blank=blank,
+        spliced=reuse[-1].spliced_for(who) if reuse else None,
     )
     start, stop = history
     run = history_run(doc, names)
@@ -350,7 +364,19 @@ class _Finisher:
     """Makes the messages of one assembly's runs of items, reusing what is known: the document's
     items have theirs already, the preset's items and runs seen before may have (`reuse`)."""
 
-    __slots__ = ("blank", "doc", "kept", "named", "per_seed", "ready", "reuse", "seed", "seeded", "who")
+    __slots__ = (
+        "blank",
+        "doc",
+        "kept",
+        "named",
+        "per_seed",
+        "ready",
+        "reuse",
+        "seed",
+        "seeded",
+        "spliced",
+        "who",
+    )
 
     def __init__(
         self,
@@ -364,10 +390,12 @@ class _Finisher:
         who: tuple[Any, ...],
         named: Resolved | None,
         blank: list[Item] | None,
+        spliced: dict[Any, Any] | None = None,
     ) -> None:
         self.doc, self.seed = doc, seed
         self.ready, self.per_seed, self.kept = ready, per_seed, kept
         self.reuse, self.who, self.named, self.blank = reuse, who, named, blank
+        self.spliced = spliced
         self.seeded = False  # whether the last `finish` met an item that draws on the seed
 
     def finish(self, run: Sequence[Item]) -> list[Message]:
@@ -391,7 +419,7 @@ class _Finisher:
                         message = known[2]
                         break
             if message is None:
-                message, seeded = _message(item, self.doc, self.seed, self.named)
+                message, seeded = _message(item, self.doc, self.seed, self.named, self.spliced)
                 if message is None:
                     if self.blank is not None:
                         self.blank.append(item)
@@ -483,11 +511,20 @@ RESOLVED_LIMIT = 4096
 
 
 def _message(
-    item: Item, doc: BucketDocument, seed: int, known: Resolved | None = None
+    item: Item,
+    doc: BucketDocument,
+    seed: int,
+    known: Resolved | None = None,
+    spliced: dict[Any, Any] | None = None,
 ) -> tuple[Message | None, bool]:
     """The item as a message (identity macros resolved in its trusted parts), None when it is blank;
-    and whether a part drew on the seed (its message is then this seed's only)."""
+    and whether a part drew on the seed (its message is then this seed's only). A long joined item is
+    made from the last one like it in `spliced` (engine/assemble/spliced.py)."""
     user, char = doc.user_name, doc.char_name
+    if spliced is not None and len(item.parts) >= MIN_PARTS:
+        made = spliced_message(item, lambda part: _resolved(part, user, char, seed, known), spliced)
+        if made is not None:
+            return made
     if len(item.parts) == 1:  # most items: one part, one source
         part = item.parts[0]
         text, seeded = _resolved(part, user, char, seed, known) if part.trusted else (part.text, False)

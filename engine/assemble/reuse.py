@@ -21,6 +21,8 @@ from typing import Any
 from ..parts import Item, Message, Part, Source
 
 LIMIT = 256  # entries per table; past it the table starts over
+VARIANTS = 8  # items kept per key (`Reuse.item`): the texts a drawing node gives in turn
+VARIANT_CHARS = 65_536  # a longer text is kept alone under its key
 
 
 def all_vouched(tables: Sequence[Reuse], items: Iterable[Item]) -> bool:
@@ -44,7 +46,9 @@ class Reuse:
         "nodes",
         "own",
         "resolved",
+        "resquash",
         "runs",
+        "spliced",
         "squashed",
         "whole",
         "wraps",
@@ -56,15 +60,22 @@ class Reuse:
         self.made: dict[int, Item] = {}  # the joined items it made
         self.joined: dict[tuple[int, ...], tuple[tuple[Item, ...], Item]] = {}
         self.messages: dict[int, tuple[Item, tuple[Any, ...], Message]] = {}
-        self.nodes: dict[Any, Item] = {}  # the last item made under each key (`item`)
+        # the last few items made under each key (`item`): a node that draws among a few texts
+        # gets the same item for the same text, and the runs joined of it recur
+        self.nodes: dict[Any, list[Item]] = {}
         # what `wrapped` made, with its items and the value it was made with
         self.wraps: dict[Any, tuple[tuple[Item, ...], list[Item], Any]] = {}
         # the messages of a whole run of items before or after the history (messages.to_messages)
         self.runs: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Any, ...], tuple[Message, ...]]] = {}
         # per set of names: each trusted part's text with the identity macros resolved (messages._message)
         self.resolved: dict[tuple[Any, ...], dict[int, tuple[Part, str | None]]] = {}
+        # per set of names: the last messages of long joined items, by their parts (spliced.py)
+        self.spliced: dict[tuple[Any, ...], dict[Any, Any]] = {}
+        # the last run of each length squashed, with what went where (resquash.py)
+        self.resquash: dict[int, Any] = {}
         # what comes before the history, squashed (messages.squash)
-        self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = {}
+        # (None: made again in place the first time, made whole when it comes back)
+        self.squashed: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...] | None]] = {}
         # a whole final list squashed, with the history's range in it (messages.squash_kept)
         self.whole: dict[tuple[int, ...], tuple[tuple[Item, ...], tuple[Item, ...], tuple[int, int]]] = {}
 
@@ -76,6 +87,15 @@ class Reuse:
                 self.resolved.clear()
             known = self.resolved[who] = {}
         return known
+
+    def spliced_for(self, who: tuple[Any, ...]) -> dict[Any, Any]:
+        """The last messages of long joined items for the names `who` (engine/assemble/spliced.py)."""
+        kept = self.spliced.get(who)
+        if kept is None:
+            if len(self.spliced) >= 8:
+                self.spliced.clear()
+            kept = self.spliced[who] = {}
+        return kept
 
     def vouches(self, item: Item) -> bool:
         # An id in `own` or `made` is the held item's: no other live object can have it.
@@ -94,10 +114,12 @@ class Reuse:
         trusted: bool = True,
     ) -> Item:
         """An item of one part (trusted unless said) made under `key` (a rendered node's position, a
-        setting's name): the one made last time under it when it would be equal (a render that gave
-        the same text), else a new one, kept for next time."""
-        last = self.nodes.get(key)
-        if last is not None:
+        setting's name): one made before under it when it would be equal (a render that gave the same
+        text: the last few texts are kept, for a node that draws), else a new one, kept for next time."""
+        made_for = self.nodes.get(key)
+        if made_for is None:
+            made_for = self.nodes[key] = []  # the keys are the preset's nodes and settings: a bounded set
+        for last in made_for:  # compared, not hashed: a drawn text is new each time, and may be long
             part = last.parts[0]
             if (
                 part.text == text
@@ -108,9 +130,10 @@ class Reuse:
                 and part.trusted == trusted
             ):
                 return last
-            self.own.pop(id(last), None)
+        while made_for and (len(made_for) >= VARIANTS or len(text) > VARIANT_CHARS):
+            self.own.pop(id(made_for.pop(0)), None)  # the oldest
         made = Item(tag, role, (Part(text, sources, trusted),), squash=squash)
-        self.nodes[key] = made  # the keys are the preset's nodes and settings: a bounded set
+        made_for.append(made)
         self.own[id(made)] = made
         return made
 
@@ -145,10 +168,17 @@ class Reuse:
         self.joined[tuple(map(id, chain))] = (chain, joined)
         self.made[id(joined)] = joined
 
-    def keep_squashed(self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...]]) -> None:
+    def keep_squashed(
+        self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...] | None]
+    ) -> None:
         if len(self.squashed) >= LIMIT:
             self.squashed.clear()
         self.squashed[key] = entry
+
+    def keep_resquash(self, size: int, entry: Any) -> None:
+        if len(self.resquash) >= LIMIT and size not in self.resquash:
+            self.resquash.clear()
+        self.resquash[size] = entry
 
     def keep_whole(
         self, key: tuple[int, ...], entry: tuple[tuple[Item, ...], tuple[Item, ...], tuple[int, int]]

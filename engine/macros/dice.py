@@ -76,6 +76,13 @@ def base_seed(*seed_parts: object) -> int:
     return int.from_bytes(digest, "little")
 
 
+def draw_seed(seed: int, key: str) -> int:
+    """`base_seed("draw", seed, key)` without the process-wide cache: a segment's draw seed, which a
+    fresh seed per call makes anew on every assembly (a cache would only add its bookkeeping)."""
+    digest = hashlib.blake2b(f"draw|{seed}|{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
 def rng_for(*seed_parts: object) -> Stream:
     """Return a generator determined only by `seed_parts` (same parts, same draws, in any process)."""
     return Stream(base_seed(*seed_parts))

@@ -40,8 +40,8 @@ class ReadsEnv:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    local: dict[str, Any]
-    global_: dict[str, Any]
+    local: Mapping[str, Any]
+    global_: Mapping[str, Any]
     label: bool
     seed: int | None  # None: the render did not draw
     fields: tuple[tuple[str, Any], ...]  # the env fields read, with their values
@@ -84,15 +84,22 @@ class RenderMemo:
         label: bool,
         read: set[str],
         output: RenderOutput,
+        *,
+        texts_only: bool = False,
     ) -> None:
         """Keep `output` (rendered from these inputs, having read `read`) unless it read the clock or
-        its variables hold more than plain values (a list or an object could be changed in place)."""
-        if CLOCK in read or not all(map(_plain, (local, global_, output.variables, output.global_variables))):
+        its variables hold more than plain values (a list or an object could be changed in place).
+        `local` and `global_` are kept as given: the caller hands over dicts it no longer changes.
+        `texts_only` says the caller knows every variable, before and after, to be a string."""
+        if CLOCK in read:
+            return
+        plain = texts_only or all(map(_plain, (local, global_, output.variables, output.global_variables)))
+        if not plain:
             return
         fields = tuple((name, frozen_value(getattr(env, name))) for name in sorted(read - {SEED}))
         entry = _Entry(
-            dict(local),
-            dict(global_),
+            local,
+            global_,
             label,
             seed if SEED in read else None,
             fields,
@@ -117,4 +124,6 @@ def _plain(values: Mapping[str, Any]) -> bool:
 
 
 def frozen_value(value: Any) -> Any:
+    if type(value) is str:
+        return value
     return dict(value) if isinstance(value, Mapping) else value

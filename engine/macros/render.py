@@ -13,7 +13,7 @@ from engine.bounded import MiB, text_cache
 
 from .catalog import ARITY, IDENTITY_MACROS, PRESERVING, SHORTHAND_WRITE, VARIABLE_MACROS
 from .clock import local_now
-from .dice import base_seed, draw_below, split_choices
+from .dice import draw_below, draw_seed, split_choices
 from .env import MacroEnv, RenderOutput, Segment, SegmentOutput
 from .flow import render_if, render_scoped, render_variable
 from .handlers import HANDLERS, TRIM_MARK
@@ -44,7 +44,7 @@ def render_texts(
     """Render a few short (key, text) pairs in order, such as a preset's settings or a card's fields:
     each text is parsed once per process (`compiled_once`), the variables flow from one to the next."""
     return render_segments(
-        [Segment(key, compiled_once(text)) for key, text in texts],
+        [segment_once(key, text) for key, text in texts],
         env=env,
         seed=seed,
         variables=variables,
@@ -56,6 +56,13 @@ def render_texts(
 def compiled_once(text: str) -> CompiledText:
     """`compile_text(text)`, kept per process: settings and card texts recur on every assembly."""
     return compile_text(text)
+
+
+@text_cache(max_entries=1024, max_bytes=64 * MiB, weight=3)
+def segment_once(key: str, text: str) -> Segment:
+    """`Segment(key, compiled_once(text))`, kept per process like the parse: a setting's text renders on
+    every assembly, and its last render is then reused when it would read the same (`_Pass.render_kept`)."""
+    return Segment(key, compiled_once(text))
 
 
 def render_text(
@@ -105,6 +112,8 @@ def render_segments(
             return kept
         seen_env = ReadsEnv(env, read)  # type: ignore[assignment]
     final = _Pass(seen_env, seed, None, start_local, start_global, {}, label=label_warnings, read=read)
+    final.plain_env = env
+    texts_at_start = final.local.texts_only and final.global_.texts_only
     outputs: list[SegmentOutput] = []
     clock = False  # a segment with a clock macro came: the local time is worked out, its warning kept
     zone_warning = ""
@@ -139,7 +148,9 @@ def render_segments(
         unknown_macros=frozenset(final.unknown),
     )
     if memo is not None:
-        memo.keep(env, seed, start_local, start_global, label_warnings, read, output)
+        texts_only = texts_at_start and final.local.texts_only and final.global_.texts_only
+        # start_local and start_global are this call's own copies (the pass changed its own)
+        memo.keep(env, seed, start_local, start_global, label_warnings, read, output, texts_only=texts_only)
     return output
 
 
@@ -415,6 +426,7 @@ class _Pass:
         read: set[str] | None = None,
     ) -> None:
         self.env = env
+        self.plain_env = env  # `env` without a wrapper that notes reads (render_segments sets it)
         self.seed = seed
         self._moment = moment
         self.read = set() if read is None else read  # besides the env's fields: the clock, the seed
@@ -455,7 +467,7 @@ class _Pass:
                     not global_keys
                     or tuple(map(self.global_.values.get, global_keys, repeat(ABSENT))) == kept.global_values
                 )
-                and (not kept.fields or all(getattr(env, name) == value for name, value in kept.fields))
+                and (not kept.fields or self.same_fields(kept.fields))
             ):
                 self.evaluations += kept.spent
                 if kept.local_set:  # strings only (kept so): one update, in C
@@ -511,6 +523,17 @@ class _Pass:
             )
         return output
 
+    def same_fields(self, fields: tuple[tuple[str, Any], ...]) -> bool:
+        """Whether the env's fields hold these values; read from the plain env, the names then noted
+        as read as the env would note them (render_segments' memo)."""
+        plain = self.plain_env
+        for name, value in fields:
+            if getattr(plain, name) != value:
+                return False
+        if plain is not self.env:
+            self.read.update(name for name, _ in fields)
+        return True
+
     # -- driving ---------------------------------------------------------------------------------
 
     def render(self, segment: Segment) -> SegmentOutput:
@@ -559,7 +582,7 @@ class _Pass:
         self.volatile = True
         if self._base is None:
             self.read.add(SEED)
-            self._base = base_seed("draw", self.seed, self.key)
+            self._base = draw_seed(self.seed, self.key)
         return self._base
 
     def warn(self, message: str, key: str | None = None) -> None:

@@ -197,3 +197,22 @@ def test_nodes_whose_texts_come_and_go_are_sent_only_when_they_have_one():
     assert prompts == {"SYS\nMAIN", "SYS\nMAIN\nExtra rule."}
     assert {("user", "Say hi.") in messages for messages in sent} == {True, False}
     assert {any("Deep." in text for _, text in messages) for messages in sent} == {True, False}
+
+
+def test_a_squashed_run_around_drawn_nodes_is_sent_as_a_fresh_document_would_send_it():
+    # A run of system nodes after the history, some drawing among a few texts on every assembly and one
+    # resolving a `{random}` form at the end: the joined message is made from the last one's pieces
+    # (engine/assemble/spliced.py) and a node's item comes back for a text it gave before.
+    nodes = [make_node("main", content="MAIN"), marker("chatHistory")]
+    for n in range(12):
+        text = f"Rule {n} for {{{{user}}}}."
+        if n % 4 == 1:
+            text = f"Rule {n}: {{{{random::calm::stern::sly}}}} with {{{{char}}}}."
+        if n == 6:
+            text = "Mood: {random::warm::cold}."
+        nodes.append(make_node(f"rule{n}", content=text))
+    compiled = build_preset(nodes, settings={"squash_system_messages": True})
+    seeds = (*range(1, 30), 3, 7, 3)
+    last = sent_across_seeds(compiled, DOCUMENT, lambda sent: sent[0][-1], seeds=seeds)
+    assert len(last) > 4  # the drawn texts changed the joined message
+    assert all(content.count("Rule") == 11 and "Mood: " in content for _role, content in last)
