@@ -157,14 +157,19 @@ class DocumentMemo:
     )  # the last seed's
     history_runs: dict[int, Any] = field(default_factory=dict)  # HistoryRun by names
     envs: dict[tuple[int, int], tuple[tuple[Item, ...], Any]] = field(default_factory=dict)  # MacroEnv
-    # engine/assemble/placing.py: whether the history run holds no system message, by names
-    plain_history: dict[int, bool] = field(default_factory=dict)
+    # engine/assemble/placing.py: the history run's items as a list when it holds no system message
+    # (else None), by names
+    plain_history: dict[int, list[Item] | None] = field(default_factory=dict)
     # engine/assemble/preset.py: the preset's native blocks and tags, by (id of the items, id of the card)
     preset_blocks: dict[tuple[int, int], Any] = field(default_factory=dict)
     # engine/assemble/rearrange.py: the last walk (and its snapshot) by id of the plan
     walks: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     # engine/assemble/examples.py: a sample dialogue's messages by (id of the item, separator, user, char, members)
     examples: dict[tuple[Any, ...], tuple[Item, list[Item]]] = field(default_factory=dict)
+    # ... and a whole run's items made into messages, by (separator, user, char, members, ids of the items)
+    example_runs: dict[tuple[Any, ...], tuple[tuple[Item, ...], tuple[Item, ...]]] = field(
+        default_factory=dict
+    )
     # engine/assemble/differences.py: the history's facts
     history_facts: tuple[bool, bool, bool] | None = None
     # engine/worldinfo/contribution.py: the texts the keys are tested against (ScanTexts), by card texts

@@ -152,7 +152,15 @@ def world_info_source(book: str, uid: int, comment: str) -> Source:
 
 
 def assembler_source(name: str) -> Source:
-    return Source(kind="assembler", name=name)
+    source = _ASSEMBLER_SOURCES.get(name)
+    if source is None:
+        source = Source(kind="assembler", name=name)
+        if len(_ASSEMBLER_SOURCES) < 256:  # the assembler's own names: a handful
+            _ASSEMBLER_SOURCES[name] = source
+    return source
+
+
+_ASSEMBLER_SOURCES: dict[str, Source] = {}  # one shared (frozen) source per name
 
 
 def setting_source(name: str) -> Source:

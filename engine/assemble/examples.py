@@ -11,6 +11,7 @@ Only the first "<name>:" of a turn is removed.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
 
@@ -79,8 +80,15 @@ def example_items(
 
     `kept` (a document's memo) keeps each item's messages for the same separator and names, unless
     its text holds a single-brace random form (those depend on the seed). `members` (a group's
-    names) makes the turns group turns (see `example_turns`)."""
+    names) makes the turns group turns (see `example_turns`); it also keeps the whole run's result
+    when every sample dialogue in it was kept, so the same run costs one look-up."""
+    if kept is not None:
+        run_key = (separator, user, char, members, *map(id, items))
+        found_run = kept.example_runs.get(run_key)
+        if found_run is not None and all(map(operator.is_, found_run[0], items)):
+            return list(found_run[1])
     out: list[Item] = []
+    every_kept = kept is not None
     for item in items:
         if item.tag != SAMPLE_TAG:
             out.append(item)
@@ -97,7 +105,13 @@ def example_items(
         if not any(part.trusted and _SINGLE_RANDOM.search(part.text) for part in item.parts):
             kept.examples[key] = (item, made)  # the item is kept alive with them, so its id stays unique
             kept.kept.update(map(id, made))  # the document keeps them (reuse.py)
+        else:
+            every_kept = False
         out.extend(made)
+    if every_kept and kept is not None:
+        if len(kept.example_runs) >= 16:
+            kept.example_runs.clear()
+        kept.example_runs[run_key] = (tuple(items), tuple(out))  # the run's items kept alive with it
     return out
 
 

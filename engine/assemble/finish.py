@@ -3,6 +3,8 @@ resolved in trusted text, the provider's request body, the token counts; then th
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ..buckets import BucketDocument
 from ..providers import shape as shape_for
 from ..sampling import with_generation_settings
@@ -12,13 +14,22 @@ from .messages import count_tokens_of, to_messages
 from .result import Assembly
 from .state import State
 
+_TAG = attrgetter("tag")
+
 
 def identity_macros(state: State) -> None:
     """The final items as messages: `{{user}}`, `{{char}}` and their kin resolved in trusted parts only,
     empty items dropped."""
     state.messages = tuple(
         to_messages(
-            state.ordered, state.doc, state.seed, state.history, state.names, state.blank, state.reuses()
+            state.ordered,
+            state.doc,
+            state.seed,
+            state.history,
+            state.names,
+            state.blank,
+            state.reuses(),
+            history_as_given=state.history_as_given,
         )
     )
 
@@ -100,11 +111,11 @@ def _tags_around_history(state: State) -> list[str]:
     """The tags of the messages sent before and after the history: each item there became one message
     unless it came out blank (a native block never sits in the history, so a long chat is not read)."""
     start, stop = state.history
-    around = [*state.ordered[:start], *state.ordered[stop:]]
+    ordered = state.ordered
     if not state.blank:
-        return [item.tag for item in around]
+        return [*map(_TAG, ordered[:start]), *map(_TAG, ordered[stop:])]
     blank = set(map(id, state.blank))  # the items are alive in `state`: their ids are theirs
-    return [item.tag for item in around if id(item) not in blank]
+    return [item.tag for item in (*ordered[:start], *ordered[stop:]) if id(item) not in blank]
 
 
 def _has_tools(doc: BucketDocument) -> bool:

@@ -331,11 +331,21 @@ def to_messages(
     names: int = 0,
     blank: list[Item] | None = None,
     reuse: tuple[Reuse, ...] = (),
+    *,
+    history_as_given: bool = False,
 ) -> list[Message]:
+    """The items as messages; `history_as_given` says the history's range holds the document's history
+    items as they are (the squash compared them), whose messages are then the history run's."""
     ready, per_seed, kept = ready_messages(doc, seed, names)
     char = doc.char_name
     # what a message of an item depends on besides the item: the names (a group's too)
-    who = (doc.user_name, char, *(getattr(char, name, None) for name in ("group", "not_muted", "others")))
+    who = (
+        doc.user_name,
+        char,
+        getattr(char, "group", None),
+        getattr(char, "not_muted", None),
+        getattr(char, "others", None),
+    )
     messages = _Finisher(
         doc=doc,
         seed=seed,
@@ -350,7 +360,9 @@ def to_messages(
     )
     start, stop = history
     run = history_run(doc, names)
-    chat: Sequence[Message] = _history_messages(tuple(items[start:stop]), run, messages.finish)
+    chat: Sequence[Message] = (
+        run.ordered if history_as_given else _history_messages(tuple(items[start:stop]), run, messages.finish)
+    )
     # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
     if run.blank or not run.items:
         chat = [m for m in chat if not m.history or m.content.strip()]

@@ -116,6 +116,8 @@ def terminal_note(state: State) -> None:
 def closing(state: State) -> None:
     """What the turn adds at the end (docs/assembly.md#generation-types-and-prefill)."""
     doc, preset = state.doc, state.preset
+    if doc.generation_type == "normal" and (preset is None or not preset.settings.assistant_prefill.strip()):
+        return  # a normal turn without a prefill adds nothing
     closing = closing_items(
         doc,
         preset.settings if preset is not None else PromptSettings(),
@@ -148,9 +150,11 @@ def squash(state: State) -> None:
     preset = state.preset
     if preset is None or not preset.settings.squash_system_messages:
         return
+    plain = _plain_history(state)
     state.ordered, state.history = squash_kept(
-        state.ordered, state.history, state.reuses(), plain_history=_plain_history(state)
+        state.ordered, state.history, state.reuses(), plain_history=plain
     )
+    state.history_as_given = plain
 
 
 def _plain_history(state: State) -> bool:
@@ -161,10 +165,12 @@ def _plain_history(state: State) -> bool:
     run = history_run(doc, state.names)
     if stop - start != len(run.items) or not run.items:
         return False
-    plain = doc.memo.plain_history.get(state.names)
-    if plain is None:
-        plain = doc.memo.plain_history[state.names] = "system" not in map(_ROLE, run.items)
-    return plain and tuple(state.ordered[start:stop]) == run.items
+    kept = doc.memo.plain_history
+    if state.names in kept:
+        plain = kept[state.names]
+    else:
+        plain = kept[state.names] = None if "system" in map(_ROLE, run.items) else list(run.items)
+    return plain is not None and state.ordered[start:stop] == plain
 
 
 def _authors_note_text(state: State) -> str:

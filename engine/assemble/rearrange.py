@@ -115,7 +115,10 @@ def without_main_slot(arrangement: Arrangement) -> None:
     """The arrangement without the empty main prompt's place (once the Author's Note has used it)."""
     for run in (arrangement.before, arrangement.after):
         if MAIN_SLOT_TAG in map(_TAG, run):  # the scan runs in C (most arrangements have none)
-            run[:] = [item for item in run if item.tag != MAIN_SLOT_TAG]
+            tags = list(map(_TAG, run))
+            for _ in range(tags.count(MAIN_SLOT_TAG)):  # found and taken out in C too
+                at = tags.index(MAIN_SLOT_TAG)
+                del tags[at], run[at]
 
 
 def native_arrangement(items: tuple[Item, ...]) -> Arrangement:

@@ -104,6 +104,8 @@ class State:
     ordered: list[Item] = field(default_factory=list)
     history: tuple[int, int] = (0, 0)  # [start, stop)
     sample_note: bool = False  # the assembler's note after trailing sample dialogues was added
+    # squash: the history's range holds the document's history items as they are, in order
+    history_as_given: bool = False
     # identity macros
     messages: tuple[Message, ...] = ()
     blank: list[Item] = field(default_factory=list)  # items that came out empty, dropped
@@ -156,6 +158,7 @@ MAKES: dict[str, frozenset[str]] = {
     "in-chat additions": frozenset({"continued"}),
     "inject": frozenset({"injected"}),
     "terminal note": frozenset({"ordered", "history", "sample_note"}),
+    "squash": frozenset({"history_as_given"}),
     "identity macros": frozenset({"messages", "blank"}),
     "shape": frozenset({"payload"}),
     "count": frozenset({"tokens"}),
