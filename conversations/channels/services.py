@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from core.actors import Actor
@@ -116,11 +115,14 @@ def _record_parent(server_id: int, channel_id: int, parent_id: int) -> None:
 
 def _find(conversation: ChannelConversation, discord_id: int) -> ChannelMessage | None:
     """The message with that id, or the reply that id is a part of."""
-    return (
-        ChannelMessage.objects.filter(conversation=conversation)
-        .filter(Q(discord_id=discord_id) | Q(parts__discord_id=discord_id))
-        .first()
-    )
+    # One statement, each half answered by its unique index: an OR across the join to the parts
+    # left the database walking the messages in order until one matched, every message of the
+    # table when none does (each new message's post).
+    own = ChannelMessage.objects.filter(conversation=conversation, discord_id=discord_id).order_by()
+    of_part = ChannelMessage.objects.filter(
+        parts__conversation=conversation, parts__discord_id=discord_id
+    ).order_by()
+    return next(iter(own.union(of_part, all=True)[:1]), None)
 
 
 PRIVATE_CONTEXT_REFUSED = (
