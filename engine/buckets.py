@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import orjson
+
 from .errors import EngineError
 from .parts import Item, Message
 from .stm import StmContext
@@ -232,6 +234,18 @@ def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
 
     `what` opens the sentence ("The request body", "the bucket file", …).
     """
+    if isinstance(raw, bytes) and not _BEYOND_64_BITS.search(raw):
+        # orjson reads a bot's request in a third of the standard decoder's time. What it refuses
+        # (a BOM, NaN, bytes that are not UTF-8, a lone surrogate, very deep nesting) goes on to the
+        # standard decoder below, which accepts or refuses it in its own words, as before.
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if _UNSTORABLE_ESCAPE_BYTES.search(raw):
+                refuse_unstorable_text(data, what=what)
+            return data
     try:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError:
@@ -253,6 +267,11 @@ def decode_json(raw: bytes | str, *, what: str = "The bucket document") -> Any:
 # JSON string, a surrogate is not UTF-8), so only these escapes need looking for.
 UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
 UNSTORABLE_CHAR = re.compile("[\x00\ud800-\udfff]")
+_UNSTORABLE_ESCAPE_BYTES = re.compile(UNSTORABLE_ESCAPE.pattern.encode(), re.IGNORECASE)
+# A number of 19 digits or more outside a string may not fit in 64 bits, where orjson would read it
+# differently from the standard decoder; such a body (or one merely quoting such a number after a
+# colon or comma) takes the standard decoder.
+_BEYOND_64_BITS = re.compile(rb"(?:^|[:\[,])\s*-?\d{19}")
 
 
 def refuse_unstorable_text(data: Any, *, text: str | None = None, what: str = "The request body") -> None:
