@@ -218,6 +218,8 @@ def test_harbors_stopped_work_pays_for_its_successor_and_the_lantern_keeps_its_c
     pool = offload._pool()
     lanterns_child = _as_server(lantern.pk, burn, seconds=0)
     first_children = {child.process.pid for child in pool._idle}
+    # Every child set up first: a child still starting comes after one that worked for another server.
+    _until(lambda: all(child.ready or child.conn.poll(0) for child in pool._idle))
     settings.OFFLOAD_WALL_SECONDS = 1
     with pytest.raises(offload.OffloadTimeout):  # Harbor's work is stopped, its child killed
         _as_server(harbor.pk, hold_until, path=str(tmp_path / "never"))
