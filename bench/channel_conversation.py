@@ -8,7 +8,8 @@ reply writes a variable). Times, warm, through the assemble API in process (Djan
 bearer token): the same assembly with the 200 messages and the variables in the body, then with
 `"conversation"`; the ratio (target ≤ 1.2×) and the queries the stored one makes, in wall-clock
 time and in this process's CPU time (which other load on the machine hardly changes). Then posting a
-new reply event (a write macro in it) and the same event again (a retry). Medians in ms.
+new reply event (a write macro in it) and the same event again (a retry), and, for scale, a
+transaction that writes one row (what any event stored durably pays for the commit). Medians in ms.
 Run with DATABASE_URL (and REDIS_URL) for PostgreSQL figures.
 """
 
@@ -33,12 +34,14 @@ import django  # noqa: E402
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from conversations.channels import services as channel_services  # noqa: E402
 from conversations.channels.selectors import stored_chat  # noqa: E402
+from conversations.models import ChannelConversation  # noqa: E402
 from core.actors import CLI, SYSTEM  # noqa: E402
 from devtools.factories import make_preset  # noqa: E402
 from presets import services as preset_services  # noqa: E402
@@ -200,6 +203,18 @@ def run(runs: int, token: str) -> None:
         f"post a reply event: {statistics.median(new):6.2f} ms (target < {TARGET_EVENT_MS:.0f} ms: {verdict}), "
         f"{len(captured)} queries; the same id again: {statistics.median(again):6.2f} ms"
     )
+    floor = timed(write_one_row, runs)
+    print(
+        f"  the floor of any stored event here: a transaction writing one row, committed: "
+        f"{statistics.median(floor):6.2f} ms (the database's flush to disk at the commit)"
+    )
+
+
+def write_one_row() -> None:
+    with transaction.atomic():
+        ChannelConversation.objects.filter(server_id=SERVER_ID, channel_id=CHANNEL).update(
+            updated_at=timezone.now()
+        )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from core.actors import Actor
@@ -125,6 +126,29 @@ def _find(conversation: ChannelConversation, discord_id: int) -> ChannelMessage 
     return next(iter(own.union(of_part, all=True)[:1]), None)
 
 
+def _find_new(conversation: ChannelConversation, discord_id: int) -> tuple[ChannelMessage | None, bool]:
+    """For a posted id: the message stored with it (or the reply it is a part of), and whether the
+    channel stores a later message. One round trip for a new message, the common case (each of its
+    three lookups answered by a unique index); the stored message is read only for a retry."""
+    own = ChannelMessage.objects.filter(conversation=conversation, discord_id=discord_id).order_by()
+    of_part = ChannelMessagePart.objects.filter(conversation=conversation, discord_id=discord_id).order_by()
+    later = ChannelMessage.objects.filter(conversation=conversation, discord_id__gt=discord_id).order_by()
+    found, parent, has_later = (
+        ChannelConversation.objects.filter(pk=conversation.pk)
+        .annotate(
+            found=Subquery(own.values("pk")[:1]),
+            parent=Subquery(of_part.values("message_id")[:1]),
+            has_later=Exists(later),
+        )
+        .values_list("found", "parent", "has_later")
+        .get()
+    )
+    stored_pk = found if found is not None else parent
+    if stored_pk is None:
+        return None, bool(has_later)
+    return ChannelMessage.objects.get(pk=stored_pk), bool(has_later)
+
+
 PRIVATE_CONTEXT_REFUSED = (
     "That id is a group member's private context (kept by the add_agent_context tool), not a Discord "
     "message: the message routes do not change it; forgetting the channel removes it."
@@ -191,7 +215,7 @@ def message_post(
         conversation = _lock(server_id, channel_id, create=True, bump=False)
         if parent_id is not None:
             _record_parent(server_id, channel_id, parent_id)
-        existing = _find(conversation, message_id)
+        existing, has_later = _find_new(conversation, message_id)
         if existing is not None and existing.role == ChannelRole.SYSTEM:
             raise ChannelError(PRIVATE_CONTEXT_REFUSED, 409)  # never answered with its text
         if existing is not None:  # a retry: at most new parts, which no assembly reads
@@ -199,9 +223,7 @@ def message_post(
             return Posted(existing, dict(conversation.variables or {}), created=False)
         bump_channel(server_id, channel_id)
         _add_parts(conversation, None, parts)
-        last = not ChannelMessage.objects.filter(
-            conversation=conversation, discord_id__gt=message_id
-        ).exists()
+        last = not has_later
         state = (
             dict(conversation.variables or {})
             if last
