@@ -41,6 +41,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from core import client_rate
+
 RETRY_AFTER_SECONDS = 1
 
 _lock = threading.Lock()
@@ -100,25 +102,31 @@ def _charge(server_id: int, cpu_seconds: float) -> None:
         _credit[server_id] = (left, now)
 
 
-def _enter(server_id: int, *, counted: bool = True) -> bool:
+def _enter(server_id: int, *, counted: bool = True) -> float | None:
+    """None once the request holds its place; else the seconds the refusal holds for certain (the
+    refill of a spent CPU bucket; 0 for the concurrency cap, which a finishing request frees)."""
     with _lock:
         now = time.monotonic()
         _see(server_id, now)
         if counted and _running.get(server_id, 0) >= _limit():
-            return False
-        if _credit_now(server_id, now) <= 0 and _has_neighbour(server_id, now):
-            return False
+            return 0.0
+        credit = _credit_now(server_id, now)
+        if credit <= 0 and _has_neighbour(server_id, now):
+            return min(float(RETRY_AFTER_SECONDS), -credit / max(_cpu_share(), 1e-9))
         if counted:
             _running[server_id] = _running.get(server_id, 0) + 1
-        return True
+        return None
 
 
 class ServerBusy(Exception):
-    """The server has used its share of this web process; answered 429."""
+    """The server has used its share of this web process; answered 429. `holds`: the seconds the
+    refusal holds for certain (core/client_rate.py answers the same browser's next requests for
+    this server before reading its session until then)."""
 
-    def __init__(self, server_id: int) -> None:
+    def __init__(self, server_id: int, holds: float = 0.0) -> None:
         super().__init__(f"server {server_id} is busy")
         self.server_id = server_id
+        self.holds = holds
 
 
 # Each claim: the server, the thread's CPU time when it was taken, and whether it holds one of the
@@ -149,8 +157,9 @@ def claim_share(server_id: int) -> None:
     if claims is None or any(held == server_id for held, _, _ in claims):
         return
     counted = not _light.get()
-    if not _enter(server_id, counted=counted):
-        raise ServerBusy(server_id)
+    holds = _enter(server_id, counted=counted)
+    if holds is not None:
+        raise ServerBusy(server_id, holds)
     claims.append((server_id, time.thread_time(), counted))
 
 
@@ -204,10 +213,11 @@ class ServerShareMiddleware:
             return None
         if request.path.startswith("/api/"):
             return busy_json()
+        client_rate.note_server_refused(request, exception.server_id, exception.holds)
         body = render_to_string("busy.html", {"message": busy_message()}, request=request)
         response = HttpResponse(body, status=429)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        return response
+        return client_rate.counted_refusal(response)
 
 
 def _give_back(claims: list[tuple[int, float, bool]]) -> None:
