@@ -20,8 +20,8 @@ the API's requests (so both see the same machine); and an empty GET (the server'
 
 The breakdown is measured in this process on the same database and cache, with the same code: the
 engine's own time (`assembly.selectors.assemble_for_server` on an already parsed document), and each
-stage of the view around it — the token check, the cache reads (the per-server caches' lookups,
-counted and timed), reading and parsing the request JSON, reading the stored conversation, encoding
+stage of the view around it — the token check (its header, then its entry from the view's one read of
+the shared cache), the cache reads (that read, and the per-server caches' lookups, counted and timed), reading and parsing the request JSON, reading the stored conversation, encoding
 the answer, saving the channel's state — and the whole request through the API's Django handler
 (`config.wsgi.api`: URL routing and the API middleware stack). Beyond the engine = the client's
 latency minus the engine's, at p50 and p99 (targets ≤ 2 ms and ≤ 5 ms on one worker). What is left
@@ -33,7 +33,6 @@ than in this process's loop, and waiting for a CPU between the processes a reque
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import os
@@ -212,15 +211,15 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
     """One request's stages, each timed in ms (the view's own steps, in its order)."""
     from django.test import RequestFactory
 
-    from assembly.api import REQUEST_FIELDS, _check_options, _ReadKeys, _stored_chat, _without
+    from assembly.api import REQUEST_FIELDS, _check_options, _keys_for, _ReadKeys, _stored_chat, _without
     from assembly.selectors import assemble_for_server, world_info_channel
     from config.wsgi import api
     from conversations.channels import services as channel_services
     from engine import parse_buckets
     from lorebooks import cache as lorebook_cache
     from lorebooks import services as lorebook_services
-    from servers import generational_cache
-    from servers.api_auth import authenticate_api_request, json_response, read_json_body
+    from servers.api_auth import TOKENS, check_bearer, json_response, read_bearer, read_json_body
+    from servers.generational_cache import read_together
 
     out: dict[str, float] = {}
 
@@ -237,16 +236,18 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
         content_type="application/json",
         HTTP_AUTHORIZATION=f"Bearer {token}",
     )
-    clock("auth", lambda: authenticate_api_request(request, SERVER_ID))  # the token's lookup included
+    bearer = clock("auth", lambda: read_bearer(request))  # the header and the refusals' bucket
     meter.reset()
     parsed = clock("json in", lambda: read_json_body(request, max_bytes=4 * 1024 * 1024))
     options = {key: parsed.get(key) for key in REQUEST_FIELDS}
     document = _ReadKeys(_without(parsed, REQUEST_FIELDS))
     _check_options(options)
-    together = getattr(generational_cache, "read_together", None)  # the view's one read of them all
-    state_key = f"lorebooks:v1:state:{SERVER_ID}:{CHANNEL}"  # the channel's World Info timed state
-    block = together(SERVER_ID, (state_key,)) if together is not None else contextlib.nullcontext()
+    # The view's one read of them all: the generations, the channel's World Info timed state, the
+    # stored channel's stamp and the token's entry.
+    keys = (*_keys_for(SERVER_ID, parsed), TOKENS.entry_key((SERVER_ID, bearer.digest)))
+    block = read_together(SERVER_ID, keys)
     clock("cache reads", block.__enter__)
+    clock("auth", lambda: check_bearer(bearer, SERVER_ID))  # the token's entry, from that read
     stored = clock("stored conversation", lambda: _stored_chat(SERVER_ID, options, document))
     doc = clock("json in", lambda: parse_buckets(document))
     before = meter.seconds
@@ -267,10 +268,8 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
 
     def keep() -> None:
         state = assembly.world_info["state"] if assembly.world_info is not None else None
-        # the view's rule: where it reads the state with the rest, an empty state left empty is not written
-        unchanged = (
-            together is not None and not state and not lorebook_cache.read_state(SERVER_ID, channel or "")
-        )
+        # the view's rule: an empty state left empty is not written
+        unchanged = not state and not lorebook_cache.read_state(SERVER_ID, channel or "")
         if channel is not None and state is not None and not unchanged:
             lorebook_services.timed_state_save(
                 server_id=SERVER_ID, channel=channel, state=assembly.world_info["state"]
@@ -482,9 +481,9 @@ def print_kind(name: str, size: int, served: dict[str, Any], rows: list[dict[str
         staged += value
         print(f"    {stage:<31} {value:6.3f}")
     print(
-        f"      (cache reads: the one read of them all where the view makes it, and "
+        f"      (cache reads: the one read of them all, the token's entry included, and "
         f"{statistics.median(column('cache lookups')):.0f} per-server cache lookups besides the token's "
-        "(in auth); the engine's are taken out of its time)"
+        "(in auth, from that read); the engine's are taken out of its time)"
     )
     handler = statistics.median(column("handler"))
     print(
