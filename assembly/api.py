@@ -10,7 +10,7 @@ active one, a thread inherits its parent's), `conversation` (a channel whose sto
 the history and whose variables the render starts from and keeps, docs/channels.md#assembling-from-the-stored-conversation)
 and `regenerate` (with `conversation`: the stored reply to regenerate). The answer is the same JSON object `manage.py assemble` prints. A document's `group` turn
 (docs/groups.md) names a group and its speaker; an unknown group or a speaker outside it is a 400.
-Authentication (401 / 404) is `servers.api_auth.api_view`'s; errors are `{"error": sentence}`.
+Authentication (401 / 404) is `servers.api_auth.api_view_read_together`'s; errors are `{"error": sentence}`.
 With the token, preset and lorebook caches warm and inline STM, a request makes no SQL query, nor
 does one from a stored conversation this process read since its last change. When
 the document names a channel (`stm_context.channel`) its World Info timed state is read from the
@@ -32,7 +32,13 @@ from core.fairness import fair_share
 from engine import parse_buckets
 from lorebooks import cache as lorebook_cache
 from lorebooks import services as lorebook_services
-from servers.api_auth import ApiError, api_view, json_response, read_json_body, refuse_unknown_fields
+from servers.api_auth import (
+    ApiError,
+    api_view_read_together,
+    json_response,
+    read_json_body,
+    refuse_unknown_fields,
+)
 from servers.generational_cache import channel_stamp_key, read_together
 from servers.snowflakes import read_snowflake, snowflake_or_none
 
@@ -55,21 +61,42 @@ def max_body_bytes() -> int:
     return int(getattr(settings, "ASSEMBLE_MAX_BYTES", 4 * 1024 * 1024))
 
 
+# Read before the token is checked, so that the token's entry comes in the view's one read of the
+# shared cache: at most this many bytes, the most a made-up token's request can have parsed (a
+# larger body is read after the token's own lookup, as every other API view reads its body).
+READ_BEFORE_TOKEN_BYTES = 64 * 1024
+
+
+def _shared_keys(request: HttpRequest, server_id: int) -> tuple[str, ...] | None:
+    """The keys the view reads with the server's generations, from a body of at most
+    READ_BEFORE_TOKEN_BYTES; None otherwise, and for a body that is refused (after the token)."""
+    length = request.headers.get("Content-Length", "")
+    if not length.isdigit() or int(length) > READ_BEFORE_TOKEN_BYTES:
+        return None
+    try:
+        return _keys_for(server_id, read_json_body(request, max_bytes=max_body_bytes()))
+    except REFUSALS:  # the body's refusal comes from the view, after the token's
+        return None
+
+
+def _keys_for(server_id: int, body: Any) -> tuple[str, ...]:
+    """The channel's World Info timed state and the stored channel's stamp, read with the
+    per-server caches' generations in one trip to the shared cache rather than one each."""
+    named = body.get("channel", body.get("conversation")) if isinstance(body, dict) else None
+    channel = snowflake_or_none(named)  # a bad id is refused by the view, naming its field
+    stored = snowflake_or_none(body.get("conversation")) if isinstance(body, dict) else None
+    keys: tuple[str, ...] = (
+        (lorebook_cache.state_key(server_id, str(channel)),) if channel is not None else ()
+    )
+    return keys + ((channel_stamp_key(server_id, stored),) if stored is not None else ())
+
+
 @require_POST
-@api_view
+@api_view_read_together(_shared_keys)
 @fair_share
 def assemble_view(request: HttpRequest, server_id: int) -> HttpResponse:
     body = read_json_body(request, max_bytes=max_body_bytes())
-    # The per-server caches' generations, the channel's World Info timed state and the stored
-    # channel's stamp, in one trip to the shared cache rather than one each.
-    named = body.get("channel", body.get("conversation")) if isinstance(body, dict) else None
-    channel = snowflake_or_none(named)  # a bad id is refused below, naming its field
-    stored = snowflake_or_none(body.get("conversation")) if isinstance(body, dict) else None
-    also: tuple[str, ...] = (
-        (lorebook_cache.state_key(server_id, str(channel)),) if channel is not None else ()
-    )
-    also += (channel_stamp_key(server_id, stored),) if stored is not None else ()
-    with read_together(server_id, also):
+    with read_together(server_id, _keys_for(server_id, body)):  # the token's read, when it made one
         return _assemble(request, server_id, body)
 
 
@@ -102,7 +129,7 @@ def _assemble(request: HttpRequest, server_id: int, body: Any) -> HttpResponse:
             channel_state=True,
         )
     except REFUSALS:
-        raise  # shown by api_view, with its status
+        raise  # shown by api_view_read_together, with its status
     except ValueError as exc:
         raise ApiError(str(exc)) from None
     channel = world_info_channel(doc, options["channel"])

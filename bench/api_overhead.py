@@ -20,11 +20,13 @@ the API's requests (so both see the same machine); and an empty GET (the server'
 
 The breakdown is measured in this process on the same database and cache, with the same code: the
 engine's own time (`assembly.selectors.assemble_for_server` on an already parsed document), and each
-stage of the view around it — the token check, the cache reads (the per-server caches' lookups,
-counted and timed), reading and parsing the request JSON, reading the stored conversation, encoding
+stage of the view around it — the token check (its header, then its entry from the view's one read of
+the shared cache), the cache reads (that read, and the per-server caches' lookups, counted and timed), reading and parsing the request JSON, reading the stored conversation, encoding
 the answer, saving the channel's state — and the whole request through the API's Django handler
-(`config.wsgi.api`: URL routing and the API middleware stack). Beyond the engine = the client's
-latency minus the engine's, at p50 and p99 (targets ≤ 2 ms and ≤ 5 ms on one worker). What is left
+(`config.wsgi.api`: URL routing and the API middleware stack). Beyond the engine = each request's
+latency on the wire less its own engine time in the served worker (the API is served through
+bench/wsgi_timed.py, the project's application sending that time back in a header), at p50 and p99
+(targets ≤ 2 ms and ≤ 5 ms on one worker). What is left
 once the handler (in this process) and the web server (measured on the trivial application) are
 taken out of the client's p50 is printed as not accounted: the same handler costing more served
 than in this process's loop, and waiting for a CPU between the processes a request passes through.
@@ -33,7 +35,6 @@ than in this process's loop, and waiting for a CPU between the processes a reque
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import os
@@ -72,6 +73,7 @@ from devtools.web_process import free_port, start_server, stop_server, wait_unti
 SERVER_ID = 777001  # the id load_assemble.request posts to
 ASSEMBLE_PATH = f"/api/v1/servers/{SERVER_ID}/assemble"
 ECHO_APP = "bench.wsgi_echo:application"
+TIMED_APP = "bench.wsgi_timed:application"  # the project's application, sending each request's engine time
 CHANNEL = 1_234_567_890_123_456_789
 MESSAGES = 200
 TARGET_P50_MS = 2.0
@@ -116,10 +118,12 @@ class Wire:
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.engine_ms = 0.0
         self.buffer = bytearray(8 * 1024 * 1024)
 
     def send(self, method: str, path: str, token: str, body: bytes = b"") -> tuple[int, float, int]:
-        """The status, the milliseconds from the first byte sent to the last received, the answer's size."""
+        """The status, the milliseconds from the first byte sent to the last received, the answer's size;
+        the engine's own milliseconds the server said (bench/wsgi_timed.py) in `self.engine_ms`."""
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
@@ -137,6 +141,8 @@ class Wire:
                 header = bytes(self.buffer[:end]).decode("latin-1").lower()
                 length = header.split("content-length:", 1)[1].split("\r\n", 1)[0]
                 need = end + 4 + int(length)
+                engine = header.split("x-bench-engine-us:", 1)[1:]
+                self.engine_ms = int(engine[0].split("\r\n", 1)[0]) / 1000 if engine else 0.0
         elapsed = (time.perf_counter() - started) * 1000
         return int(self.buffer[9:12]), elapsed, need - end - 4
 
@@ -212,15 +218,15 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
     """One request's stages, each timed in ms (the view's own steps, in its order)."""
     from django.test import RequestFactory
 
-    from assembly.api import REQUEST_FIELDS, _check_options, _ReadKeys, _stored_chat, _without
+    from assembly.api import REQUEST_FIELDS, _check_options, _keys_for, _ReadKeys, _stored_chat, _without
     from assembly.selectors import assemble_for_server, world_info_channel
     from config.wsgi import api
     from conversations.channels import services as channel_services
     from engine import parse_buckets
     from lorebooks import cache as lorebook_cache
     from lorebooks import services as lorebook_services
-    from servers import generational_cache
-    from servers.api_auth import authenticate_api_request, json_response, read_json_body
+    from servers.api_auth import TOKENS, check_bearer, json_response, read_bearer, read_json_body
+    from servers.generational_cache import read_together
 
     out: dict[str, float] = {}
 
@@ -237,16 +243,18 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
         content_type="application/json",
         HTTP_AUTHORIZATION=f"Bearer {token}",
     )
-    clock("auth", lambda: authenticate_api_request(request, SERVER_ID))  # the token's lookup included
+    bearer = clock("auth", lambda: read_bearer(request))  # the header and the refusals' bucket
     meter.reset()
     parsed = clock("json in", lambda: read_json_body(request, max_bytes=4 * 1024 * 1024))
     options = {key: parsed.get(key) for key in REQUEST_FIELDS}
     document = _ReadKeys(_without(parsed, REQUEST_FIELDS))
     _check_options(options)
-    together = getattr(generational_cache, "read_together", None)  # the view's one read of them all
-    state_key = f"lorebooks:v1:state:{SERVER_ID}:{CHANNEL}"  # the channel's World Info timed state
-    block = together(SERVER_ID, (state_key,)) if together is not None else contextlib.nullcontext()
+    # The view's one read of them all: the generations, the channel's World Info timed state, the
+    # stored channel's stamp and the token's entry.
+    keys = (*_keys_for(SERVER_ID, parsed), TOKENS.entry_key((SERVER_ID, bearer.digest)))
+    block = read_together(SERVER_ID, keys)
     clock("cache reads", block.__enter__)
+    clock("auth", lambda: check_bearer(bearer, SERVER_ID))  # the token's entry, from that read
     stored = clock("stored conversation", lambda: _stored_chat(SERVER_ID, options, document))
     doc = clock("json in", lambda: parse_buckets(document))
     before = meter.seconds
@@ -267,10 +275,8 @@ def stages(body: bytes, token: str, meter: CacheMeter) -> dict[str, float]:
 
     def keep() -> None:
         state = assembly.world_info["state"] if assembly.world_info is not None else None
-        # the view's rule: where it reads the state with the rest, an empty state left empty is not written
-        unchanged = (
-            together is not None and not state and not lorebook_cache.read_state(SERVER_ID, channel or "")
-        )
+        # the view's rule: an empty state left empty is not written
+        unchanged = not state and not lorebook_cache.read_state(SERVER_ID, channel or "")
         if channel is not None and state is not None and not unchanged:
             lorebook_services.timed_state_save(
                 server_id=SERVER_ID, channel=channel, state=assembly.world_info["state"]
@@ -330,9 +336,11 @@ def measure_served(
     application answering as many bytes; every fourth round the request again through http.client,
     and each round an empty GET to the trivial application. Latencies (ms) and server CPU (s)."""
     port, echo_port = free_port(), free_port()
-    server_process = start_server(port, workers=1, env=env)
+    server_process = start_server(port, workers=1, env=env, app=TIMED_APP)
     echo_process = start_server(echo_port, workers=1, env=env, app=ECHO_APP)
-    out: dict[str, Any] = {key: {name: [] for name in bodies} for key in ("wire", "http.client", "echo")}
+    out: dict[str, Any] = {
+        key: {name: [] for name in bodies} for key in ("wire", "http.client", "echo", "beyond")
+    }
     out["server cpu"] = dict.fromkeys(bodies, 0.0)
     out["echo cpu"] = dict.fromkeys(bodies, 0.0)
     out["empty GET"], out["answer bytes"] = [], {}
@@ -359,6 +367,8 @@ def measure_served(
                     out[key][name] += group_cpu_seconds(process.pid) - cpu
                     assert status == 200, status
                     out["wire" if target is wire else "echo"][name].append(ms)
+                    if target is wire:
+                        out["beyond"][name].append(ms - wire.engine_ms)
                 if round_ % 4 == 0:
                     status, ms = http_request(port, token, body)
                     out["http.client"][name].append(ms)
@@ -460,20 +470,23 @@ def print_kind(name: str, size: int, served: dict[str, Any], rows: list[dict[str
     def p50_p99(samples: list[float]) -> str:
         return f"p50 {percentile(samples, 0.5):6.2f}  p99 {percentile(samples, 0.99):6.2f} ms"
 
-    engine = column("engine")
-    beyond_p50 = percentile(wire, 0.5) - percentile(engine, 0.5)
-    beyond_p99 = percentile(wire, 0.99) - percentile(engine, 0.99)
+    engine, beyond = column("engine"), served["beyond"][name]
+    beyond_p50, beyond_p99 = percentile(beyond, 0.5), percentile(beyond, 0.99)
     print(f"\n{name} ({size / 1024:.0f} KiB request, {served['answer bytes'][name] / 1024:.0f} KiB answer)")
     print(f"  client, on the wire:             {p50_p99(wire)}")
     print(
         f"  client through http.client:      {p50_p99(served['http.client'][name])}  "
         "(its parsing is the client's time)"
     )
-    print(f"  engine (its own work):           {p50_p99(engine)}")
+    print(
+        f"  engine (its own work):           {p50_p99([w - b for w, b in zip(wire, beyond, strict=True)])}  "
+        f"(served; in this process {p50_p99(engine)})"
+    )
     verdict = "ok" if beyond_p50 <= TARGET_P50_MS and beyond_p99 <= TARGET_P99_MS else "OVER"
     print(
         f"  beyond the engine:               p50 {beyond_p50:6.2f}  p99 {beyond_p99:6.2f} ms  "
-        f"(targets {TARGET_P50_MS:.0f} / {TARGET_P99_MS:.0f} ms: {verdict})"
+        f"(each request's latency less its own engine time; targets {TARGET_P50_MS:.0f} / "
+        f"{TARGET_P99_MS:.0f} ms: {verdict})"
     )
     print("  in this process, medians (ms):")
     staged = 0.0
@@ -482,9 +495,9 @@ def print_kind(name: str, size: int, served: dict[str, Any], rows: list[dict[str
         staged += value
         print(f"    {stage:<31} {value:6.3f}")
     print(
-        f"      (cache reads: the one read of them all where the view makes it, and "
+        f"      (cache reads: the one read of them all, the token's entry included, and "
         f"{statistics.median(column('cache lookups')):.0f} per-server cache lookups besides the token's "
-        "(in auth); the engine's are taken out of its time)"
+        "(in auth, from that read); the engine's are taken out of its time)"
     )
     handler = statistics.median(column("handler"))
     print(

@@ -51,6 +51,11 @@ DEFAULT_APP = "config.wsgi:application"
 BACKOFF_FIRST_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
 LIVED_LONG_SECONDS = 60.0  # a worker that served this long before dying starts the back-off over
+# Python's young collection runs once 700 more container objects were made than freed; an assembly's
+# answer (200 messages with their sources) holds more than that at once, so every request paid one
+# or two collections walking it (0.1 ms, docs/assembly.md#the-http-path-a-bot-pays). Reference
+# counting frees a request's objects anyway; the collector is for cycles, which this many still bounds.
+YOUNG_COLLECTION_THRESHOLD = 20_000
 
 log = logging.getLogger("tavernkeep.serve")
 
@@ -174,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     # What the warm-up made lives as long as the process: out of the collector's reach, so a
     # request's collections do not walk it and the forked workers do not copy its pages.
     gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
 
     from granian.constants import Interfaces, RuntimeModes
     from granian.log import LogLevels

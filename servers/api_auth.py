@@ -16,6 +16,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
+from contextlib import nullcontext
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -32,7 +34,7 @@ from core.fairness import RETRY_AFTER_SECONDS, ServerBusy, busy_json, claim_shar
 from core.login_throttle import client_address
 from engine import UNSTORABLE_ESCAPE, BucketError, EngineError, decode_json, refuse_unstorable_text
 
-from .generational_cache import GenerationalCache
+from .generational_cache import GenerationalCache, read_together
 from .models import ApiToken, token_digest
 
 _REVOKED = 0  # a token that was made and then revoked: a row, so its answer is cached
@@ -120,9 +122,19 @@ def forget_refusals() -> None:
         _accepted.clear()
 
 
-def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
-    """Return the server id the request may act on, or raise ApiError (401 / 404, 429 for an
-    address whose requests were refused too often)."""
+@dataclass(frozen=True, slots=True)
+class Bearer:
+    """The request's bearer token as sent, before it is looked up."""
+
+    token: str
+    digest: str  # "" when the header is not 'Bearer <token>' (at most 200 characters)
+    address: str
+    now: float
+
+
+def read_bearer(request: HttpRequest) -> Bearer:
+    """The request's bearer token; ApiError 429, with no query and no cache read, for an address
+    whose requests were refused too often (unless this process accepted its token lately)."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()
@@ -136,10 +148,16 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
             429,
             retry_after=RETRY_AFTER_SECONDS,
         )
+    return Bearer(token, digest, address, now)
+
+
+def check_bearer(bearer: Bearer, server_id: int) -> int:
+    """Return the server id the request may act on, or raise ApiError (401 / 404), counting the
+    refusal against the address."""
     try:
-        if not well_formed:
+        if not bearer.digest:
             raise ApiError("Send an API token as 'Authorization: Bearer <token>'.", 401)
-        token_server = server_id_for_token(token, server_id=server_id)
+        token_server = server_id_for_token(bearer.token, server_id=server_id)
         if token_server is None:
             raise ApiError("This API token is not valid (unknown or revoked).", 401)
         if token_server != server_id:
@@ -150,10 +168,16 @@ def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
                 404,
             )
     except ApiError:
-        _REFUSALS.take(address, now)
+        _REFUSALS.take(bearer.address, bearer.now)
         raise
-    _note_accepted(digest)
+    _note_accepted(bearer.digest)
     return server_id
+
+
+def authenticate_api_request(request: HttpRequest, server_id: int) -> int:
+    """Return the server id the request may act on, or raise ApiError (401 / 404, 429 for an
+    address whose requests were refused too often)."""
+    return check_bearer(read_bearer(request), server_id)
 
 
 def refusal_json(exc: UserError | EngineError) -> JsonResponse:
@@ -167,16 +191,40 @@ def refusal_json(exc: UserError | EngineError) -> JsonResponse:
     return response
 
 
-def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a view `view(request, server_id, ...)`: token auth first, a refusal answered as JSON."""
+ViewFunction = Callable[..., HttpResponse]
+# The shared-cache keys a view reads besides its server's generations, named from the request before
+# its token is checked (so without raising); None: none named this way, the token is looked up first.
+SharedKeys = Callable[[HttpRequest, int], tuple[str, ...] | None]
 
+
+def api_view(view: ViewFunction) -> ViewFunction:
+    """Wrap a view `view(request, server_id, ...)`: token auth first, a refusal answered as JSON."""
+    return _api_wrapper(view, None)
+
+
+def api_view_read_together(shared_keys: SharedKeys) -> Callable[[ViewFunction], ViewFunction]:
+    """`api_view` for a view that reads the shared cache in one trip (`read_together`): the token's
+    entry is read in that trip too, with the keys `shared_keys(request, server_id)` names, instead
+    of a trip of its own before it (docs/assembly.md#the-http-path-a-bot-pays). The token is checked
+    before the view runs, as under `api_view`, and a refusal counts against the address the same way."""
+    return lambda view: _api_wrapper(view, shared_keys)
+
+
+def _api_wrapper(view: ViewFunction, shared_keys: SharedKeys | None) -> ViewFunction:
     @csrf_exempt
     @wraps(view)
     def wrapper(request: HttpRequest, server_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
-            authenticate_api_request(request, server_id)
-            claim_share(server_id)  # every API call counts toward its server's share
-            return view(request, server_id, *args, **kwargs)
+            bearer = read_bearer(request)  # a 429 before any read
+            also = shared_keys(request, server_id) if shared_keys is not None and bearer.digest else None
+            with (
+                nullcontext()
+                if also is None
+                else read_together(server_id, (*also, TOKENS.entry_key((server_id, bearer.digest))))
+            ):
+                check_bearer(bearer, server_id)
+                claim_share(server_id)  # every API call counts toward its server's share
+                return view(request, server_id, *args, **kwargs)
         except REFUSALS as exc:
             return refusal_json(exc)
         except ServerBusy:
@@ -186,7 +234,22 @@ def api_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 
 
 def read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
-    """The request body parsed as JSON, bounded in size before it is read; ApiError otherwise."""
+    """The request body parsed as JSON, bounded in size before it is read; ApiError otherwise. The
+    body is read once: a second call on the same request answers the same (`SharedKeys` read it
+    before the view)."""
+    kept = request.__dict__.get("_json_body")
+    if kept is None:
+        try:
+            kept = (_read_json_body(request, max_bytes=max_bytes), None)
+        except ApiError as exc:
+            kept = (None, exc)
+        request.__dict__["_json_body"] = kept
+    if kept[1] is not None:
+        raise kept[1]
+    return kept[0]
+
+
+def _read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
     length = request.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > max_bytes:
         raise ApiError(f"The request body is larger than {max_bytes // 1024} KiB.", 413)

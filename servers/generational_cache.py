@@ -380,7 +380,12 @@ def read_together(server_id: int, also: tuple[str, ...] = ()) -> Iterator[None]:
     assemble request. The numbers are those a request that made every lookup at its start would
     read (each is still checked against the database as `current_generation` says), so this is
     for requests that read and do not write what they read (the assemble API). `also`: other shared
-    keys read in the same trip, for `read_shared`."""
+    keys read in the same trip, for `read_shared` (or for a cache's own entry: the API's token).
+    Inside a block for the same server that read every key of `also`, the outer read serves."""
+    outer = getattr(_prefetch, "held", None)
+    if outer is not None and outer[0] == server_id and all(key in outer[1] for key in also):
+        yield
+        return
     stamps = {declared.stamp for declared in _registry}
     keys = [generation_key(stamp, server_id) for stamp in sorted(stamps)]
     keys += [
@@ -390,7 +395,6 @@ def read_together(server_id: int, also: tuple[str, ...] = ()) -> Iterator[None]:
     ]
     keys += also
     found = cache_get_many(keys)
-    outer = getattr(_prefetch, "held", None)
     _prefetch.held = (server_id, {key: found.get(key) for key in keys})
     try:
         yield

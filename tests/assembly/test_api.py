@@ -108,3 +108,39 @@ def test_a_missing_token_gets_401(client, lantern, sample_document):
 
 def test_a_token_of_another_server_gets_404(client, lantern, harbor_token, sample_document):
     assert post(client, 1001, sample_document, harbor_token).status_code == 404
+
+
+def test_a_token_revoked_between_two_requests_is_refused_on_the_second(
+    client, api_token, alice, sample_document, django_capture_on_commit_callbacks
+):
+    """The token is read in the same trip as the rest of the request's cache reads: still at once."""
+    from servers.models import ApiToken
+    from servers.services import api_token_revoke
+
+    assert post(client, 1001, sample_document, api_token).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        api_token_revoke(token=ApiToken.objects.get(server_id=1001), by=alice)
+    response = post(client, 1001, sample_document, api_token)
+    assert response.status_code == 401 and "unknown or revoked" in response.json()["error"]
+
+
+@pytest.mark.parametrize("body", ["{not json", '{"history": "x", "histroy": 1}', "[1, 2]"])
+def test_a_bad_token_is_refused_for_its_token_whatever_the_body(client, lantern, api_token, body):
+    for token in ("tk_made_up", None):
+        response = post(client, 1001, body, token)
+        assert response.status_code == 401
+    assert post(client, 1001, body, api_token).status_code == 400  # the body's own refusal, once let in
+
+
+def test_a_large_history_is_assembled_as_a_small_one(client, api_token, sample_document):
+    """A body past what is read before the token (assembly.api.READ_BEFORE_TOKEN_BYTES) is read after it."""
+    from assembly.api import READ_BEFORE_TOKEN_BYTES
+
+    turn = {"role": "user", "name": "Mira", "content": "Is it a secret? " * 40}
+    history = [turn] * (READ_BEFORE_TOKEN_BYTES // len(json.dumps(turn)) + 10)
+    large = {**sample_document, "history": history, "channel": "1234567890123"}
+    assert len(json.dumps(large)) > READ_BEFORE_TOKEN_BYTES
+    response = post(client, 1001, large, api_token)
+    assert response.status_code == 200, response.json()
+    assert response.json()["messages"][-1]["content"].startswith("Mira: Is it a secret?")
+    assert post(client, 1001, large, "tk_made_up").status_code == 401
