@@ -20,17 +20,15 @@ _TAG = attrgetter("tag")
 def identity_macros(state: State) -> None:
     """The final items as messages: `{{user}}`, `{{char}}` and their kin resolved in trusted parts only,
     empty items dropped."""
-    state.messages = tuple(
-        to_messages(
-            state.ordered,
-            state.doc,
-            state.seed,
-            state.history,
-            state.names,
-            state.blank,
-            state.reuses(),
-            history_as_given=state.history_as_given,
-        )
+    state.messages = to_messages(
+        state.ordered,
+        state.doc,
+        state.seed,
+        state.history,
+        state.names,
+        state.blank,
+        state.reuses(),
+        history_as_given=state.history_as_given,
     )
 
 

@@ -333,7 +333,7 @@ def to_messages(
     reuse: tuple[Reuse, ...] = (),
     *,
     history_as_given: bool = False,
-) -> list[Message]:
+) -> tuple[Message, ...]:
     """The items as messages; `history_as_given` says the history's range holds the document's history
     items as they are (the squash compared them), whose messages are then the history run's."""
     ready, per_seed, kept = ready_messages(doc, seed, names)
@@ -366,10 +366,8 @@ def to_messages(
     # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
     if run.blank or not run.items:
         chat = [m for m in chat if not m.history or m.content.strip()]
-    out = messages.finish_run(items[:start])
-    out += chat
-    out += messages.finish_run(items[stop:])
-    return out
+    before = messages.finish_run(items[:start])
+    return (*before, *chat, *messages.finish_run(items[stop:]))  # the long history copied once
 
 
 class _Finisher:

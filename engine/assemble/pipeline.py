@@ -112,7 +112,7 @@ def run(request: Request, doc: BucketDocument) -> Assembly:
     seed = request.seed
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
-    state = State(request=request, doc=doc, seed=seed, preset=request.preset)
+    state = State(request, doc, seed, request.preset)
     for step in _RUNS:
         step(state)
     return finish.result(state)

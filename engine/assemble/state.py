@@ -60,10 +60,12 @@ class Request:
             raise ValueError(f"Unknown encoding {self.encoding!r}: use o200k_base or cl100k_base.")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class State:
     """One assembly in progress. The fields are grouped by the step that makes them (`MAKES` below
-    names each step's group; docs/architecture.md#the-assemblys-state)."""
+    names each step's group; docs/architecture.md#the-assemblys-state). Its `__init__` is written out
+    (the defaults below, set directly): the generated one costs a microsecond, a few percent of the
+    smallest assembly (tests/engine/assemble/test_state.py holds the two alike)."""
 
     # given, before any step
     request: Request
@@ -113,6 +115,25 @@ class State:
     payload: dict[str, Any] | None = None
     # count
     tokens: TokenReport | None = None
+
+    def __init__(
+        self, request: Request, doc: BucketDocument, seed: int, preset: CompiledPreset | None = None
+    ) -> None:
+        self.request, self.doc, self.seed, self.preset = request, doc, seed, preset
+        self.notes, self.regex_budget = Notes(), RegexBudget()
+        self.card, self.depth_prompts = None, ()
+        self.regex_scripts, self.rewritten = (), {}
+        self.names, self.items = NAMES_DEFAULT, ()
+        self.world_info = None
+        self.rendered, self.expanded, self.card_sources, self.style = {}, frozenset(), {}, "merge"
+        self.variables, self.global_variables, self.unknown_macros = {}, {}, ()
+        self.arrangement, self.formats = Arrangement(), None
+        self.nudge = self.continued = None
+        self.injected = False
+        self.ordered, self.history, self.sample_note = [], (0, 0), False
+        self.history_as_given = False
+        self.messages, self.blank = (), []
+        self.payload = self.tokens = None
 
     def preset_env(self) -> MacroEnv:
         """What the preset's macros read: the native blocks, and World Info's outlets when it took part."""
