@@ -34,6 +34,7 @@ from .rearrange import (
 from .state import State
 
 _TAG = attrgetter("tag")
+_TEXT, _EXPANDED = attrgetter("text"), attrgetter("expanded")
 
 
 def render(state: State) -> None:
@@ -70,12 +71,14 @@ def render(state: State) -> None:
     if output.unknown_macros:
         names = ", ".join(sorted(output.unknown_macros))
         notes.warn(f"Unsupported macros were left as they are: {names}.")
-    state.rendered = {i: out.text for i, out in zip(plan.render_at, output.segments, strict=True)}
-    if output.segments:
-        state.expanded = frozenset().union(*(out.expanded for out in output.segments))
+    outputs = output.segments
+    state.rendered = dict(zip(plan.render_at, map(_TEXT, outputs), strict=True))
+    if outputs:
+        state.expanded = frozenset().union(*map(_EXPANDED, outputs))
     state.card_sources = card_sources
     state.variables, state.global_variables = output.variables, output.global_variables
-    state.unknown_macros = tuple(sorted(output.unknown_macros))
+    if output.unknown_macros:
+        state.unknown_macros = tuple(sorted(output.unknown_macros))
 
 
 def rearrange(state: State) -> None:
