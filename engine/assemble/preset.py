@@ -52,7 +52,7 @@ def render(state: State) -> None:
     state.style = request.style or preset.injection_style or "merge"
     if wi is not None:
         _report_unread_outlets(wi.outlets, preset, notes)
-    plan = plan_of(preset, doc.generation_type)
+    plan = preset.memo.plans.get(doc.generation_type) or plan_of(preset, doc.generation_type)
     segments, card_sources = _card_overrides(state.card, preset, plan)
     if plan.plain is not None and not card_sources:  # nothing to render: the texts as they are
         state.rendered = plan.plain[1]
@@ -168,7 +168,7 @@ def openers(state: State) -> None:
                 kept=doc.memo,
                 members=_member_names(state),
             )
-    plan = plan_of(preset, doc.generation_type)
+    plan = preset.memo.plans.get(doc.generation_type) or plan_of(preset, doc.generation_type)
     if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:
         setting = "new_group_chat_prompt" if doc.group is not None else "new_chat_prompt"
         reuse = plan_reuse(preset, doc.generation_type)

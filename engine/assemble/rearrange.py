@@ -198,7 +198,7 @@ def kept_walk(
     it); each assembly gets its own copies of the lists, since later steps change them. When only some
     nodes' texts changed, and none of them went from empty to not or back, the kept arrangement gets
     those nodes' new items in their places (`_patched`): nothing else the walk does reads a node's text."""
-    plan = plan_of(preset, generation_type)
+    plan = preset.memo.plans.get(generation_type) or plan_of(preset, generation_type)  # kept: no call
     key = id(plan)
     found = kept.walks.get(key)
     same_blocks = (

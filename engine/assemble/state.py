@@ -158,9 +158,11 @@ class State:
 
     def reuses(self) -> tuple[Reuse, ...]:
         """Where this assembly finds what an earlier one made of the same items (engine/assemble/reuse.py)."""
-        if self.preset is None:
-            return (doc_reuse(self.doc),)
-        return (plan_reuse(self.preset, self.doc.generation_type), doc_reuse(self.doc))
+        doc, preset = self.doc, self.preset
+        table = doc.memo.reuse or doc_reuse(doc)  # the kept tables without a call (two steps ask)
+        if preset is None:
+            return (table,)
+        return (preset.memo.reuses.get(doc.generation_type) or plan_reuse(preset, doc.generation_type), table)
 
 
 GIVEN = frozenset({"request", "doc", "seed", "notes", "preset", "regex_budget"})
