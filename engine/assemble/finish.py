@@ -95,7 +95,7 @@ def result(state: State) -> Assembly:
             _tags_around_history(state),
             style=state.style,
             injected=state.injected,
-            blank_dropped=any(item.text for item in state.blank),
+            blank_dropped=bool(state.blank) and any(item.text for item in state.blank),
             sample_note=state.sample_note,
             authors_note_entries=wi is not None
             and any(a.entry.entry.position in NOTE_POSITIONS for a in wi.activation.activated),

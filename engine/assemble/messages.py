@@ -340,11 +340,15 @@ def to_messages(
     char = doc.char_name
     # what a message of an item depends on besides the item: the names (a group's too)
     who = (
-        doc.user_name,
-        char,
-        getattr(char, "group", None),
-        getattr(char, "not_muted", None),
-        getattr(char, "others", None),
+        (doc.user_name, char, None, None, None)
+        if type(char) is str  # not a group's speaker (engine.macros.identity.Speaker)
+        else (
+            doc.user_name,
+            char,
+            getattr(char, "group", None),
+            getattr(char, "not_muted", None),
+            getattr(char, "others", None),
+        )
     )
     messages = _Finisher(
         doc=doc,
@@ -359,13 +363,17 @@ def to_messages(
         spliced=reuse[-1].spliced_for(who) if reuse else None,
     )
     start, stop = history
-    run = history_run(doc, names)
-    chat: Sequence[Message] = (
-        run.ordered if history_as_given else _history_messages(tuple(items[start:stop]), run, messages.finish)
-    )
-    # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
-    if run.blank or not run.items:
-        chat = [m for m in chat if not m.history or m.content.strip()]
+    chat: Sequence[Message] = ()  # a prompt without a chat (a summariser's) has none to make
+    if start < stop:
+        run = history_run(doc, names)
+        chat = (
+            run.ordered
+            if history_as_given
+            else _history_messages(tuple(items[start:stop]), run, messages.finish)
+        )
+        # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
+        if run.blank or not run.items:
+            chat = [m for m in chat if not m.history or m.content.strip()]
     before = messages.finish_run(items[:start])
     return (*before, *chat, *messages.finish_run(items[stop:]))  # the long history copied once
 

@@ -40,7 +40,8 @@ def in_chat(state: State) -> None:
         state.continued = arrangement.history.pop()
     stm = state.request.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
-    arrangement.injections.extend(tail_injections(directives))
+    if directives:
+        arrangement.injections.extend(tail_injections(directives))
     depths = state.depth_prompts
     if not depths and state.card is not None and state.card.depth_prompt is not None:
         depths = (state.card.depth_prompt,)
