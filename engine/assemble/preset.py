@@ -53,7 +53,9 @@ def render(state: State) -> None:
     if wi is not None:
         _report_unread_outlets(wi.outlets, preset, notes)
     plan = preset.memo.plans.get(doc.generation_type) or plan_of(preset, doc.generation_type)
-    segments, card_sources = _card_overrides(state.card, preset, plan)
+    segments, card_sources = (
+        (plan.segments, {}) if state.card is None else _card_overrides(state.card, preset, plan)
+    )
     if plan.plain is not None and not card_sources:  # nothing to render: the texts as they are
         state.rendered = plan.plain[1]
         state.variables, state.global_variables = dict(variables), dict(global_variables)
@@ -64,7 +66,9 @@ def render(state: State) -> None:
         seed=state.seed,
         variables=variables,
         global_variables=global_variables,
-        memo=None if card_sources else render_memo(preset, doc.generation_type),
+        memo=None
+        if card_sources
+        else preset.memo.renders.get(doc.generation_type) or render_memo(preset, doc.generation_type),
     )
     for warning in output.warnings:
         notes.warn(warning)
