@@ -60,17 +60,17 @@ def squash(
     found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items
     joined before gives the same joined item (engine/assemble/reuse.py: the preset's, then the document's).
     `plain_history` says the history's range holds no system item (the caller knows it from the
-    document): what comes before and after it then squashes on its own, and the history is copied."""
+    document): what comes before and after it then squashes on its own, in place around the history
+    (`items` is then the caller's own list, changed and returned: a long history is not copied)."""
     out: list[Item] = []
     start, stop = history
     if plain_history and start < stop:
-        out = _squashed_run(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
-        first = len(out)
-        out += items[start:stop]
+        head = _squashed_run(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
         tail = items[stop:]
         if tail:
-            out += _squashed_run(tail, reuse) if reuse else squash(tail, (len(tail), len(tail)))[0]
-        return out, (first, first + stop - start)
+            items[stop:] = _squashed_run(tail, reuse) if reuse else squash(tail, (len(tail), len(tail)))[0]
+        items[:start] = head
+        return items, (len(head), len(head) + stop - start)
     first = last = -1  # where the history's first and last items went in `out`
     chain: list[Item] = []  # the system items being joined into out[-1]
     roles = list(map(_ROLE, items))
@@ -289,7 +289,7 @@ def _trim_chat(
                 inj.source,
             )
     if dropped:
-        del history[:dropped]
+        arr.history = history = list(history[dropped:])  # maybe a kept walk's tuple: replaced
         notes.omit(
             f"The {dropped} oldest history message{'s' if dropped != 1 else ''}.",
             "Trimmed to fit the token budget.",

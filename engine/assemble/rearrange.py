@@ -96,7 +96,8 @@ class Arrangement:
     """The assembled items in three runs around the history, plus the injections to place."""
 
     before: list[Item] = field(default_factory=list)
-    history: list[Item] = field(default_factory=list)
+    # a kept walk's history is its tuple, shared: a step that changes the history replaces it
+    history: list[Item] | tuple[Item, ...] = field(default_factory=list)
     after: list[Item] = field(default_factory=list)
     injections: list[Injection] = field(default_factory=list)
     # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
@@ -246,7 +247,7 @@ def kept_walk(
     notes.omitted.extend(snapshot.omitted)
     return Arrangement(
         list(snapshot.before),
-        list(snapshot.history),
+        snapshot.history,  # the long run, not copied (`Arrangement.history`)
         list(snapshot.after),
         list(snapshot.injections),
         snapshot.chat,
