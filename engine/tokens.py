@@ -107,7 +107,7 @@ class TokenReportJson(TypedDict):
     provider: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # one per assembly: not frozen, as engine.parts explains; a value all the same
 class TokenReport:
     encoding: str
     exact: bool  # False for providers whose tokenizer we can only estimate

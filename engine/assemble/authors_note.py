@@ -35,6 +35,8 @@ def is_note_entry(inj: Injection) -> bool:
 def place_authors_note(arrangement: Arrangement, doc: BucketDocument, text: str, notes: Notes) -> None:
     """Put the note (`text`, its macros rendered) and World Info's note entries where the document's
     note says; drop both, with the reason, when this generation is not one the interval picks."""
+    if not arrangement.injections and not text.strip():
+        return  # no note and no entry (most assemblies)
     note = doc.authors_note
     entries = [inj for inj in arrangement.injections if is_note_entry(inj)]
     others = [inj for inj in arrangement.injections if not is_note_entry(inj)]

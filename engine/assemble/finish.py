@@ -20,17 +20,15 @@ _TAG = attrgetter("tag")
 def identity_macros(state: State) -> None:
     """The final items as messages: `{{user}}`, `{{char}}` and their kin resolved in trusted parts only,
     empty items dropped."""
-    state.messages = tuple(
-        to_messages(
-            state.ordered,
-            state.doc,
-            state.seed,
-            state.history,
-            state.names,
-            state.blank,
-            state.reuses(),
-            history_as_given=state.history_as_given,
-        )
+    state.messages = to_messages(
+        state.ordered,
+        state.doc,
+        state.seed,
+        state.history,
+        state.names,
+        state.blank,
+        state.reuses(),
+        history_as_given=state.history_as_given,
     )
 
 
@@ -97,7 +95,7 @@ def result(state: State) -> Assembly:
             _tags_around_history(state),
             style=state.style,
             injected=state.injected,
-            blank_dropped=any(item.text for item in state.blank),
+            blank_dropped=bool(state.blank) and any(item.text for item in state.blank),
             sample_note=state.sample_note,
             authors_note_entries=wi is not None
             and any(a.entry.entry.position in NOTE_POSITIONS for a in wi.activation.activated),

@@ -60,17 +60,17 @@ def squash(
     found by `list.index` over the roles, so a long history costs a few C-level passes. A run of items
     joined before gives the same joined item (engine/assemble/reuse.py: the preset's, then the document's).
     `plain_history` says the history's range holds no system item (the caller knows it from the
-    document): what comes before and after it then squashes on its own, and the history is copied."""
+    document): what comes before and after it then squashes on its own, in place around the history
+    (`items` is then the caller's own list, changed and returned: a long history is not copied)."""
     out: list[Item] = []
     start, stop = history
     if plain_history and start < stop:
-        out = _squashed_run(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
-        first = len(out)
-        out += items[start:stop]
+        head = _squashed_run(items[:start], reuse) if reuse and start else squash(items[:start], (0, 0))[0]
         tail = items[stop:]
         if tail:
-            out += _squashed_run(tail, reuse) if reuse else squash(tail, (len(tail), len(tail)))[0]
-        return out, (first, first + stop - start)
+            items[stop:] = _squashed_run(tail, reuse) if reuse else squash(tail, (len(tail), len(tail)))[0]
+        items[:start] = head
+        return items, (len(head), len(head) + stop - start)
     first = last = -1  # where the history's first and last items went in `out`
     chain: list[Item] = []  # the system items being joined into out[-1]
     roles = list(map(_ROLE, items))
@@ -289,7 +289,7 @@ def _trim_chat(
                 inj.source,
             )
     if dropped:
-        del history[:dropped]
+        arr.history = history = list(history[dropped:])  # maybe a kept walk's tuple: replaced
         notes.omit(
             f"The {dropped} oldest history message{'s' if dropped != 1 else ''}.",
             "Trimmed to fit the token budget.",
@@ -333,18 +333,22 @@ def to_messages(
     reuse: tuple[Reuse, ...] = (),
     *,
     history_as_given: bool = False,
-) -> list[Message]:
+) -> tuple[Message, ...]:
     """The items as messages; `history_as_given` says the history's range holds the document's history
     items as they are (the squash compared them), whose messages are then the history run's."""
     ready, per_seed, kept = ready_messages(doc, seed, names)
     char = doc.char_name
     # what a message of an item depends on besides the item: the names (a group's too)
     who = (
-        doc.user_name,
-        char,
-        getattr(char, "group", None),
-        getattr(char, "not_muted", None),
-        getattr(char, "others", None),
+        (doc.user_name, char, None, None, None)
+        if type(char) is str  # not a group's speaker (engine.macros.identity.Speaker)
+        else (
+            doc.user_name,
+            char,
+            getattr(char, "group", None),
+            getattr(char, "not_muted", None),
+            getattr(char, "others", None),
+        )
     )
     messages = _Finisher(
         doc=doc,
@@ -359,17 +363,19 @@ def to_messages(
         spliced=reuse[-1].spliced_for(who) if reuse else None,
     )
     start, stop = history
-    run = history_run(doc, names)
-    chat: Sequence[Message] = (
-        run.ordered if history_as_given else _history_messages(tuple(items[start:stop]), run, messages.finish)
-    )
-    # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
-    if run.blank or not run.items:
-        chat = [m for m in chat if not m.history or m.content.strip()]
-    out = messages.finish_run(items[:start])
-    out += chat
-    out += messages.finish_run(items[stop:])
-    return out
+    chat: Sequence[Message] = ()  # a prompt without a chat (a summariser's) has none to make
+    if start < stop:
+        run = history_run(doc, names)
+        chat = (
+            run.ordered
+            if history_as_given
+            else _history_messages(tuple(items[start:stop]), run, messages.finish)
+        )
+        # emptied messages counted for depth; never sent (docs/fidelity.md#the-deliberate-differences, item 4)
+        if run.blank or not run.items:
+            chat = [m for m in chat if not m.history or m.content.strip()]
+    before = messages.finish_run(items[:start])
+    return (*before, *chat, *messages.finish_run(items[stop:]))  # the long history copied once
 
 
 class _Finisher:

@@ -49,7 +49,17 @@ STEPS: tuple[Step, ...] = (
     Step("shape", finish.shape),
     Step("count", finish.count),
 )
-_RUNS = tuple(step.run for step in STEPS)
+# Steps a request may have nothing for, each with its bit in `_idle`'s answer: one known to do nothing
+# is not called (a call is a noticeable share of the smallest assembly, docs/assembly.md#speed-this-2-core-machine).
+_IDLE = ("speaker and card", "history scripts", "route", "world info", "budget", "closing items", "shape")
+_RUNS_WITHOUT = tuple(
+    tuple(
+        step.run
+        for step in STEPS
+        if not any(mask >> k & 1 for k, name in enumerate(_IDLE) if name == step.name)
+    )
+    for mask in range(1 << len(_IDLE))
+)
 
 
 def assemble(
@@ -112,7 +122,29 @@ def run(request: Request, doc: BucketDocument) -> Assembly:
     seed = request.seed
     if seed is None:
         seed = doc.seed if doc.seed is not None else secrets.randbelow(2**31)
-    state = State(request=request, doc=doc, seed=seed, preset=request.preset)
-    for step in _RUNS:
+    state = State(request, doc, seed, request.preset)
+    for step in _RUNS_WITHOUT[_idle(request, doc)]:
         step(state)
     return finish.result(state)
+
+
+def _idle(request: Request, doc: BucketDocument) -> int:
+    """The steps of `_IDLE` that would do nothing for this request, as bits: no card and no group turn
+    (the document stays as given), no regex script to run on the history, no impersonation, no World
+    Info, no budget, a normal turn without a prefill (nothing to close with), no provider body."""
+    preset = request.preset
+    alone = request.card is None and request.group is None
+    return (
+        alone
+        | (request.regex_scripts is None and (preset is None or not preset.regex_scripts)) << 1
+        | (alone and not doc.impersonation) << 2
+        | (request.world_info is None) << 3
+        | (alone and doc.budget is None) << 4
+        | (
+            alone
+            and doc.generation_type == "normal"
+            and (preset is None or not preset.settings.assistant_prefill.strip())
+        )
+        << 5
+        | (request.provider is None and request.generation is None) << 6
+    )

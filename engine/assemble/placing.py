@@ -37,10 +37,13 @@ def in_chat(state: State) -> None:
     place_authors_note(arrangement, doc, _authors_note_text(state), notes)
     without_main_slot(arrangement)
     if doc.generation_type == "continue" and arrangement.history and arrangement.history[-1].history:
-        state.continued = arrangement.history.pop()
+        history = list(arrangement.history)  # maybe a kept walk's tuple (`Arrangement.history`)
+        state.continued = history.pop()
+        arrangement.history = history
     stm = state.request.stm
     directives = [*doc.tail_directives, *([stm.tail_directive] if stm and stm.tail_directive else [])]
-    arrangement.injections.extend(tail_injections(directives))
+    if directives:
+        arrangement.injections.extend(tail_injections(directives))
     depths = state.depth_prompts
     if not depths and state.card is not None and state.card.depth_prompt is not None:
         depths = (state.card.depth_prompt,)
@@ -89,7 +92,7 @@ def inject(state: State) -> None:
     arrangement = place_injections(arrangement, state.style, doc_reuse(state.doc))
     wi = state.world_info
     if wi is not None and wi.injected_changes:  # injected entries a World Info script changed
-        arrangement.history = wi.mark_injected(arrangement.history)
+        arrangement.history = wi.mark_injected(list(arrangement.history))
         arrangement.after = wi.mark_injected(arrangement.after)
     state.arrangement = arrangement
 

@@ -34,6 +34,7 @@ from .rearrange import (
 from .state import State
 
 _TAG = attrgetter("tag")
+_TEXT, _EXPANDED = attrgetter("text"), attrgetter("expanded")
 
 
 def render(state: State) -> None:
@@ -51,8 +52,10 @@ def render(state: State) -> None:
     state.style = request.style or preset.injection_style or "merge"
     if wi is not None:
         _report_unread_outlets(wi.outlets, preset, notes)
-    plan = plan_of(preset, doc.generation_type)
-    segments, card_sources = _card_overrides(state.card, preset, plan)
+    plan = preset.memo.plans.get(doc.generation_type) or plan_of(preset, doc.generation_type)
+    segments, card_sources = (
+        (plan.segments, {}) if state.card is None else _card_overrides(state.card, preset, plan)
+    )
     if plan.plain is not None and not card_sources:  # nothing to render: the texts as they are
         state.rendered = plan.plain[1]
         state.variables, state.global_variables = dict(variables), dict(global_variables)
@@ -63,19 +66,23 @@ def render(state: State) -> None:
         seed=state.seed,
         variables=variables,
         global_variables=global_variables,
-        memo=None if card_sources else render_memo(preset, doc.generation_type),
+        memo=None
+        if card_sources
+        else preset.memo.renders.get(doc.generation_type) or render_memo(preset, doc.generation_type),
     )
     for warning in output.warnings:
         notes.warn(warning)
     if output.unknown_macros:
         names = ", ".join(sorted(output.unknown_macros))
         notes.warn(f"Unsupported macros were left as they are: {names}.")
-    state.rendered = {i: out.text for i, out in zip(plan.render_at, output.segments, strict=True)}
-    if output.segments:
-        state.expanded = frozenset().union(*(out.expanded for out in output.segments))
+    outputs = output.segments
+    state.rendered = dict(zip(plan.render_at, map(_TEXT, outputs), strict=True))
+    if outputs:
+        state.expanded = frozenset().union(*map(_EXPANDED, outputs))
     state.card_sources = card_sources
     state.variables, state.global_variables = output.variables, output.global_variables
-    state.unknown_macros = tuple(sorted(output.unknown_macros))
+    if output.unknown_macros:
+        state.unknown_macros = tuple(sorted(output.unknown_macros))
 
 
 def rearrange(state: State) -> None:
@@ -165,7 +172,7 @@ def openers(state: State) -> None:
                 kept=doc.memo,
                 members=_member_names(state),
             )
-    plan = plan_of(preset, doc.generation_type)
+    plan = preset.memo.plans.get(doc.generation_type) or plan_of(preset, doc.generation_type)
     if plan.history_at is not None and plan.active[plan.history_at] and formats.new_chat:
         setting = "new_group_chat_prompt" if doc.group is not None else "new_chat_prompt"
         reuse = plan_reuse(preset, doc.generation_type)

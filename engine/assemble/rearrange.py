@@ -96,7 +96,8 @@ class Arrangement:
     """The assembled items in three runs around the history, plus the injections to place."""
 
     before: list[Item] = field(default_factory=list)
-    history: list[Item] = field(default_factory=list)
+    # a kept walk's history is its tuple, shared: a step that changes the history replaces it
+    history: list[Item] | tuple[Item, ...] = field(default_factory=list)
     after: list[Item] = field(default_factory=list)
     injections: list[Injection] = field(default_factory=list)
     # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
@@ -198,7 +199,7 @@ def kept_walk(
     it); each assembly gets its own copies of the lists, since later steps change them. When only some
     nodes' texts changed, and none of them went from empty to not or back, the kept arrangement gets
     those nodes' new items in their places (`_patched`): nothing else the walk does reads a node's text."""
-    plan = plan_of(preset, generation_type)
+    plan = preset.memo.plans.get(generation_type) or plan_of(preset, generation_type)  # kept: no call
     key = id(plan)
     found = kept.walks.get(key)
     same_blocks = (
@@ -246,7 +247,7 @@ def kept_walk(
     notes.omitted.extend(snapshot.omitted)
     return Arrangement(
         list(snapshot.before),
-        list(snapshot.history),
+        snapshot.history,  # the long run, not copied (`Arrangement.history`)
         list(snapshot.after),
         list(snapshot.injections),
         snapshot.chat,

@@ -46,7 +46,9 @@ class AssemblyJson(TypedDict):
     sillytavern_differences: NotRequired[list[str]]
 
 
-@dataclass(frozen=True, slots=True)
+# Made once per assembly, so not frozen (a frozen dataclass sets each of its 18 fields through
+# object.__setattr__, a few percent of the smallest assembly): treat it as a value all the same.
+@dataclass(slots=True)
 class Assembly:
     """Everything one assembly produced (docs/assembly.md#output-cli-api)."""
 

@@ -60,10 +60,12 @@ class Request:
             raise ValueError(f"Unknown encoding {self.encoding!r}: use o200k_base or cl100k_base.")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class State:
     """One assembly in progress. The fields are grouped by the step that makes them (`MAKES` below
-    names each step's group; docs/architecture.md#the-assemblys-state)."""
+    names each step's group; docs/architecture.md#the-assemblys-state). Its `__init__` is written out
+    (the defaults below, set directly): the generated one costs a microsecond, a few percent of the
+    smallest assembly (tests/engine/assemble/test_state.py holds the two alike)."""
 
     # given, before any step
     request: Request
@@ -114,6 +116,25 @@ class State:
     # count
     tokens: TokenReport | None = None
 
+    def __init__(
+        self, request: Request, doc: BucketDocument, seed: int, preset: CompiledPreset | None = None
+    ) -> None:
+        self.request, self.doc, self.seed, self.preset = request, doc, seed, preset
+        self.notes, self.regex_budget = Notes(), RegexBudget()
+        self.card, self.depth_prompts = None, ()
+        self.regex_scripts, self.rewritten = (), {}
+        self.names, self.items = NAMES_DEFAULT, ()
+        self.world_info = None
+        self.rendered, self.expanded, self.card_sources, self.style = {}, frozenset(), {}, "merge"
+        self.variables, self.global_variables, self.unknown_macros = {}, {}, ()
+        self.arrangement, self.formats = Arrangement(), None
+        self.nudge = self.continued = None
+        self.injected = False
+        self.ordered, self.history, self.sample_note = [], (0, 0), False
+        self.history_as_given = False
+        self.messages, self.blank = (), []
+        self.payload = self.tokens = None
+
     def preset_env(self) -> MacroEnv:
         """What the preset's macros read: the native blocks, and World Info's outlets when it took part."""
         env = macro_env(self.doc, self.items, server_id=self.request.server_id)
@@ -137,9 +158,11 @@ class State:
 
     def reuses(self) -> tuple[Reuse, ...]:
         """Where this assembly finds what an earlier one made of the same items (engine/assemble/reuse.py)."""
-        if self.preset is None:
-            return (doc_reuse(self.doc),)
-        return (plan_reuse(self.preset, self.doc.generation_type), doc_reuse(self.doc))
+        doc, preset = self.doc, self.preset
+        table = doc.memo.reuse or doc_reuse(doc)  # the kept tables without a call (two steps ask)
+        if preset is None:
+            return (table,)
+        return (preset.memo.reuses.get(doc.generation_type) or plan_reuse(preset, doc.generation_type), table)
 
 
 GIVEN = frozenset({"request", "doc", "seed", "notes", "preset", "regex_budget"})

@@ -89,7 +89,7 @@ class SegmentOutput:
     expanded: frozenset[str] = frozenset()  # subset of CONTENT_BLOCKS that produced non-empty text
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # one or two per assembly: not frozen, as engine.parts explains; a value all the same
 class RenderOutput:
     """The result of a render: segment texts, the variable state after it, warnings."""
 

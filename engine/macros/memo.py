@@ -38,7 +38,7 @@ class ReadsEnv:
         return getattr(self._env, name)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # one per render kept: not frozen (cheaper to make), never changed all the same
 class _Entry:
     local: Mapping[str, Any]
     global_: Mapping[str, Any]
@@ -96,7 +96,9 @@ class RenderMemo:
         plain = texts_only or all(map(_plain, (local, global_, output.variables, output.global_variables)))
         if not plain:
             return
-        fields = tuple((name, frozen_value(getattr(env, name))) for name in sorted(read - {SEED}))
+        fields = (
+            tuple((name, frozen_value(getattr(env, name))) for name in sorted(read - {SEED})) if read else ()
+        )
         entry = _Entry(
             local,
             global_,

@@ -44,7 +44,10 @@ class Namespace:
     def replace(self, values: dict[str, Any], *, texts: bool = False) -> None:
         """`values` in place of the namespace's own; `texts` says they are all strings."""
         self.values = values
-        self.others = set() if texts else {key for key, value in values.items() if type(value) is not str}
+        if texts or not values:
+            self.others: set[str] = set()
+        else:
+            self.others = {key for key, value in values.items() if type(value) is not str}
 
     @property
     def texts_only(self) -> bool:
