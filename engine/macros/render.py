@@ -200,19 +200,24 @@ def _from_kept(
                 kept.global_keys
                 and tuple(map(global_.get, kept.global_keys, repeat(ABSENT))) != kept.global_values
             )
-            or any(getattr(env, name) != value for name, value in kept.fields)
+            or (kept.fields and any(getattr(env, name) != value for name, value in kept.fields))
         ):
             return None
-        read.update(name for name, _ in kept.fields)
         evaluations += kept.spent
-        local.update(kept.local_set)
-        global_.update(kept.global_set)
+        if kept.fields:
+            read.update(name for name, _ in kept.fields)
+        if kept.local_set:
+            local.update(kept.local_set)
+        if kept.global_set:
+            global_.update(kept.global_set)
         for key in kept.local_deleted:
             local.pop(key, None)
         for key in kept.global_deleted:
             global_.pop(key, None)
-        warnings += kept.warnings
-        unknown.update(dict.fromkeys(kept.unknown))
+        if kept.warnings:
+            warnings += kept.warnings
+        if kept.unknown:
+            unknown.update(dict.fromkeys(kept.unknown))
         outputs.append(kept.output)
     return RenderOutput(tuple(outputs), local, global_, _capped(warnings), frozenset(unknown))
 
