@@ -169,7 +169,7 @@ def _from_kept(
     (`_Pass.render_kept`), worked out without a pass; None when one is not so. Only from variables that
     are all strings (a kept render's writes are strings: so are the variables after), and noting in
     `read` the env fields the kept renders read, as the pass would."""
-    if not (_texts(start_local) and _texts(start_global)):
+    if not (_all_keepable(segments) and _texts(start_local) and _texts(start_global)):
         return None
     local, global_ = dict(start_local), dict(start_global)
     warnings: list[str] = []
@@ -185,12 +185,9 @@ def _from_kept(
                     return None
             outputs.append(fixed)
             continue
-        names = segment.template.macro_names
         kept: _Kept | None = segment.kept.get(label)
         if (
             kept is None
-            or not names.isdisjoint(_DRAWING)
-            or names & _CLOCK_MACROS
             or evaluations + kept.spent > MAX_EVALUATIONS
             or (
                 kept.local_keys
@@ -220,6 +217,30 @@ def _from_kept(
             unknown.update(dict.fromkeys(kept.unknown))
         outputs.append(kept.output)
     return RenderOutput(tuple(outputs), local, global_, _capped(warnings), frozenset(unknown))
+
+
+_KEEPABLE: dict[int, tuple[Sequence[Segment], bool]] = {}  # by id of the segments, which it holds
+
+
+def _all_keepable(segments: Sequence[Segment]) -> bool:
+    """Whether every segment to render may be a kept one (draws nothing, reads no clock): a preset
+    with one that draws (near the end of a long list, often) does not look at the others first.
+    Worked out once per set of segments (a preset plan's)."""
+    found = _KEEPABLE.get(id(segments))
+    if found is not None and found[0] is segments:
+        return found[1]
+    answer = all(
+        segment.fixed is not None
+        or (
+            segment.template.macro_names.isdisjoint(_DRAWING)
+            and segment.template.macro_names.isdisjoint(_CLOCK_MACROS)
+        )
+        for segment in segments
+    )
+    if len(_KEEPABLE) >= 256:  # a few plans per preset in use
+        _KEEPABLE.clear()
+    _KEEPABLE[id(segments)] = (segments, answer)
+    return answer
 
 
 def _texts(values: dict[str, Any]) -> bool:
