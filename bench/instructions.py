@@ -82,7 +82,7 @@ def main() -> None:
         total = collected(args.root.resolve(), name, toggles, args.calls)
         per_call = (total - base) / args.calls
         print(
-            f"{name} ({toggles}): {per_call / 1e6:.2f} M instructions per assembly ({args.root})", flush=True
+            f"{name} ({toggles}): {per_call / 1e6:.3f} M instructions per assembly ({args.root})", flush=True
         )
 
 

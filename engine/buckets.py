@@ -162,6 +162,8 @@ class DocumentMemo:
     # engine/assemble/placing.py: the history run's items as a list when it holds no system message
     # (else None), by names
     plain_history: dict[int, list[Item] | None] = field(default_factory=dict)
+    # and the last arranged history (a kept walk's tuple) found to be that list, by names
+    plain_arranged: dict[int, tuple[Item, ...]] = field(default_factory=dict)
     # engine/assemble/preset.py: the preset's native blocks and tags, by (id of the items, id of the card)
     preset_blocks: dict[tuple[int, int], Any] = field(default_factory=dict)
     # engine/assemble/rearrange.py: the last walk (and its snapshot) by id of the plan

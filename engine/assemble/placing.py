@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from operator import attrgetter
 
+from ..buckets import BucketDocument
+from ..compiled import CompiledPreset
 from ..macros import render_texts
 from ..parts import Injection, Item, Part, assembler_source, card_source
 from ..st_format import PromptSettings
@@ -119,8 +121,8 @@ def terminal_note(state: State) -> None:
 def closing(state: State) -> None:
     """What the turn adds at the end (docs/assembly.md#generation-types-and-prefill)."""
     doc, preset = state.doc, state.preset
-    if doc.generation_type == "normal" and (preset is None or not preset.settings.assistant_prefill.strip()):
-        return  # a normal turn without a prefill adds nothing
+    if _closes_nothing(doc, preset):
+        return
     closing = closing_items(
         doc,
         preset.settings if preset is not None else PromptSettings(),
@@ -137,6 +139,13 @@ def closing(state: State) -> None:
         state.variables = closing.render.variables
         state.global_variables = closing.render.global_variables
     state.ordered = closing.after(state.ordered)
+
+
+def _closes_nothing(doc: BucketDocument, preset: CompiledPreset | None) -> bool:
+    """A normal turn without a prefill adds nothing at the end."""
+    return doc.generation_type == "normal" and (
+        preset is None or not preset.settings.assistant_prefill.strip()
+    )
 
 
 def _continued_text(state: State) -> str | None:
@@ -173,7 +182,18 @@ def _plain_history(state: State) -> bool:
         plain = kept[state.names]
     else:
         plain = kept[state.names] = None if "system" in map(_ROLE, run.items) else list(run.items)
-    return plain is not None and state.ordered[start:stop] == plain
+    if plain is None:
+        return False
+    # Nothing changed the final list since the terminal note: its history is the arranged one, and a
+    # kept walk's tuple found to be the plain history before still is (not compared again).
+    arranged = state.arrangement.history
+    as_arranged = type(arranged) is tuple and _closes_nothing(doc, state.preset)
+    if as_arranged and doc.memo.plain_arranged.get(state.names) is arranged:
+        return True
+    same = state.ordered[start:stop] == plain
+    if same and as_arranged:
+        doc.memo.plain_arranged[state.names] = arranged  # type: ignore[assignment]
+    return same
 
 
 def _authors_note_text(state: State) -> str:

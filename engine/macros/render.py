@@ -108,8 +108,13 @@ def render_segments(
     seen_env: MacroEnv = env
     if memo is not None:
         kept = memo.find(env, seed, start_local, start_global, label_warnings)
+        if kept is None:
+            kept = _from_kept(segments, env, start_local, start_global, label_warnings, read)
+            if kept is not None:
+                memo.keep(env, seed, start_local, start_global, label_warnings, read, kept, texts_only=True)
         if kept is not None:
             return kept
+        read.clear()
         seen_env = ReadsEnv(env, read)  # type: ignore[assignment]
     final = _Pass(seen_env, seed, None, start_local, start_global, {}, label=label_warnings, read=read)
     final.plain_env = env
@@ -136,9 +141,7 @@ def render_segments(
             outputs.append(final.render(segment))  # `static`: identity macros and comments, no clock
     if zone_warning:
         final.warnings.append(zone_warning)
-    warnings = tuple(dict.fromkeys(final.warnings))
-    if len(warnings) > MAX_WARNINGS:
-        warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
+    warnings = _capped(final.warnings)
     output = RenderOutput(
         segments=tuple(outputs),
         # the caller's own dicts, never a kept render's
@@ -152,6 +155,104 @@ def render_segments(
         # start_local and start_global are this call's own copies (the pass changed its own)
         memo.keep(env, seed, start_local, start_global, label_warnings, read, output, texts_only=texts_only)
     return output
+
+
+def _from_kept(
+    segments: Sequence[Segment],
+    env: MacroEnv,
+    start_local: dict[str, Any],
+    start_global: dict[str, Any],
+    label: bool,
+    read: set[str],
+) -> RenderOutput | None:
+    """What `render_segments` gives when every segment is fixed or has a kept render it would reuse
+    (`_Pass.render_kept`), worked out without a pass; None when one is not so. Only from variables that
+    are all strings (a kept render's writes are strings: so are the variables after), and noting in
+    `read` the env fields the kept renders read, as the pass would."""
+    if not (_all_keepable(segments) and _texts(start_local) and _texts(start_global)):
+        return None
+    local, global_ = dict(start_local), dict(start_global)
+    warnings: list[str] = []
+    unknown: dict[str, None] = {}
+    outputs: list[SegmentOutput] = []
+    evaluations = 0
+    for segment in segments:
+        fixed = segment.fixed
+        if fixed is not None:
+            if not segment.plain:
+                evaluations += segment.identities
+                if evaluations > MAX_EVALUATIONS:
+                    return None
+            outputs.append(fixed)
+            continue
+        kept: _Kept | None = segment.kept.get(label)
+        if (
+            kept is None
+            or evaluations + kept.spent > MAX_EVALUATIONS
+            or (
+                kept.local_keys
+                and tuple(map(local.get, kept.local_keys, repeat(ABSENT))) != kept.local_values
+            )
+            or (
+                kept.global_keys
+                and tuple(map(global_.get, kept.global_keys, repeat(ABSENT))) != kept.global_values
+            )
+            or (kept.fields and any(getattr(env, name) != value for name, value in kept.fields))
+        ):
+            return None
+        evaluations += kept.spent
+        if kept.fields:
+            read.update(name for name, _ in kept.fields)
+        if kept.local_set:
+            local.update(kept.local_set)
+        if kept.global_set:
+            global_.update(kept.global_set)
+        for key in kept.local_deleted:
+            local.pop(key, None)
+        for key in kept.global_deleted:
+            global_.pop(key, None)
+        if kept.warnings:
+            warnings += kept.warnings
+        if kept.unknown:
+            unknown.update(dict.fromkeys(kept.unknown))
+        outputs.append(kept.output)
+    return RenderOutput(tuple(outputs), local, global_, _capped(warnings), frozenset(unknown))
+
+
+_KEEPABLE: dict[int, tuple[Sequence[Segment], bool]] = {}  # by id of the segments, which it holds
+
+
+def _all_keepable(segments: Sequence[Segment]) -> bool:
+    """Whether every segment to render may be a kept one (draws nothing, reads no clock): a preset
+    with one that draws (near the end of a long list, often) does not look at the others first.
+    Worked out once per set of segments (a preset plan's)."""
+    found = _KEEPABLE.get(id(segments))
+    if found is not None and found[0] is segments:
+        return found[1]
+    answer = all(
+        segment.fixed is not None
+        or (
+            segment.template.macro_names.isdisjoint(_DRAWING)
+            and segment.template.macro_names.isdisjoint(_CLOCK_MACROS)
+        )
+        for segment in segments
+    )
+    if len(_KEEPABLE) >= 256:  # a few plans per preset in use
+        _KEEPABLE.clear()
+    _KEEPABLE[id(segments)] = (segments, answer)
+    return answer
+
+
+def _texts(values: dict[str, Any]) -> bool:
+    return not values or all(type(value) is str for value in values.values())
+
+
+def _capped(found: list[str]) -> tuple[str, ...]:
+    """The pass's warnings once each, at most MAX_WARNINGS of them."""
+    warnings = tuple(dict.fromkeys(found))
+    if len(warnings) > MAX_WARNINGS:
+        warnings = (*warnings[:MAX_WARNINGS], f"{len(warnings) - MAX_WARNINGS} more warnings were left out.")
+    return warnings
 
 
 def static_text(template: CompiledText) -> tuple[str, int] | None:
