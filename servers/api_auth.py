@@ -235,18 +235,18 @@ def _api_wrapper(view: ViewFunction, shared_keys: SharedKeys | None) -> ViewFunc
 
 def read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
     """The request body parsed as JSON, bounded in size before it is read; ApiError otherwise. The
-    body is read once: a second call on the same request answers the same (`SharedKeys` read it
-    before the view)."""
+    body is read once: a second call on the same request with the same bound answers the same
+    (`SharedKeys` read it before the view)."""
     kept = request.__dict__.get("_json_body")
-    if kept is None:
+    if kept is None or kept[0] != max_bytes:
         try:
-            kept = (_read_json_body(request, max_bytes=max_bytes), None)
+            kept = (max_bytes, _read_json_body(request, max_bytes=max_bytes), None)
         except ApiError as exc:
-            kept = (None, exc)
+            kept = (max_bytes, None, exc)
         request.__dict__["_json_body"] = kept
-    if kept[1] is not None:
-        raise kept[1]
-    return kept[0]
+    if kept[2] is not None:
+        raise kept[2]
+    return kept[1]
 
 
 def _read_json_body(request: HttpRequest, *, max_bytes: int) -> Any:
