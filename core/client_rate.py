@@ -128,11 +128,11 @@ class Notes:
     def refuses(self, key: str, path: str, now: float) -> bool:
         """Whether the session's account is still past its rate, or the server its path names
         still refuses it."""
-        account = self._accounts.get(key)
-        if account is not None and not _accounts.take(account, now, spend=False):
-            return True
         server_id = server_in(path)
-        return server_id is not None and self._servers.get((key, server_id), 0.0) > now
+        with self._lock:
+            account = self._accounts.get(key)
+            until = self._servers.get((key, server_id), 0.0) if server_id is not None else 0.0
+        return until > now or (account is not None and not _accounts.take(account, now, spend=False))
 
     def forget(self) -> None:
         with self._lock:
