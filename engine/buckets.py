@@ -176,6 +176,8 @@ class DocumentMemo:
     )
     # engine/assemble/differences.py: the history's facts
     history_facts: tuple[bool, bool, bool] | None = None
+    # engine/assemble/kept_tail.py: the tail's last inputs, and what it made for them (None: not kept)
+    tail: tuple[Any, Any] | None = None
     # engine/worldinfo/contribution.py: the texts the keys are tested against (ScanTexts), by card texts
     world_info_scan: dict[tuple[tuple[str, str], ...], Any] = field(default_factory=dict)
 

@@ -19,6 +19,7 @@ from ..sampling import GenerationSettings
 from ..tokens import DEFAULT_ENCODING
 from ..worldinfo import WorldInfoInput
 from . import finish, placing, prepare, preset
+from .kept_tail import kept_tail
 from .result import Assembly, StoredStm
 from .state import Request, State
 from .world_info import world_info
@@ -52,14 +53,31 @@ STEPS: tuple[Step, ...] = (
 # Steps a request may have nothing for, each with its bit in `_idle`'s answer: one known to do nothing
 # is not called (a call is a noticeable share of the smallest assembly, docs/assembly.md#speed-this-2-core-machine).
 _IDLE = ("speaker and card", "history scripts", "route", "world info", "budget", "closing items", "shape")
-_RUNS_WITHOUT = tuple(
-    tuple(
-        step.run
-        for step in STEPS
-        if not any(mask >> k & 1 for k, name in enumerate(_IDLE) if name == step.name)
-    )
-    for mask in range(1 << len(_IDLE))
+# The steps from the openers to the messages, kept with the document for the same inputs
+# (engine/assemble/kept_tail.py) when the request has no card or group, no history scripts, no World
+# Info, no budget and nothing to close with: those bits of `_idle`'s answer all set.
+_TAIL = ("openers", "in-chat additions", "inject", "terminal note", "squash", "identity macros")
+_KEEPS_TAIL = sum(
+    1 << _IDLE.index(name)
+    for name in ("speaker and card", "history scripts", "world info", "budget", "closing items")
 )
+
+
+def _runs(mask: int) -> tuple[Callable[[State], None], ...]:
+    """The steps a request whose `_idle` answer is `mask` runs, in order."""
+    steps = [
+        step for step in STEPS if not any(mask >> k & 1 for k, name in enumerate(_IDLE) if name == step.name)
+    ]
+    runs = [step.run for step in steps]
+    if mask & _KEEPS_TAIL == _KEEPS_TAIL:
+        names = [step.name for step in steps]
+        at = names.index(_TAIL[0])
+        assert tuple(names[at : at + len(_TAIL)]) == _TAIL
+        runs[at : at + len(_TAIL)] = [kept_tail(runs[at : at + len(_TAIL)])]
+    return tuple(runs)
+
+
+_RUNS_WITHOUT = tuple(_runs(mask) for mask in range(1 << len(_IDLE)))
 
 
 def assemble(

@@ -103,6 +103,8 @@ class Arrangement:
     # False when the preset's chatHistory is disabled or absent: SillyTavern 1.18 then sends no chat,
     # and nothing meant to land inside it (docs/assembly.md#what-sillytavern-118-corrected).
     chat: bool = True
+    # the kept walk's snapshot this arrangement is a copy of (engine/assemble/kept_tail.py), else None
+    kept: object = None
 
 
 def main_slot(sources: tuple[Source, ...]) -> Item:
@@ -251,6 +253,7 @@ def kept_walk(
         list(snapshot.after),
         list(snapshot.injections),
         snapshot.chat,
+        snapshot,
     )
 
 
