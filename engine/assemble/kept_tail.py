@@ -50,6 +50,9 @@ class _Outputs(NamedTuple):
     omitted: tuple[Omission, ...]
 
 
+DRAWS = "draws"  # what `_recorded` gives for a result that draws on the seed
+
+
 def kept_tail(steps: Sequence[Run]) -> Run:
     """One step doing `steps` (the tail, for a request with no card, group, history scripts, World
     Info, budget or closing items), or handing over what they made for the same inputs before."""
@@ -57,22 +60,23 @@ def kept_tail(steps: Sequence[Run]) -> Run:
 
     def run(state: State) -> None:
         inputs = _inputs(state)
-        memo = state.doc.memo
-        found = memo.tail
         if inputs is None:
             for step in tail:
                 step(state)
             return
-        if found is not None and _same(found[0], inputs):
-            if found[1] is not None:
-                _hand_over(state, found[1])
-                return
-            made = _recorded(state, tail)  # the second time: kept, unless it draws on the seed
-            memo.tail = (inputs, made) if made is not None else None
-            return
-        memo.tail = (inputs, None)
-        for step in tail:
-            step(state)
+        memo = state.doc.memo
+        found = memo.tail
+        if found is None or not _same(found[0], inputs):
+            memo.tail = (inputs, None)  # the first time: noted only
+            for step in tail:
+                step(state)
+        elif found[1] is None:  # the second time: kept, unless it draws on the seed
+            memo.tail = (inputs, _recorded(state, tail))
+        elif found[1] is DRAWS:  # it draws: done anew every time, never looked at again
+            for step in tail:
+                step(state)
+        else:
+            _hand_over(state, found[1])
 
     return run
 
@@ -109,8 +113,8 @@ def _same(kept: _Inputs, inputs: _Inputs) -> bool:
     )
 
 
-def _recorded(state: State, tail: tuple[Run, ...]) -> _Outputs | None:
-    """Run the tail and return what it made, or None when the result draws on the seed: a sample
+def _recorded(state: State, tail: tuple[Run, ...]) -> _Outputs | str:
+    """Run the tail and return what it made, or `DRAWS` when the result draws on the seed: a sample
     dialogue's or a trusted part's single-brace random form (identity macros are resolved in trusted
     parts only, engine/assemble/messages.py)."""
     arrangement, notes = state.arrangement, state.notes
@@ -127,7 +131,7 @@ def _recorded(state: State, tail: tuple[Run, ...]) -> _Outputs | None:
     if drawn or any(
         part.trusted and depends_on_seed(part.text) for item in state.ordered for part in item.parts
     ):
-        return None
+        return DRAWS
     return _Outputs(
         tuple(state.ordered),
         state.history,
