@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import OuterRef
+from django.db.models.functions import Coalesce
 from django.template.loader import render_to_string
 
 from characters.selectors import active_card_size
@@ -65,7 +67,7 @@ def offloaded_preview_result(
 
 def is_small_preview(server_id: int, document: Any, options: PreviewOptions) -> bool:
     """Whether the preview of the sample as sent (no stored conversation, channel, group or memory)
-    draws on no more than the SMALL_PREVIEW_ bounds: its work is then known to be small."""
+    draws on no more than the SMALL_PREVIEW_ bounds: its work is then known to be small. One query."""
     if options.channel is not None or options.conversation is not None or options.group:
         return False
     if not isinstance(document, dict) or "stm_context" in document or "group" in document:
@@ -73,14 +75,32 @@ def is_small_preview(server_id: int, document: Any, options: PreviewOptions) -> 
     sample = len(json.dumps(document, ensure_ascii=False))
     if sample > SMALL_PREVIEW_BYTES:
         return False
-    nodes, preset_text = preset_size(server_id, options.preset)
-    entries, books_text = active_size(server_id)
+    size = _sizes(server_id, options.preset)
     return (
-        nodes <= SMALL_PREVIEW_NODES
-        and entries <= SMALL_PREVIEW_ENTRIES
-        and sample + preset_text + books_text + active_card_size(server_id) <= SMALL_PREVIEW_BYTES
-        and enabled_server_scripts(server_id) <= SMALL_PREVIEW_SCRIPTS
+        size["nodes"] <= SMALL_PREVIEW_NODES
+        and size["entries"] <= SMALL_PREVIEW_ENTRIES
+        and sample + size["preset_text"] + size["books_text"] + size["card_text"] <= SMALL_PREVIEW_BYTES
+        and size["scripts"] <= SMALL_PREVIEW_SCRIPTS
     )
+
+
+def _sizes(server_id: int, preset: str) -> dict[str, int]:
+    """What a preview of the server with the `preset` choice draws on, read in one query: the
+    preset's prompts and file, the active lorebooks' entries and files, the active card's file and
+    the server's own scripts that are on (0 for what is not there)."""
+    server = OuterRef("pk")
+    nodes, preset_text = preset_size(server, preset)
+    entries, books_text = active_size(server)
+    sizes = {
+        "nodes": nodes,
+        "preset_text": preset_text,
+        "entries": entries,
+        "books_text": books_text,
+        "card_text": active_card_size(server),
+        "scripts": enabled_server_scripts(server),
+    }
+    row = Server.objects.filter(pk=server_id).values(**{k: Coalesce(v, 0) for k, v in sizes.items()}).first()
+    return row or dict.fromkeys(sizes, 0)
 
 
 def _html(server: Server, preview: Preview) -> str:

@@ -16,6 +16,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -25,6 +26,7 @@ from core.errors import REFUSALS
 from engine import GENERATION_TYPES, PROVIDERS, STYLES
 from presets.selectors import presets_for
 from servers.confirm import Confirmation, ask_first
+from servers.generational_cache import read_together
 from servers.models import Server
 from servers.permissions import Action, get_server_for, user_can
 from servers.selectors import directory_names
@@ -43,6 +45,11 @@ PAGE = "assembly/preview.html"
 @require_GET
 def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
+    with read_together(server.pk):  # the page reads and writes nothing: one trip for the caches
+        return _preview_page(request, server)
+
+
+def _preview_page(request: AuthenticatedHttpRequest, server: Server) -> HttpResponse:
     sample_name = request.GET.get("sample", "")
     bucket = selectors.sample_bucket_named(server.pk, sample_name) if sample_name else None
     if bucket is None and not sample_name:
@@ -61,6 +68,11 @@ def preview_page(request: AuthenticatedHttpRequest, server_id: int) -> HttpRespo
 @vary_on_headers("HX-Request")
 def preview_render(request: AuthenticatedHttpRequest, server_id: int) -> HttpResponse:
     server = get_server_for(request.user, server_id, needs=Action.VIEW_PREVIEW)
+    with read_together(server.pk):  # rendering writes nothing: one trip for the caches it reads
+        return _preview_render(request, server)
+
+
+def _preview_render(request: AuthenticatedHttpRequest, server: Server) -> HttpResponse:
     options = _options(request.POST)
     posted = _posted_document(request.POST)
     result = offloaded_preview_result(
@@ -245,13 +257,14 @@ def _context(
         "sections": sections,
         "result": result,
         "sample_name": sample_name,
-        "buckets": selectors.sample_buckets_for(server.pk),
-        "presets": presets_for(server),
+        # Read only when the template shows them: the whole page does, htmx's partial answer does not.
+        "buckets": SimpleLazyObject(lambda: selectors.sample_buckets_for(server.pk)),
+        "presets": SimpleLazyObject(lambda: presets_for(server)),
         "styles": STYLES,
         "providers": PROVIDERS,
         "generation_types": GENERATION_TYPES,
-        "conversations": _conversation_choices(server),
-        "channels": _channel_choices(server),
+        "conversations": SimpleLazyObject(lambda: _conversation_choices(server)),
+        "channels": SimpleLazyObject(lambda: _channel_choices(server)),
         "can_edit": user_can(request.user, server, Action.EDIT_SAMPLES),
     }
 

@@ -3,7 +3,7 @@ A's bot calls assemble and A's moderator uses the dashboard. A's latencies (the 
 must stay within 3× their idle latency at the 99th percentile.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<a database of its own> REDIS_URL=redis://127.0.0.1:6379/<n> \\
-      .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--nodes 5000]
+      .venv/bin/python bench/neighbours_load.py [--seconds 30] [--hammers 6] [--threads 4] [--pages-workers 1] [--nodes 5000]
       [--polite] [--layout split|shared] [--pages-nice 10] [--sessions 5] [--pages-idle 60] [--port N]
 
 Sets up A (the corpus-free default preset, an API token) and B (a generated preset of `--nodes` nodes,
@@ -200,7 +200,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--hammers", type=int, default=6)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4, help="threads per dashboard worker")
+    parser.add_argument(
+        "--pages-workers",
+        type=int,
+        default=1,
+        help="the dashboard pool's worker processes (compose runs WEB_CONCURRENCY, 2 by default)",
+    )
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--idle", type=int, default=200, help="A's assemblies measured alone")
     parser.add_argument(
@@ -250,7 +256,7 @@ def main() -> None:
     servers = [
         start_server(
             port,
-            workers=1,
+            workers=args.pages_workers,
             threads=args.threads,
             env={**env, "OFFLOAD_LOG_LEVEL": "INFO"},
             nice=args.pages_nice if args.layout == "split" else 0,

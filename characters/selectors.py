@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from django.db.models import Subquery
 from django.db.models.functions import Length
 
 from core.hooks import Hook
@@ -59,12 +61,8 @@ def card_uses(server_id: int, card_id: int) -> list[str]:
     return [words for use in CARD_USES if (words := use(server_id, card_id))]
 
 
-def active_card_size(server_id: int) -> int:
-    """Characters of the server's active card as uploaded (0 when none is active)."""
-    return (
-        CardRow.objects.filter(server_id=server_id, is_active=True)
-        .annotate(size=Length("original"))
-        .values_list("size", flat=True)
-        .first()
-        or 0
-    )
+def active_card_size(server: Any) -> Subquery:
+    """Characters of the server's active card as uploaded, as an expression for a query over the
+    servers (`server`: an OuterRef to the server's id); NULL when none is active."""
+    active = CardRow.objects.filter(server_id=server, is_active=True)
+    return Subquery(active.annotate(size=Length("original")).values("size")[:1])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet, Sum
+from typing import Any
+
+from django.db.models import Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Length
 
 from engine.worldinfo import COMPILED_FORMAT, POSITIONS, Entry, WorldInfoSettings, entry_from_st
@@ -80,9 +82,11 @@ def world_info_settings(server: Server | int) -> WorldInfoSettings:
     return row.as_settings() if row is not None else WorldInfoSettings()
 
 
-def active_size(server_id: int) -> tuple[int, int]:
-    """(entries, characters of their files) of the server's active lorebooks together."""
-    totals = Lorebook.objects.filter(server_id=server_id, is_active=True).aggregate(
-        entries=Sum("entry_count"), size=Sum(Length("original_text"))
-    )
-    return totals["entries"] or 0, totals["size"] or 0
+def active_size(server: Any) -> tuple[Subquery, Subquery]:
+    """(entries, characters of their files) of the server's active lorebooks together, as two
+    expressions for a query over the servers (`server`: an OuterRef to the server's id); NULL when
+    none is active."""
+    active = Lorebook.objects.filter(server_id=server, is_active=True).order_by().values("server_id")
+    entries = active.annotate(total=Sum("entry_count")).values("total")
+    size = active.annotate(size=Sum(Length("original_text"))).values("size")
+    return Subquery(entries), Subquery(size)

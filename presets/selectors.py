@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from typing import Any
+
+from django.db.models import Q, QuerySet, Subquery, Value
 from django.db.models.functions import Length
 
 from core import offload
@@ -175,12 +177,13 @@ def inactive_preset_ids(server_ids: list[int], *, limit: int) -> list[int]:
     return list(rows.values_list("pk", flat=True)[:limit])
 
 
-def preset_size(server_id: int, choice: str) -> tuple[int, int]:
-    """(nodes, characters of its stored file) of the preset a preview's `choice` names: "native"
-    (none), a preset id, else the active one; (0, 0) when there is none (the preview says so)."""
+def preset_size(server: Any, choice: str) -> tuple[Subquery | Value, Subquery | Value]:
+    """(nodes, characters of its stored file) of the preset a preview's `choice` names, as two
+    expressions for a query over the servers (`server`: an OuterRef to the server's id): "native"
+    (none), a preset id, else the active one; NULL when there is none (the preview says so)."""
     if choice == "native":
-        return 0, 0
-    rows = Preset.objects.filter(server_id=server_id)
+        return Value(0), Value(0)
+    rows = Preset.objects.filter(server_id=server)
     rows = rows.filter(pk=int(choice)) if choice.isdigit() else rows.filter(is_active=True)
-    found = rows.annotate(size=Length("stored_text")).values_list("node_count", "size").first()
-    return found or (0, 0)
+    sized = rows.annotate(size=Length("stored_text"))
+    return Subquery(rows.values("node_count")[:1]), Subquery(sized.values("size")[:1])

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db.models import Count, Subquery
 
 from characters import cache as card_cache
 from engine import CompiledPreset, MiB, text_cache
@@ -215,6 +218,8 @@ def clean_for_server(
     )
 
 
-def enabled_server_scripts(server_id: int) -> int:
-    """How many of the server's own scripts are on."""
-    return ServerScript.objects.filter(server_id=server_id, enabled=True).count()
+def enabled_server_scripts(server: Any) -> Subquery:
+    """How many of the server's own scripts are on, as an expression for a query over the servers
+    (`server`: an OuterRef to the server's id); NULL when none is."""
+    enabled = ServerScript.objects.filter(server_id=server, enabled=True).order_by().values("server_id")
+    return Subquery(enabled.annotate(count=Count("pk")).values("count"))

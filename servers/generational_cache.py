@@ -273,10 +273,12 @@ class GenerationalCache(Generic[K, P, V]):
         entry_key = self.entry_key(key) if self.shared else ""
         local_first = bool(self._limit())
         prefetched = _prefetched_for(server_id)
+        from_block = False
         if prefetched is not None and gen_key in prefetched:  # read with the others (`read_together`)
             found = {gen_key: prefetched[gen_key]}
-            if entry_key in prefetched:  # used once: a later lookup sees what a fill stored since
-                found[entry_key] = prefetched.pop(entry_key)
+            if entry_key in prefetched:  # kept only while current (below): a later lookup then
+                found[entry_key] = prefetched.pop(entry_key)  # reads what a fill stored since
+                from_block = True
         elif self.shared and not local_first:  # small values: the generation and the entry in one trip
             found = cache_get_many([gen_key, entry_key])
         else:  # a process copy usually answers: read only the small generation first
@@ -290,6 +292,8 @@ class GenerationalCache(Generic[K, P, V]):
                 return local.value
             entry = found[entry_key] if entry_key in found else cache_get(entry_key) if self.shared else None
             if _holds(entry, generation) and self.valid(entry[1]):
+                if from_block and prefetched is not None:
+                    prefetched[entry_key] = entry  # current: it serves the block's next lookup too
                 return self._remember(key, generation, self.compile(entry[1]))
         return self.fill(key, generation)
 

@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 
 from core.fairness import claim_share
@@ -78,6 +79,17 @@ ROLE_TABLE: dict[Action, frozenset[Role]] = {
 }
 
 
+def _roles_to_read(user: User | AnonymousUser, server_id: int) -> tuple[int, dict[int, Role | None]] | None:
+    """The request user's id and noted roles when their role on `server_id` is still to be read;
+    None for an anonymous user, a superuser (no role needed) or a role already noted."""
+    if isinstance(user, AnonymousUser) or not getattr(user, "is_authenticated", False):
+        return None
+    if getattr(user, "is_superuser", False) or user.pk is None:
+        return None
+    roles: dict[int, Role | None] = user.__dict__.setdefault("_tk_roles", {})
+    return None if server_id in roles else (user.pk, roles)
+
+
 def role_of(user: User | AnonymousUser, server: Server | int) -> Role | None:
     """The user's role on the server, or None when they are not a member. Cached per request user."""
     if isinstance(user, AnonymousUser) or not getattr(user, "is_authenticated", False):
@@ -112,10 +124,21 @@ def check_user_can(user: User | AnonymousUser, server: Server | int, action: Act
 
 
 def get_server_for(user: User | AnonymousUser, server_id: int, *, needs: Action) -> Server:
-    """The server, once the user is known to be allowed `needs` on it (404 / 403 otherwise)."""
-    server = Server.objects.filter(pk=server_id).first()
+    """The server, once the user is known to be allowed `needs` on it (404 / 403 otherwise).
+
+    The server and the user's role on it are read in one query (the role as `role_of` reads it,
+    noted for the rest of the request); the check is `check_user_can`'s, as for any other caller."""
+    rows = Server.objects.filter(pk=server_id)
+    to_read = _roles_to_read(user, server_id)
+    if to_read is not None:
+        membership = Membership.objects.filter(user_id=to_read[0], server_id=OuterRef("pk")).order_by("pk")
+        rows = rows.annotate(_tk_role=Subquery(membership.values("role")[:1]))
+    server = rows.first()
     if server is None:
         raise Http404("No such server.")
+    if to_read is not None:
+        role = server.__dict__.pop("_tk_role")
+        to_read[1][server.pk] = Role(role) if role else None
     check_user_can(user, server, needs)
     claim_share(server.pk)  # the request now counts toward this server's share (core/fairness.py)
     return server

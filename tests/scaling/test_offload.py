@@ -18,10 +18,22 @@ import pytest
 from django.urls import reverse
 
 from assembly.preview import PreviewOptions
-from assembly.preview_result import SMALL_PREVIEW_BYTES, SMALL_PREVIEW_NODES, is_small_preview
+from assembly.preview_result import (
+    SMALL_PREVIEW_BYTES,
+    SMALL_PREVIEW_ENTRIES,
+    SMALL_PREVIEW_NODES,
+    SMALL_PREVIEW_SCRIPTS,
+    is_small_preview,
+)
+from characters import services as card_services
 from core import fairness, offload
 from devtools.factories import DEFAULT_BUCKETS, make_preset
+from engine.regex import parse_script
+from lorebooks import services as lorebook_services
 from presets import services as preset_services
+from regex_scripts import services as regex_services
+from tests.engine.cards.test_reader import V2
+from tests.regex_scripts.conftest import script
 from tests.scaling.offload_work import burn, hold_until, refuse, tables_loaded
 
 
@@ -336,3 +348,44 @@ def test_a_preview_past_a_bound_is_not_small(lantern, alice):
     assert not is_small_preview(lantern.pk, sample, PreviewOptions(conversation=1))  # a stored one
     _big_preset(lantern, alice, SMALL_PREVIEW_NODES + 1)
     assert not is_small_preview(lantern.pk, sample, PreviewOptions())
+
+
+def _small_sample(lantern, alice) -> dict[str, Any]:
+    _big_preset(lantern, alice, 30)
+    sample = json.loads(DEFAULT_BUCKETS.read_text(encoding="utf-8"))
+    assert is_small_preview(lantern.pk, sample, PreviewOptions())
+    return sample
+
+
+@pytest.mark.django_db
+def test_a_preview_drawing_on_more_world_info_entries_than_the_bound_is_not_small(lantern, alice):
+    sample = _small_sample(lantern, alice)
+    entries = {
+        str(i): {"uid": i, "key": [f"lamp{i}"], "content": "The lamp is old."}
+        for i in range(SMALL_PREVIEW_ENTRIES + 1)
+    }
+    lorebook_services.lorebook_import(
+        server=lantern, raw=json.dumps({"entries": entries}).encode(), filename="Lamps.json", by=alice
+    )
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions())
+
+
+@pytest.mark.django_db
+def test_a_preview_with_more_of_the_servers_own_scripts_on_than_the_bound_is_not_small(lantern, alice):
+    sample = _small_sample(lantern, alice)
+    scripts = [
+        parse_script(script(f"lamp{i}", "lantern", name=f"Lamp {i}")) for i in range(SMALL_PREVIEW_SCRIPTS)
+    ]
+    regex_services.scripts_import(server=lantern, scripts=scripts, by=alice)
+    assert is_small_preview(lantern.pk, sample, PreviewOptions())  # at the bound
+    regex_services.scripts_import(server=lantern, scripts=[parse_script(script("one", "more"))], by=alice)
+    assert not is_small_preview(lantern.pk, sample, PreviewOptions())
+
+
+@pytest.mark.django_db
+def test_a_preview_whose_active_card_is_past_the_bytes_bound_is_not_small(lantern, alice):
+    sample = _small_sample(lantern, alice)
+    for name, description in (("Tomas", "A lamplighter."), ("Mira", "x" * SMALL_PREVIEW_BYTES)):
+        card = {**V2, "data": {**V2["data"], "name": name, "description": description}}
+        card_services.card_import(server=lantern, raw=json.dumps(card).encode(), filename="c.json", by=alice)
+        assert is_small_preview(lantern.pk, sample, PreviewOptions()) == (name == "Tomas")  # the active one
