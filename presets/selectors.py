@@ -12,6 +12,7 @@ from core.errors import UserError
 from engine.regex import PresetScripts, scripts_of_preset
 from engine.st_format import PresetNode as StNode
 from engine.st_format import PromptSettings
+from servers.generational_cache import GenerationalCache
 from servers.models import Server
 
 from .models import NodeKind, Preset, PresetNode
@@ -150,13 +151,32 @@ def prompt_settings(preset: Preset) -> PromptSettings:
 
 
 def enabled_tokens(preset: Preset, encoding: str | None = None) -> int | None:
-    """The tokens of every enabled node together, in `encoding` (see PresetNode.tokens), counted in
-    a child process (core/offload.py: thousands of nodes are seconds of work when their counts are
-    not cached yet); None when the count passed its wall limit and was stopped."""
+    """The tokens of every enabled node together, in `encoding` (see PresetNode.tokens); None when the
+    count passed its wall limit and was stopped. Counted once per change of the server's presets
+    (the `presets` stamp every preset write bumps, servers/generational_cache.py) in a child process
+    (core/offload.py: thousands of nodes are seconds of work when their counts are not cached yet),
+    so showing the page again reads one number (docs/presets.md#the-enabled-nodes-tokens)."""
+    return ENABLED_TOKENS.get((preset.server_id, preset.pk, encoding or ""))
+
+
+def _enabled_tokens_in_a_child(key: tuple[int, int, str]) -> int | None:
+    _server_id, preset_id, encoding = key
     try:
-        return offload.run(enabled_tokens_counted, preset_id=preset.pk, encoding=encoding)
+        return offload.run(enabled_tokens_counted, preset_id=preset_id, encoding=encoding or None)
     except offload.OffloadUnavailable:
         return None
+
+
+ENABLED_TOKENS: GenerationalCache[tuple[int, int, str], int | None, int | None] = GenerationalCache(
+    name="presets:enabled-tokens",
+    stamp="presets",
+    load=_enabled_tokens_in_a_child,
+    server_of=lambda key: key[0],
+    stale=False,  # a count is not worth a day-long copy; during an outage the page says it is unknown
+    outage=lambda: None,
+    keep=lambda plain: plain is not None,  # a count that was stopped is tried again next time
+    valid=lambda plain: isinstance(plain, int),
+)
 
 
 def enabled_tokens_counted(*, preset_id: int, encoding: str | None = None) -> int:

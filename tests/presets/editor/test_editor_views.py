@@ -336,3 +336,27 @@ def test_saving_one_node_of_a_preset_with_chat_history_raises_no_false_alarm_abo
     shown = " ".join(str(m) for m in response.context["messages"])
     assert "HTML" in shown  # the node's own warning is still said
     assert "Chat History" not in shown
+
+
+def test_the_enabled_total_is_counted_once_and_again_after_alice_switches_a_node_off(
+    client, alice, tavern, django_capture_on_commit_callbacks
+):
+    client.force_login(alice)
+
+    def total_shown() -> str:
+        page = client.get(url("detail", tavern)).content.decode()
+        return page.split(" tokens in the enabled nodes")[0].rsplit("· ", 1)[1]
+
+    total = sum(n.tokens for n in tavern.nodes.filter(enabled=True))
+    assert total_shown() == str(total)
+    # A change made behind the services' back (no stamp bump) is not seen: the page reads the kept count.
+    rules = node(tavern, "rules")
+    PresetNode.objects.filter(pk=rules.pk).update(
+        content="No fighting in the tavern, ever, by anyone at all."
+    )
+    assert total_shown() == str(total)
+
+    with django_capture_on_commit_callbacks(execute=True):  # the switch commits, as a request's write does
+        client.post(url("node-toggle", tavern, rules.pk), {"enabled": "0"})
+    assert total_shown() == str(sum(n.tokens for n in tavern.nodes.filter(enabled=True)))
+    assert total_shown() != str(total)
